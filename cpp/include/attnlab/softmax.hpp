@@ -1,0 +1,19 @@
+// Masked softmax over the last axis: numerically stable (max-subtracted) and a row whose keys are
+// all masked gives all-zero weights, never NaN.
+#pragma once
+#include <cstdint>
+
+#include "attnlab/mask.hpp"
+#include "attnlab/thread_pool.hpp"
+
+namespace attnlab {
+
+// Softmax of s[0..n) in place; entries of -inf get weight 0. Returns false (and zeros the row)
+// when every entry is -inf or n == 0.
+bool softmax_row(float* s, int64_t n);
+
+// x: [lead..., Sq, Sk] (lead flattened to `batch`); y receives the masked softmax.
+void masked_softmax(const float* x, float* y, int64_t batch, int64_t Sq, int64_t Sk,
+                    const MaskSet& masks, ThreadPool* pool);
+
+}  // namespace attnlab

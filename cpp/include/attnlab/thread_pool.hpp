@@ -1,0 +1,49 @@
+// One small pool of worker threads that the caller sizes. Ops take a ThreadPool* (null = run on the
+// calling thread). Work is split into independent tasks, so results do not depend on the count.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace attnlab {
+
+class ThreadPool {
+ public:
+  // `num_threads` counts the calling thread: 1 means no workers. Does not wait for workers to
+  // start (a browser main thread must return to its event loop first); see started().
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+  int started() const { return started_.load() + 1; }
+
+  // Calls task(i) for every i in [0, n) across the pool and the calling thread; returns when all
+  // are done. A call from inside a task runs serially (no nested oversubscription).
+  void run(int64_t n, const std::function<void(int64_t)>& task);
+
+ private:
+  void worker_loop();
+  void drain();
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int64_t)>* task_ = nullptr;
+  int64_t task_count_ = 0;
+  std::atomic<int64_t> next_{0};
+  int busy_ = 0;             // workers still inside the current job
+  uint64_t generation_ = 0;  // bumped per job so sleeping workers know there is new work
+  bool stopping_ = false;
+  std::atomic<int> started_{0};
+};
+
+// Runs task(i) for i in [0, n): on the pool when given, else inline.
+void parallel_for(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& task);
+
+}  // namespace attnlab

@@ -1,0 +1,178 @@
+#include "attnlab/attention.hpp"
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attnlab/error.hpp"
+#include "attnlab/softmax.hpp"
+#include "kernels.hpp"
+
+namespace attnlab {
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMap = Eigen::Map<const RowMatrix>;
+
+constexpr int64_t kRowsPerTask = 16;  // query rows per parallel task: enough work to amortise
+
+void check_dims(const AttentionDims& d, Score score, const ScoreParams& p) {
+  require(d.Sq >= 0 && d.Sk >= 0 && d.Dq >= 1 && d.Dk >= 1 && d.Dv >= 1, [&] {
+    return "attention: expected non-negative lengths and positive feature sizes, got Sq=" +
+           std::to_string(d.Sq) + " Sk=" + std::to_string(d.Sk) + " Dq=" + std::to_string(d.Dq) +
+           " Dk=" + std::to_string(d.Dk) + " Dv=" + std::to_string(d.Dv);
+  });
+  if (score == Score::Dot || score == Score::ScaledDot) {
+    require(d.Dq == d.Dk, [&] {
+      return std::string("k: expected the last dimension to equal q's (") +
+             std::to_string(d.Dq) + ") for score '" + score_name(score) + "', got " +
+             std::to_string(d.Dk);
+    });
+  }
+  if (score == Score::General) require(p.W != nullptr, [] { return "params.W: required for score 'general'"; });
+  if (score == Score::Additive) {
+    require(p.Wq && p.Wk && p.wv && p.hidden >= 1,
+            [] { return "params: score 'additive' requires Wq, Wk and wv"; });
+  }
+}
+
+float dot_scale(Score score, const ScoreParams& p, int64_t d) {
+  if (p.scale != 0.0f) return p.scale;
+  return score == Score::ScaledDot ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
+}
+
+// Masks, softmax and the weighted sum of values for one row whose raw scores s[0..hi) are set.
+void finish_row(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi, int64_t Sk,
+                const float* v, int64_t v_stride, int64_t Dv, float* out, float* wrow) {
+  apply_element_masks(m, b, i, s, hi);
+  softmax_row(s, hi);
+  std::memset(out, 0, sizeof(float) * static_cast<size_t>(Dv));
+  for (int64_t j = 0; j < hi; ++j) {
+    if (s[j] != 0.0f) kernels::axpy(s[j], v + j * v_stride, out, Dv);
+  }
+  if (wrow) {
+    std::memcpy(wrow, s, sizeof(float) * static_cast<size_t>(hi));
+    std::memset(wrow + hi, 0, sizeof(float) * static_cast<size_t>(Sk - hi));
+  }
+}
+
+// q W for the 'general' score: [rows, Dq] x [Dq, Dk].
+std::vector<float> project(const float* x, int64_t rows, int64_t in, const float* W, int64_t out,
+                           bool transpose_w) {
+  std::vector<float> y(static_cast<size_t>(rows * out));
+  Eigen::Map<RowMatrix> Y(y.data(), rows, out);
+  if (transpose_w) {
+    Y.noalias() = ConstMap(x, rows, in) * ConstMap(W, out, in).transpose();
+  } else {
+    Y.noalias() = ConstMap(x, rows, in) * ConstMap(W, in, out);
+  }
+  return y;
+}
+
+// Additive scores of row i against keys [0, hi): sum_h wv[h] tanh(qp[i,h] + kp[j,h]).
+void additive_row(const float* qp_row, const float* kp, const float* wv, int64_t H, float* s,
+                  int64_t hi) {
+  for (int64_t j = 0; j < hi; ++j) {
+    const float* kr = kp + j * H;
+    float acc = 0.0f;
+    for (int64_t h = 0; h < H; ++h) acc += wv[h] * std::tanh(qp_row[h] + kr[h]);
+    s[j] = acc;
+  }
+}
+
+}  // namespace
+
+void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
+                  int64_t Dv, float scale, const MaskSet& masks, float* scratch) {
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t hi = visible_keys(masks, sl.b, i, Sk);
+    const float* qi = sl.q + i * sl.q_stride;
+    for (int64_t j = 0; j < hi; ++j) scratch[j] = scale * kernels::dot(qi, sl.k + j * sl.k_stride, D);
+    finish_row(masks, sl.b, i, scratch, hi, Sk, sl.v, sl.v_stride, Dv, sl.out + i * sl.out_stride,
+               sl.weights ? sl.weights + i * Sk : nullptr);
+  }
+}
+
+void attention(const float* q, const float* k, const float* v, const AttentionDims& d,
+               Score score, const ScoreParams& p, const MaskSet& masks, float* out,
+               float* weights, ThreadPool* pool) {
+  check_dims(d, score, p);
+  const int64_t batch = d.batch();
+  const int64_t blocks = (d.Sq + kRowsPerTask - 1) / kRowsPerTask;
+
+  if (score == Score::Additive) {
+    const int64_t H = p.hidden;
+    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, H, true);
+    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, H, true);
+    parallel_for(pool, batch * blocks, [&](int64_t t) {
+      const int64_t b = t / blocks, i0 = (t % blocks) * kRowsPerTask;
+      const int64_t i1 = std::min(d.Sq, i0 + kRowsPerTask);
+      std::vector<float> s(static_cast<size_t>(d.Sk));
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t hi = visible_keys(masks, b, i, d.Sk);
+        additive_row(qp.data() + (b * d.Sq + i) * H, kp.data() + b * d.Sk * H, p.wv, H, s.data(),
+                     hi);
+        finish_row(masks, b, i, s.data(), hi, d.Sk, v + b * d.Sk * d.Dv, d.Dv, d.Dv,
+                   out + (b * d.Sq + i) * d.Dv,
+                   weights ? weights + (b * d.Sq + i) * d.Sk : nullptr);
+      }
+    });
+    return;
+  }
+
+  // Dot-product family; 'general' is a dot product after projecting the queries by W.
+  std::vector<float> qw;
+  const float* qs = q;
+  int64_t D = d.Dq;
+  if (score == Score::General) {
+    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false);
+    qs = qw.data();
+    D = d.Dk;
+  }
+  const float scale = dot_scale(score, p, D);
+  parallel_for(pool, batch * blocks, [&](int64_t t) {
+    const int64_t b = t / blocks, i0 = (t % blocks) * kRowsPerTask;
+    const int64_t i1 = std::min(d.Sq, i0 + kRowsPerTask);
+    std::vector<float> scratch(static_cast<size_t>(d.Sk));
+    const AttentionSlice sl{qs + b * d.Sq * D, D,
+                            k + b * d.Sk * D, D,
+                            v + b * d.Sk * d.Dv, d.Dv,
+                            out + b * d.Sq * d.Dv, d.Dv,
+                            weights ? weights + b * d.Sq * d.Sk : nullptr, b};
+    attend_slice(sl, i0, i1, d.Sk, D, d.Dv, scale, masks, scratch.data());
+  });
+}
+
+void attention_scores(const float* q, const float* k, const AttentionDims& d, Score score,
+                      const ScoreParams& p, float* scores, ThreadPool* pool) {
+  check_dims(d, score, p);
+  const int64_t batch = d.batch();
+  if (score == Score::Additive) {
+    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, p.hidden, true);
+    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, p.hidden, true);
+    parallel_for(pool, batch * d.Sq, [&](int64_t r) {
+      const int64_t b = r / d.Sq;
+      additive_row(qp.data() + r * p.hidden, kp.data() + b * d.Sk * p.hidden, p.wv, p.hidden,
+                   scores + r * d.Sk, d.Sk);
+    });
+    return;
+  }
+  std::vector<float> qw;
+  const float* qs = q;
+  int64_t D = d.Dq;
+  if (score == Score::General) {
+    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false);
+    qs = qw.data();
+    D = d.Dk;
+  }
+  const float scale = dot_scale(score, p, D);
+  parallel_for(pool, batch * d.Sq, [&](int64_t r) {
+    const int64_t b = r / d.Sq;
+    for (int64_t j = 0; j < d.Sk; ++j)
+      scores[r * d.Sk + j] = scale * kernels::dot(qs + r * D, k + (b * d.Sk + j) * D, D);
+  });
+}
+
+}  // namespace attnlab

@@ -1,0 +1,36 @@
+#include "attnlab/softmax.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "kernels.hpp"
+
+namespace attnlab {
+
+bool softmax_row(float* s, int64_t n) {
+  const float m = kernels::max(s, n);
+  if (n == 0 || (std::isinf(m) && m < 0)) {
+    std::memset(s, 0, sizeof(float) * static_cast<size_t>(n));
+    return false;
+  }
+  const float sum = kernels::exp_shift_sum(s, m, n);  // sum >= 1: the max contributes exp(0)
+  kernels::scale(s, 1.0f / sum, n);
+  return true;
+}
+
+void masked_softmax(const float* x, float* y, int64_t batch, int64_t Sq, int64_t Sk,
+                    const MaskSet& masks, ThreadPool* pool) {
+  parallel_for(pool, batch, [&](int64_t b) {
+    for (int64_t i = 0; i < Sq; ++i) {
+      const float* xr = x + (b * Sq + i) * Sk;
+      float* yr = y + (b * Sq + i) * Sk;
+      const int64_t hi = visible_keys(masks, b, i, Sk);
+      std::memcpy(yr, xr, sizeof(float) * static_cast<size_t>(hi));
+      apply_element_masks(masks, b, i, yr, hi);
+      softmax_row(yr, hi);
+      std::memset(yr + hi, 0, sizeof(float) * static_cast<size_t>(Sk - hi));
+    }
+  });
+}
+
+}  // namespace attnlab

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the three WebAssembly variants into dist/wasm/: per variant the classic Emscripten
+# factory (<v>.js, loaded by Node through require and by pthread workers through importScripts),
+# an ES module twin (<v>.mjs, for browsers and bundlers), the .wasm, and for threads .worker.js.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ATTNLAB_ROOT"
+out=dist/wasm
+mkdir -p "$out"
+# The glue is CommonJS-flavoured; this keeps Node from reading it as ESM under "type": "module".
+echo '{ "type": "commonjs" }' > "$out/package.json"
+for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
+  dir=build/wasm-$variant
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_VARIANT="$variant" > /dev/null
+  fi
+  cmake --build "$dir" -j "$ATTNLAB_JOBS"
+  cp "$dir/attnlab-$variant.js" "$dir/attnlab-$variant.wasm" "$out/"
+  [ -f "$dir/attnlab-$variant.worker.js" ] && cp "$dir/attnlab-$variant.worker.js" "$out/"
+  { cat "$dir/attnlab-$variant.js"; echo; echo 'export default createAttnlabModule;'; } > "$out/attnlab-$variant.mjs"
+done
