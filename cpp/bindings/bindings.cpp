@@ -36,7 +36,7 @@ Shape shape(const val& v) {
 }
 
 // masks: { causal, bools: [{ptr, shape, trueBlocks}], additive: [{ptr, shape}],
-//          validLens: {ptr, length} | null } over scores of shape `target` = [lead..., Sq, Sk].
+//          validLens: {name, ptr, length} | null } over scores of shape `target` = [lead..., Sq, Sk].
 MaskSet read_masks(const val& m, const Shape& target) {
   MaskSet set;
   if (m.isUndefined() || m.isNull()) return set;
@@ -58,7 +58,8 @@ MaskSet read_masks(const val& m, const Shape& target) {
   if (!vl.isUndefined() && !vl.isNull()) {
     const Shape lead(target.begin(), target.end() - 2);
     set.valid_lens = make_valid_lens(ptr<const int32_t>(vl["ptr"]), num(vl["length"]),
-                                     lead, target[target.size() - 2], target.back(), "validLens");
+                                     lead, target[target.size() - 2], target.back(),
+                                     vl["name"].as<std::string>());
   }
   return set;
 }

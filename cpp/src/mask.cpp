@@ -8,7 +8,7 @@
 namespace attnlab {
 
 ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead, int64_t Sq,
-                          int64_t Sk, const char* name) {
+                          int64_t Sk, const std::string& name) {
   ValidLens v;
   v.data = data;
   const int64_t batch = numel(lead);
@@ -28,7 +28,7 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
         allowed += std::to_string(p) + ", ";
         if (t < lead.size()) p *= lead[t];
       }
-      return std::string(name) + ": expected length " + allowed + "or " +
+      return name + ": expected length " + allowed + "or " +
              std::to_string(batch * Sq) + " (one per query row), got " + std::to_string(length);
     });
     const int64_t per = batch / prefix;
@@ -36,7 +36,7 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
   }
   for (int64_t i = 0; i < length; ++i) {
     require(data[i] >= 0 && data[i] <= Sk, [&] {
-      return std::string(name) + ": expected values in [0, " + std::to_string(Sk) +
+      return name + ": expected values in [0, " + std::to_string(Sk) +
              "] (the number of keys), got " + std::to_string(data[i]) + " at index " +
              std::to_string(i);
     });

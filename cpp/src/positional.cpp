@@ -8,7 +8,7 @@ namespace attnlab {
 
 void sinusoidal_encoding(int64_t length, int64_t dim, float* out) {
   require(length >= 0 && dim >= 1, [&] {
-    return "positionalEncoding: expected length >= 0 and dim >= 1, got length " +
+    return "length, dim: expected length >= 0 and dim >= 1, got length " +
            std::to_string(length) + ", dim " + std::to_string(dim);
   });
   for (int64_t i = 0; i < length; ++i) {

@@ -2,6 +2,7 @@
 // resolved once per call into broadcast views so the inner loop only does index arithmetic.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "attnlab/shape.hpp"
@@ -40,7 +41,7 @@ struct MaskSet {
 // validLens of length prod(lead[0..j)) for some j (one length per leading prefix, broadcast
 // over the rest) or prod(lead) * Sq (one per query row). Checks the values lie in [0, Sk].
 ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead, int64_t Sq,
-                          int64_t Sk, const char* name);
+                          int64_t Sk, const std::string& name);
 
 // Number of keys visible to row i at leading index b before element-wise masks apply.
 inline int64_t visible_keys(const MaskSet& m, int64_t b, int64_t i, int64_t Sk) {

@@ -1,0 +1,17 @@
+/** Describes a value for an error message: its type, and a short rendering of small values. */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return value.length <= 8 ? `[${value.map(describe).join(', ')}]` : `an array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as ArrayLike<unknown>).length})`;
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'function') return 'a function';
+  const name = (value as object).constructor?.name;
+  return name && name !== 'Object' ? `a ${name}` : 'an object';
+}
+
+/** `fn: arg: expected X, got Y`. */
+export function argError(fn: string, arg: string, expected: string, got: unknown): Error {
+  return new Error(`${fn}: ${arg}: expected ${expected}, got ${describe(got)}`);
+}

@@ -1,0 +1,90 @@
+import { withScratch } from './heap.js';
+import { maskArgs, optionalMask, type MaskInput } from './masks.js';
+import { checkBool, checkInt, checkOptions, checkTensor, shapeString } from './tensor.js';
+import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
+import type { WasmModule } from './wasm-module.js';
+
+function checkParam(fn: string, name: string, t: unknown, shape: number[], layout: string): Tensor {
+  const T = checkTensor(fn, `params.${name}`, t, { rank: shape.length, layout });
+  if (T.shape.some((d, i) => d !== shape[i])) {
+    throw new Error(`${fn}: params.${name}: expected shape ${shapeString(shape)} ${layout}, got ${shapeString(T.shape)}`);
+  }
+  return T;
+}
+
+/** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
+export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
+  const fn = 'multiHeadAttention';
+  const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights']);
+  const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
+  if (params === undefined) throw new Error(`${fn}: params: expected { numHeads, inProjWeight, outProjWeight, ... }, got undefined`);
+
+  const Q = checkTensor(fn, 'query', query, { rank: 2, orMore: true, layout: '[B, L, E] or [L, E]' });
+  const batched = Q.shape.length === 3;
+  if (Q.shape.length > 3) throw new Error(`${fn}: query: expected a tensor of rank 2 or 3 ([L, E] or [B, L, E]), got shape ${shapeString(Q.shape)}`);
+  const layout = batched ? '[B, S, E]' : '[S, E]';
+  const K = checkTensor(fn, 'key', key, { rank: Q.shape.length, layout });
+  const V = checkTensor(fn, 'value', value, { rank: Q.shape.length, layout });
+  const B = batched ? Q.shape[0] : 1;
+  const [L, E] = Q.shape.slice(-2);
+  const S = K.shape.at(-2)!;
+  for (const [name, T] of [['key', K], ['value', V]] as const) {
+    const want = batched ? [B, S, E] : [S, E];
+    if (T.shape.some((d, i) => d !== want[i])) {
+      throw new Error(`${fn}: ${name}: expected shape ${shapeString(want)} ${layout} (batch and E as query, S as key), got ${shapeString(T.shape)}`);
+    }
+  }
+  if (E < 1) throw new Error(`${fn}: query: expected an embedding size E >= 1, got shape ${shapeString(Q.shape)}`);
+  const H = checkInt(fn, 'params.numHeads', p.numHeads, 1);
+  if (E % H !== 0) throw new Error(`${fn}: params.numHeads: expected a divisor of the embedding size ${E}, got ${H}`);
+  const inW = checkParam(fn, 'inProjWeight', p.inProjWeight, [3 * E, E], '[3E, E]');
+  const outW = checkParam(fn, 'outProjWeight', p.outProjWeight, [E, E], '[E, E]');
+  const inB = p.inProjBias === undefined ? undefined : checkParam(fn, 'inProjBias', p.inProjBias, [3 * E], '[3E]');
+  const outB = p.outProjBias === undefined ? undefined : checkParam(fn, 'outProjBias', p.outProjBias, [E], '[E]');
+
+  const causal = checkBool(fn, 'options.causal', o.causal, false);
+  const needWeights = checkBool(fn, 'options.needWeights', o.needWeights, false);
+  const averageWeights = checkBool(fn, 'options.averageWeights', o.averageWeights, true);
+  const masks: MaskInput[] = [];
+  const kpm = optionalMask(fn, 'options.keyPaddingMask', o.keyPaddingMask);
+  if (kpm) {
+    const want = batched ? [B, S] : [S];
+    const got = kpm.mask.shape;
+    if (got.length !== want.length || got.some((d, i) => d !== want[i])) {
+      throw new Error(`${fn}: options.keyPaddingMask: expected shape ${shapeString(want)} (${batched ? '[B, S]' : '[S]'}), got ${shapeString(got)}`);
+    }
+    // Scores are [B, H, L, S]: the padding mask reads as [B, 1, 1, S].
+    masks.push({ name: 'options.keyPaddingMask', checked: kpm, trueBlocks: true, shape: [B, 1, 1, S] });
+  }
+  const am = optionalMask(fn, 'options.attnMask', o.attnMask);
+  if (am) {
+    const got = am.mask.shape;
+    const perHead = batched ? B * H : H;
+    const ok2 = got.length === 2 && got[0] === L && got[1] === S;
+    const ok3 = got.length === 3 && got[0] === perHead && got[1] === L && got[2] === S;
+    if (!ok2 && !ok3) {
+      throw new Error(`${fn}: options.attnMask: expected shape [${L}, ${S}] ([L, S]) or [${perHead}, ${L}, ${S}] (${batched ? '[B*numHeads, L, S]' : '[numHeads, L, S]'}), got ${shapeString(got)}`);
+    }
+    masks.push({ name: 'options.attnMask', checked: am, trueBlocks: true, shape: ok3 ? [B, H, L, S] : [L, S] });
+  }
+
+  const outLen = B * L * E;
+  const wLen = averageWeights ? B * L * S : B * H * L * S;
+  return withScratch(m, fn, (s, check) => {
+    const out = s.alloc(outLen * 4);
+    const weights = needWeights ? s.alloc(wLen * 4) : 0;
+    check(m.multiHeadAttention({
+      query: s.put(Q.data), key: s.put(K.data), value: s.put(V.data), B, L, S, E, H,
+      inProjWeight: s.put(inW.data), inProjBias: inB ? s.put(inB.data) : null,
+      outProjWeight: s.put(outW.data), outProjBias: outB ? s.put(outB.data) : null,
+      masks: maskArgs(s, causal, masks),
+      out, weights: weights || null, averageWeights,
+    }));
+    const lead = batched ? [B] : [];
+    const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...lead, L, E] } };
+    if (needWeights) {
+      result.weights = { data: s.take(weights, wLen), shape: averageWeights ? [...lead, L, S] : [...lead, H, L, S] };
+    }
+    return result;
+  });
+}
