@@ -161,7 +161,7 @@ std::string nadaraya_watson_js(val a) {
                     ptr<const float>(a["values"]), num(a["batch"]),
                     num(a["Nq"]), num(a["Nk"]), num(a["D"]),
                     num(a["Dv"]), parse_kernel(a["kernel"].as<std::string>()),
-                    a["bandwidth"].as<float>(), ptr<float>(a["out"]), ptr<float>(a["weights"]),
+                    a["bandwidth"].as<double>(), ptr<float>(a["out"]), ptr<float>(a["weights"]),
                     pool.get());
   });
 }

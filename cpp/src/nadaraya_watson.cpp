@@ -1,12 +1,11 @@
 #include "attnlab/nadaraya_watson.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
+#include <limits>
 #include <vector>
 
 #include "attnlab/error.hpp"
-#include "attnlab/softmax.hpp"
-#include "kernels.hpp"
 
 namespace attnlab {
 
@@ -41,44 +40,48 @@ double kernel_value(Kernel k, double u) {
 }
 
 void nadaraya_watson(const float* queries, const float* keys, const float* values, int64_t batch,
-                     int64_t Nq, int64_t Nk, int64_t D, int64_t Dv, Kernel kernel, float bandwidth,
+                     int64_t Nq, int64_t Nk, int64_t D, int64_t Dv, Kernel kernel, double bandwidth,
                      float* out, float* weights, ThreadPool* pool) {
-  require(std::isfinite(bandwidth) && bandwidth > 0.0f, [&] {
+  require(std::isfinite(bandwidth) && bandwidth > 0.0, [&] {
     return "bandwidth: expected a finite number > 0, got " + std::to_string(bandwidth);
   });
-  const float inv_h = 1.0f / bandwidth;
+  // Double precision throughout: with a small bandwidth the Gaussian's logits -u^2/2 reach the
+  // thousands, where float rounding of u would visibly move the weights, and compact kernels'
+  // support boundary (u == 1) should not depend on rounding.
   parallel_for(pool, batch * Nq, [&](int64_t r) {
     const int64_t b = r / Nq;
     const float* q = queries + r * D;
     const float* kb = keys + b * Nk * D;
     const float* vb = values + b * Nk * Dv;
-    std::vector<float> w(static_cast<size_t>(Nk));
+    std::vector<double> w(static_cast<size_t>(Nk));
     for (int64_t j = 0; j < Nk; ++j) {
-      float d2 = 0.0f;
+      double d2 = 0.0;
       for (int64_t c = 0; c < D; ++c) {
-        const float diff = q[c] - kb[j * D + c];
+        const double diff = static_cast<double>(q[c]) - kb[j * D + c];
         d2 += diff * diff;
       }
-      const float u = std::sqrt(d2) * inv_h;
-      // Gaussian weights as a softmax of -u^2/2: stays finite when every exp would underflow.
-      w[j] = kernel == Kernel::Gaussian ? -0.5f * u * u
-                                        : static_cast<float>(kernel_value(kernel, u));
+      const double u = std::sqrt(d2) / bandwidth;
+      w[j] = kernel == Kernel::Gaussian ? -0.5 * u * u : kernel_value(kernel, u);
     }
     if (kernel == Kernel::Gaussian) {
-      softmax_row(w.data(), Nk);
-    } else {
-      double sum = 0.0;
-      for (float x : w) sum += x;
-      if (sum > 0.0) {
-        kernels::scale(w.data(), static_cast<float>(1.0 / sum), Nk);
-      }  // else: no key in the kernel's support; w is all zeros and so is the output.
+      // Weights as a softmax of -u^2/2: finite even when every exp(-u^2/2) would underflow.
+      double m = -std::numeric_limits<double>::infinity();
+      for (double x : w) m = std::max(m, x);
+      for (double& x : w) x = std::exp(x - m);
     }
-    float* o = out + r * Dv;
-    std::memset(o, 0, sizeof(float) * static_cast<size_t>(Dv));
+    double sum = 0.0;
+    for (double x : w) sum += x;
+    // sum == 0: no key in a compact kernel's support; the weights and the output stay zero.
+    const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+    std::vector<double> acc(static_cast<size_t>(Dv), 0.0);
     for (int64_t j = 0; j < Nk; ++j) {
-      if (w[j] != 0.0f) kernels::axpy(w[j], vb + j * Dv, o, Dv);
+      w[j] *= inv;
+      if (w[j] != 0.0)
+        for (int64_t c = 0; c < Dv; ++c) acc[c] += w[j] * vb[j * Dv + c];
     }
-    if (weights) std::memcpy(weights + r * Nk, w.data(), sizeof(float) * static_cast<size_t>(Nk));
+    for (int64_t c = 0; c < Dv; ++c) out[r * Dv + c] = static_cast<float>(acc[c]);
+    if (weights)
+      for (int64_t j = 0; j < Nk; ++j) weights[r * Nk + j] = static_cast<float>(w[j]);
   });
 }
 

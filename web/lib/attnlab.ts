@@ -124,7 +124,9 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   } else if (variant === 'simd-threads') {
     threads = Math.max(1, Math.min(MAX_DEFAULT_THREADS, hardwareThreads()));
   }
-  const m = await instantiate(variant, threads - 1);
+  // The threaded build's factory never resolves with an empty worker pool (Emscripten 3.1.6 waits
+  // for 'all' workers to load, and zero never reports): keep at least one, idle if threads is 1.
+  const m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
   const err = m.setThreads(threads);
   if (err) throw new Error(`${fn}: ${err}`);
   // Idle workers must not keep a Node process alive.

@@ -23,7 +23,7 @@ double kernel_value(Kernel k, double u);
 // distance over D divided by `bandwidth`. out [batch, Nq, Dv], weights [batch, Nq, Nk] (or null).
 // A query with no key inside a compact kernel's support has all-zero weights and a zero output.
 void nadaraya_watson(const float* queries, const float* keys, const float* values, int64_t batch,
-                     int64_t Nq, int64_t Nk, int64_t D, int64_t Dv, Kernel kernel, float bandwidth,
+                     int64_t Nq, int64_t Nk, int64_t D, int64_t Dv, Kernel kernel, double bandwidth,
                      float* out, float* weights, ThreadPool* pool);
 
 }  // namespace attnlab

@@ -1,0 +1,86 @@
+// Bad input gets a JavaScript Error naming the argument, the expectation and what was given;
+// never a WebAssembly abort; and the instance keeps working after each one.
+import type { Attnlab } from 'attnlab';
+import { describe, expect, it } from 'vitest';
+import { maxError, randn, refAttention } from './reference.js';
+import { useVariants, VARIANTS } from './variants.js';
+
+const q = randn([2, 3, 4], 1), k = randn([2, 5, 4], 2), v = randn([2, 5, 6], 3);
+const E = 4;
+const mhaParams = { numHeads: 2, inProjWeight: randn([3 * E, E], 4), outProjWeight: randn([E, E], 5) };
+const x1 = randn([3, 4], 6);
+const f32 = (shape: number[]) => ({ data: new Float32Array(shape.reduce((a, b) => a * b, 1)), shape });
+
+type Case = [string, (lib: Attnlab) => unknown, RegExp];
+const cases: Case[] = [
+  ['q not a tensor', (l) => l.attention(null as never, k, v), /^attention: q: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/],
+  ['q data a plain array', (l) => l.attention({ data: [1, 2, 3, 4] as never, shape: [1, 4] }, k, v), /^attention: q\.data: expected a Float32Array, got \[1, 2, 3, 4\]$/],
+  ['q data a Float64Array', (l) => l.attention({ data: new Float64Array(24) as never, shape: [2, 3, 4] }, k, v), /^attention: q\.data: expected a Float32Array, got Float64Array\(24\)$/],
+  ['data length disagrees with shape', (l) => l.attention({ data: new Float32Array(23), shape: [2, 3, 4] }, k, v), /^attention: q: expected data of length 24 for shape \[2, 3, 4\], got length 23$/],
+  ['negative size', (l) => l.attention({ data: new Float32Array(0), shape: [2, -3, 4] }, k, v), /^attention: q\.shape: expected an array of non-negative integers, got \[2, -3, 4\]$/],
+  ['non-integer size', (l) => l.attention({ data: new Float32Array(6), shape: [2, 1.5, 2] }, k, v), /^attention: q\.shape: expected an array of non-negative integers, got \[2, 1\.5, 2\]$/],
+  ['q of rank 1', (l) => l.attention({ data: new Float32Array(4), shape: [4] }, k, v), /^attention: q: expected a tensor of rank >= 2 \[\.\.\., Sq, Dq\], got shape \[4\]$/],
+  ['k feature size differs from q', (l) => l.attention(q, f32([2, 5, 3]), v), /^attention: k: expected the last dimension to equal q's \(4\) for score 'scaled_dot', got shape \[2, 5, 3\]$/],
+  ['v rows differ from k', (l) => l.attention(q, k, f32([2, 4, 6])), /^attention: v: expected 5 rows \(Sk, as k\), got shape \[2, 4, 6\]$/],
+  ['batch dims differ', (l) => l.attention(q, f32([3, 5, 4]), v), /^attention: k: expected leading dimensions \[2\] \(as q\), got shape \[3, 5, 4\]$/],
+  ['NaN in q', (l) => l.attention({ data: Float32Array.from(q.data, (x, i) => (i === 7 ? NaN : x)), shape: q.shape }, k, v), /^attention: q: expected finite values, got NaN at index 7$/],
+  ['Infinity in v', (l) => l.attention(q, k, { data: Float32Array.from(v.data, (x, i) => (i === 2 ? Infinity : x)), shape: v.shape }), /^attention: v: expected finite values, got Infinity at index 2$/],
+  ['bad score name', (l) => l.attention(q, k, v, { score: 'cosine' as never }), /^attention: options\.score: expected one of 'scaled_dot', 'dot', 'general', 'additive', got "cosine"$/],
+  ['general without W', (l) => l.attention(q, k, v, { score: 'general' }), /^attention: options\.params\.W: expected a tensor \[Dq, Dk\] = \[4, 4\] for score 'general', got undefined$/],
+  ['additive with wrong Wk', (l) => l.attention(q, k, v, { score: 'additive', params: { Wq: f32([5, 4]), Wk: f32([5, 3]), wv: f32([5]) } }), /^attention: options\.params\.Wk: expected shape \[5, 4\] \(\[hidden, Dk\]\), got \[5, 3\]$/],
+  ['mask that does not broadcast', (l) => l.attention(q, k, v, { attnMask: { data: new Uint8Array(4), shape: [4] } }), /^attention: options\.attnMask: expected a shape that broadcasts to \[2, 3, 5\], got \[4\]$/],
+  ['mask of the wrong type', (l) => l.attention(q, k, v, { attnMask: { data: new Int8Array(5), shape: [5] } as never }), /^attention: options\.attnMask: expected a mask \{ data: Uint8Array \(boolean\) or Float32Array \(additive\), shape \}, got an object$/],
+  ['additive mask with NaN', (l) => l.attention(q, k, v, { attnMask: { data: Float32Array.from([0, NaN, 0, 0, 0]), shape: [5] } }), /^attention: options\.attnMask: expected finite values or -Infinity, got NaN at index 1$/],
+  ['validLens not Int32Array', (l) => l.attention(q, k, v, { validLens: [1, 2] as never }), /^attention: options\.validLens: expected an Int32Array, got \[1, 2\]$/],
+  ['validLens out of range', (l) => l.attention(q, k, v, { validLens: new Int32Array([2, 6]) }), /^attention: options\.validLens: expected values in \[0, 5\] \(the number of keys\), got 6 at index 1$/],
+  ['validLens of a wrong length', (l) => l.attention(q, k, v, { validLens: new Int32Array([1, 2, 3]) }), /^attention: options\.validLens: expected length 1, 2, or 6 \(one per query row\), got 3$/],
+  ['causal not a boolean', (l) => l.attention(q, k, v, { causal: 'yes' as never }), /^attention: options\.causal: expected a boolean, got "yes"$/],
+  ['unknown option', (l) => l.attention(q, k, v, { retrunWeights: true } as never), /^attention: options: unknown option 'retrunWeights'; expected one of /],
+  ['scale of zero', (l) => l.attention(q, k, v, { scale: 0 }), /^attention: options\.scale: expected a finite number > 0, got 0$/],
+  ['numHeads not dividing E', (l) => l.multiHeadAttention(x1, x1, x1, { ...mhaParams, numHeads: 3 }), /^multiHeadAttention: params\.numHeads: expected a divisor of the embedding size 4, got 3$/],
+  ['numHeads not an integer', (l) => l.multiHeadAttention(x1, x1, x1, { ...mhaParams, numHeads: 1.5 }), /^multiHeadAttention: params\.numHeads: expected an integer >= 1, got 1\.5$/],
+  ['inProjWeight of the wrong shape', (l) => l.multiHeadAttention(x1, x1, x1, { ...mhaParams, inProjWeight: f32([4, 4]) }), /^multiHeadAttention: params\.inProjWeight: expected shape \[12, 4\] \[3E, E\], got \[4, 4\]$/],
+  ['key of another embedding size', (l) => l.multiHeadAttention(x1, f32([3, 5]), x1, mhaParams), /^multiHeadAttention: key: expected shape \[3, 4\] \[S, E\]/],
+  ['keyPaddingMask of the wrong shape', (l) => l.multiHeadAttention(x1, x1, x1, mhaParams, { keyPaddingMask: { data: new Uint8Array(4), shape: [4] } }), /^multiHeadAttention: options\.keyPaddingMask: expected shape \[3\] \(\[S\]\), got \[4\]$/],
+  ['attnMask of the wrong shape', (l) => l.multiHeadAttention(x1, x1, x1, mhaParams, { attnMask: { data: new Uint8Array(9), shape: [1, 3, 3] } }), /^multiHeadAttention: options\.attnMask: expected shape \[3, 3\] \(\[L, S\]\) or \[2, 3, 3\] \(\[numHeads, L, S\]\), got \[1, 3, 3\]$/],
+  ['bad kernel name', (l) => l.nadarayaWatson(f32([3]), f32([4]), f32([4]), { kernel: 'epanechikov' as never }), /^nadarayaWatson: options\.kernel: expected one of 'gaussian', 'boxcar', 'epanechnikov', 'triangular', got "epanechikov"$/],
+  ['non-finite bandwidth', (l) => l.nadarayaWatson(f32([3]), f32([4]), f32([4]), { bandwidth: Infinity }), /^nadarayaWatson: options\.bandwidth: expected a finite number > 0, got Infinity$/],
+  ['negative bandwidth', (l) => l.nadarayaWatson(f32([3]), f32([4]), f32([4]), { bandwidth: -1 }), /^nadarayaWatson: options\.bandwidth: expected a finite number > 0, got -1$/],
+  ['values with the wrong row count', (l) => l.nadarayaWatson(f32([3]), f32([4]), f32([5])), /^nadarayaWatson: values: expected shape \[4\] or \[4, Dv\] \(one row per key\), got \[5\]$/],
+  ['positional length negative', (l) => l.positionalEncoding(-1, 8), /^positionalEncoding: length: expected an integer >= 0, got -1$/],
+  ['positional dim non-integer', (l) => l.positionalEncoding(4, 2.5), /^positionalEncoding: dim: expected an integer >= 1, got 2\.5$/],
+  ['too large for the heap', (l) => l.positionalEncoding(1 << 20, 1 << 10), /^positionalEncoding: out of memory: 4294967296 bytes exceeds the WebAssembly heap's 2 GiB limit$/],
+  ['maskedSoftmax x of rank 0', (l) => l.maskedSoftmax({ data: new Float32Array(1), shape: [] }), /^maskedSoftmax: x: expected a tensor of rank >= 1 \[\.\.\., Sk\], got shape \[\]$/],
+];
+
+const libs = useVariants();
+
+describe.each(VARIANTS)('%s', (variant) => {
+  it('has at least 20 cases', () => expect(cases.length).toBeGreaterThanOrEqual(20));
+
+  it.each(cases)('%s', (_name, call, message) => {
+    const lib = libs[variant];
+    expect(() => call(lib)).toThrowError(message);
+    // The instance still works, and gives the right answer.
+    const got = lib.attention(q, k, v, { causal: true });
+    expect(maxError(got.output.data, refAttention(q, k, v, { causal: true }).output.data)).toBeLessThanOrEqual(1e-5);
+  });
+
+  it('errors are Error instances, not WebAssembly exceptions', () => {
+    try {
+      libs[variant].attention(q, f32([2, 5, 3]), v);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(Error);
+      expect(e).not.toBeInstanceOf(WebAssembly.RuntimeError);
+    }
+  });
+
+  it('the heap is unchanged by failed calls', () => {
+    const lib = libs[variant];
+    lib.attention(q, k, v);
+    const before = lib.heapStats().used;
+    for (const [, call] of cases) expect(() => call(lib)).toThrow();
+    expect(lib.heapStats().used).toBe(before);
+  });
+});
