@@ -32,7 +32,7 @@ done
 if [ "$if_needed" = 1 ] && [ ${#missing[@]} -eq 0 ]; then
   echo "setup: apt: all ${#packages[@]} packages present"
 else
-  echo "setup: apt: installing ${#packages[@]} packages (missing: ${missing[*]:-none})"
+  echo "setup: apt: update, then install ${#packages[@]} packages (missing: ${missing[*]:-none})"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   # --no-upgrade: a package that is already there stays at its version, so a rerun changes nothing.

@@ -32,6 +32,10 @@ void multi_head_attention(const float* query, const float* key, const float* val
     return "numHeads: expected a positive divisor of the embedding size " + std::to_string(E) +
            ", got " + std::to_string(H);
   });
+  require(B >= 0 && L >= 0 && S >= 0, [&] {
+    return "multiHeadAttention: expected non-negative sizes, got B=" + std::to_string(B) +
+           " L=" + std::to_string(L) + " S=" + std::to_string(S);
+  });
   require(p.in_proj_weight && p.out_proj_weight,
           [] { return "params: inProjWeight and outProjWeight are required"; });
   const int64_t hd = E / H;
