@@ -29,9 +29,5 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    // Never inline scripts as data: URLs. The 3.5 KB pthread worker (attnlab-simd-threads.worker.js)
-    // is under the default 4 KB limit, and a worker started from a data: URL has an opaque origin:
-    // its importScripts() of the glue is then cross-origin and blocked by COEP, so threads hang.
-    assetsInlineLimit: (file) => (/\.m?js$/.test(file) ? false : undefined),
   },
 });

@@ -22,6 +22,7 @@ export interface FactoryOptions {
   locateFile?: (path: string) => string;
   mainScriptUrlOrBlob?: string;
   pthreadPoolSize?: number;
+  printErr?: (text: string) => void;
 }
 
 export type ModuleFactory = (options: FactoryOptions) => Promise<WasmModule>;
