@@ -43,7 +43,7 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
   const left = 52;
   const right = 12;
   const top = 12;
-  const bottom = 40;
+  const bottom = 40 + (series.length > 1 ? 18 * Math.ceil(series.length / 2) : 0);
   const all = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
   let [x0, x1] = all.length ? [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))] : [0, 1];
   let [y0, y1] = all.length ? [Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[1]))] : [0, 1];
@@ -70,7 +70,7 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
     g.append(node('text', { x: left - 5, y: Y(t) + 4, 'text-anchor': 'end' }, fmtTick(t)));
   }
   g.append(node('rect', { x: left, y: top, width: W - left - right, height: H - top - bottom, fill: 'none', style: 'stroke: var(--line)' }));
-  if (opts.xLabel) g.append(node('text', { x: (left + W - right) / 2, y: H - 6, 'text-anchor': 'middle' }, opts.xLabel));
+  if (opts.xLabel) g.append(node('text', { x: (left + W - right) / 2, y: H - bottom + 30, 'text-anchor': 'middle' }, opts.xLabel));
   if (opts.yLabel) g.append(node('text', { x: 12, y: (top + H - bottom) / 2, transform: `rotate(-90 12 ${(top + H - bottom) / 2})`, 'text-anchor': 'middle' }, opts.yLabel));
   svg.append(g);
   series.forEach((s, k) => {
@@ -81,9 +81,11 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
       fill: 'none', stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none',
     }));
     if (pts.length < 12) for (const [x, y] of pts) svg.append(node('circle', { cx: X(x), cy: Y(y), r: 3, fill: s.color }));
-    const ly = top + 10 + k * 15;
-    svg.append(node('line', { x1: left + 8, x2: left + 24, y1: ly, y2: ly, stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none' }));
-    svg.append(node('text', { x: left + 28, y: ly + 4, 'font-size': 11, style: 'fill: var(--fg)' }, s.name));
+    // Legend under the plot (two per row), or inside the top left for a single series.
+    const lx = series.length > 1 ? left + (k % 2) * ((W - left) / 2) : left + 8;
+    const ly = series.length > 1 ? H - bottom + 48 + Math.floor(k / 2) * 18 : top + 10;
+    svg.append(node('line', { x1: lx, x2: lx + 16, y1: ly, y2: ly, stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none' }));
+    svg.append(node('text', { x: lx + 20, y: ly + 4, 'font-size': 11, style: 'fill: var(--fg)' }, s.name));
   });
 }
 

@@ -31,6 +31,8 @@ export function t(src: string): Element {
     } else if (op !== undefined) {
       const node = document.createElementNS(NS, 'mo');
       node.textContent = op === '-' ? '−' : op === '*' ? '·' : op;
+      // Flat-string brackets stay text-sized; stretched ones look odd around sub/superscripts.
+      if ('()[]|'.includes(op)) node.setAttribute('stretchy', 'false');
       row.append(node);
     }
   }
