@@ -194,9 +194,12 @@ export class AttnHeatmap extends AttnElement {
     let cw = Math.max(2, Math.min(maxCell, (width - left - legendW - 4) / C));
     const rotate = maxCol * charW > cw - 2;
     const top = (rotate ? Math.min(maxCol * charW * 0.75 + 8, 90) : font + 8) + (colTitle ? 18 : 0);
-    const showColLabels = cw >= 9;
-    const showRowLabels = cw >= 9;
     const ch = cw;
+    // Thin the labels when cells are smaller than the text: every step-th one.
+    const rowStep = Math.max(1, Math.ceil(13 / ch));
+    const colStep = Math.max(1, Math.ceil(13 / cw));
+    const showColLabels = true;
+    const showRowLabels = true;
     const gw = cw * C;
     const gh = ch * R;
     const W = Math.ceil(left + gw + legendW);
@@ -266,10 +269,11 @@ export class AttnHeatmap extends AttnElement {
 
     const labels = s('g', { 'font-size': font, fill: p.fg });
     if (showRowLabels) {
-      rowLabels.forEach((l, i) => labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4, 'text-anchor': 'end', 'data-row': i }, clip(l))));
+      rowLabels.forEach((l, i) => i % rowStep === 0 && labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4, 'text-anchor': 'end', 'data-row': i }, clip(l))));
     }
     if (showColLabels) {
       colLabels.forEach((l, j) => {
+        if (j % colStep !== 0) return;
         const x = left + j * cw + cw / 2;
         labels.append(rotate
           ? s('text', { x, y: top - 5, transform: `rotate(-50 ${x} ${top - 5})`, 'text-anchor': 'start', 'data-col': j }, clip(l))

@@ -17,7 +17,9 @@ function node<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string
 }
 
 function ticks(lo: number, hi: number, log: boolean): number[] {
+  if (!(Number.isFinite(lo) && Number.isFinite(hi))) return [];
   if (log) {
+    if (lo <= 0) return [];
     const out: number[] = [];
     for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
       for (const m of [1, 2, 5]) {
@@ -45,8 +47,8 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
   const top = 12;
   const bottom = 40 + (series.length > 1 ? 18 * Math.ceil(series.length / 2) : 0);
   const all = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
-  let [x0, x1] = all.length ? [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))] : [0, 1];
-  let [y0, y1] = all.length ? [Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[1]))] : [0, 1];
+  let [x0, x1] = all.length ? [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))] : [1, 10];
+  let [y0, y1] = all.length ? [Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[1]))] : [opts.yLog ? 1 : 0, 10];
   if (opts.yMin !== undefined) y0 = opts.yMin;
   if (opts.yMax !== undefined) y1 = Math.max(y1, opts.yMax);
   if (x1 <= x0) x1 = x0 + 1;
