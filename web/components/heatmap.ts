@@ -14,8 +14,12 @@ export interface CellDetail {
 }
 
 const SCALES: readonly ScaleName[] = ['viridis', 'blues', 'diverging'];
-/** Above this many cells the matrix is drawn as one image rather than one rect per cell. */
+/**
+ * Above this many cells (or whenever values are not printed in the cells) the matrix is drawn as
+ * one image rather than one rect per cell: thousands of SVG nodes would cost a frame each redraw.
+ */
 const RECT_LIMIT = 1600;
+const IMAGE_ABOVE = 300;
 
 export class AttnHeatmap extends AttnElement {
   static get observedAttributes(): string[] {
@@ -213,7 +217,8 @@ export class AttnHeatmap extends AttnElement {
     svg.append(s('title', {}, label));
     const cells = s('g', { class: 'cells' });
     const masked: [number, number][] = [];
-    if (R * C <= RECT_LIMIT) {
+    const asRects = R * C <= (this.hasAttribute('show-values') ? RECT_LIMIT : IMAGE_ABOVE);
+    if (asRects) {
       const showValues = this.hasAttribute('show-values') && cw >= 30;
       const digits = Number(this.getAttribute('digits') ?? 2);
       for (let i = 0; i < R; i++) {
@@ -259,7 +264,7 @@ export class AttnHeatmap extends AttnElement {
         s('rect', { width: 6, height: 6, fill: p.masked }),
         s('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: p.hatch, 'stroke-width': 1.5 })));
       svg.append(defs);
-      if (R * C <= RECT_LIMIT || masked.length < 4000) {
+      if (asRects || masked.length < 4000) {
         for (const [i, j] of masked) {
           cells.append(s('rect', { x: (left + j * cw).toFixed(2), y: (top + i * ch).toFixed(2), width: (cw + 0.3).toFixed(2), height: (ch + 0.3).toFixed(2), fill: `url(#${pid})`, 'data-masked': '' }));
         }

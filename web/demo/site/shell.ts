@@ -90,12 +90,26 @@ export function initPage(file: string): void {
   window.addEventListener('error', (e) => showError(e.error ?? e.message));
   window.addEventListener('unhandledrejection', (e) => showError(e.reason));
   reportHeight();
+  // A box that scrolls sideways (a wide equation, a code sample) must be reachable by keyboard.
+  const focusScrollers = () => document.querySelectorAll<HTMLElement>('.eq, pre, ol.path li.step > div').forEach((e) => {
+    if (e.scrollWidth > e.clientWidth + 1) {
+      e.tabIndex = 0;
+      if (!e.hasAttribute('aria-label') && !e.hasAttribute('aria-labelledby')) e.setAttribute('aria-label', 'Scrollable content');
+    } else if (e.tabIndex === 0 && e.tagName !== 'PRE') e.removeAttribute('tabindex');
+  });
+  window.addEventListener('load', () => requestAnimationFrame(focusScrollers));
+  window.addEventListener('resize', focusScrollers);
+  setTimeout(focusScrollers, 1500);
 }
 
 let libPromise: Promise<Attnlab> | null = null;
 
-/** The page's attnlab instance (shared with the widgets): threads where the page allows. */
-export function getLib(options?: LoadOptions): Promise<Attnlab> {
+/**
+ * The page's attnlab instance (shared with the widgets). The interactive pages compute small
+ * things on every frame: one thread answers at once, where waking a pool costs more than the
+ * work (and a busy pool blocks the main thread). Long work runs in Workers with their own.
+ */
+export function getLib(options: LoadOptions = { threads: 1 }): Promise<Attnlab> {
   libPromise ??= load(options).then((lib) => {
     setSharedLib(lib);
     const engine = document.getElementById('engine');
