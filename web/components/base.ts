@@ -64,6 +64,33 @@ svg { display: block; max-width: 100%; overflow: visible; user-select: none; -we
 .readout { min-height: 1.4em; color: var(--muted); font-variant-numeric: tabular-nums; }
 `;
 
+// One queue of pending redraws for every widget on the page. Each animation frame draws widgets
+// until a small time budget is spent and leaves the rest for the next frame, so several widgets
+// updating together never add up to one long task.
+const pending = new Map<object, () => void>();
+let frame = 0;
+const FRAME_BUDGET_MS = 12;
+
+function schedule(key: object, fn: () => void): void {
+  pending.set(key, fn);
+  frame ||= requestAnimationFrame(flush);
+}
+
+function unschedule(key: object): void {
+  pending.delete(key);
+}
+
+function flush(): void {
+  frame = 0;
+  const start = performance.now();
+  for (const [key, fn] of pending) {
+    pending.delete(key);
+    fn();
+    if (performance.now() - start > FRAME_BUDGET_MS) break;
+  }
+  if (pending.size) frame = requestAnimationFrame(flush);
+}
+
 export abstract class AttnElement extends HTMLElement {
   static get observedAttributes(): string[] {
     return ['theme'];
@@ -103,9 +130,11 @@ export abstract class AttnElement extends HTMLElement {
   connectedCallback(): void {
     this.#applyPalette();
     this.#unTheme = onThemeChange(() => this.#themeChanged());
+    // Redraw when the width changes by more than a scroll bar: the SVG scales (max-width: 100%)
+    // in between, and a page whose scroll bar comes and goes with the widget's height would
+    // otherwise redraw back and forth for ever.
     this.#resize = new ResizeObserver(() => {
-      const w = Math.round(this.clientWidth);
-      if (w !== this.#lastWidth) this.invalidate();
+      if (Math.abs(this.#width() - this.#lastWidth) > 24) this.invalidate();
     });
     this.#resize.observe(this);
     this.invalidate();
@@ -114,7 +143,7 @@ export abstract class AttnElement extends HTMLElement {
   disconnectedCallback(): void {
     this.#resize?.disconnect();
     this.#unTheme?.();
-    cancelAnimationFrame(this.#raf);
+    unschedule(this);
     this.#raf = 0;
   }
 
@@ -143,21 +172,26 @@ export abstract class AttnElement extends HTMLElement {
     this.invalidate();
   }
 
-  /** Schedules one redraw on the next animation frame. */
+  /** Schedules one redraw (on the next animation frame with time to spare). */
   invalidate(): void {
     if (this.#raf || !this.isConnected) return;
-    this.#raf = requestAnimationFrame(() => {
+    this.#raf = -1;
+    schedule(this, () => {
       this.#raf = 0;
-      this.renderNow();
+      if (this.isConnected) this.renderNow();
     });
   }
 
   /** Redraws at once (tests and exports call this to read a settled view). */
   renderNow(): void {
     if (!this.palette) this.#applyPalette();
-    const w = Math.max(120, Math.round(this.clientWidth || 480));
+    const w = this.#width();
     this.#lastWidth = w;
     this.render(w);
+  }
+
+  #width(): number {
+    return Math.max(120, Math.round(this.clientWidth || 480));
   }
 
   protected emit<T>(type: string, detail: T): void {
@@ -167,7 +201,7 @@ export abstract class AttnElement extends HTMLElement {
   /** The picture as a standalone SVG document (colours inlined, background filled). */
   toSVG(): string {
     if (this.#raf) {
-      cancelAnimationFrame(this.#raf);
+      unschedule(this);
       this.#raf = 0;
       this.renderNow();
     }

@@ -232,7 +232,7 @@ export class AttnHeatmap extends AttnElement {
           const rgb = scaleRGB(scale, t(this.#rows[i][j]), p.dark);
           cells.append(s('rect', { x: x.toFixed(2), y: y.toFixed(2), width: (cw + 0.3).toFixed(2), height: (ch + 0.3).toFixed(2), fill: rgbString(rgb) }));
           if (showValues) {
-            cells.append(s('text', { x: (x + cw / 2).toFixed(1), y: (y + ch / 2 + 4).toFixed(1), 'text-anchor': 'middle', 'font-size': 10, fill: inkOn(rgb) }, fmt(this.#rows[i][j], digits)));
+            cells.append(s('text', { x: (x + cw / 2).toFixed(1), y: (y + ch / 2 + 4).toFixed(1), 'text-anchor': 'middle', 'font-size': 10, fill: inkOn(rgb), 'pointer-events': 'none' }, fmt(this.#rows[i][j], digits)));
           }
         }
       }

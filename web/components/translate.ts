@@ -88,7 +88,7 @@ form button { font-size: 13px; padding: 4px 10px; }
 .tokens { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0 6px; font-size: 15px; }
 .tok { padding: 1px 5px; border-radius: 4px; border: 1px solid transparent; }
 .tok.cur { border-color: var(--accent); }
-.tok.future { opacity: 0.35; }
+.tok.future { color: var(--muted); border-bottom: 1px dotted var(--line); border-radius: 0; }
 .tok.unk { border: 1px dashed #d9480f; }
 .tok.unk::after { content: ' ?'; color: #d9480f; font-weight: bold; }`;
   }
