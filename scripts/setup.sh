@@ -15,12 +15,12 @@ done
 
 # emscripten: the WASM toolchain (3.1.6; pulls clang-14, lld, binaryen, node-acorn).
 # libeigen3-dev: the core's only library. cmake/g++/make, libgtest/gmock, libbenchmark: native
-# build, tests and benchmarks. chromium: browser tests (playwright-core drives /usr/bin/chromium).
+# build, tests and benchmarks; clang-14 + libclang-rt-14-dev: libFuzzer targets. chromium: browser tests (playwright-core drives /usr/bin/chromium).
 # python3-torch/numpy/onnx: reference values for tests/golden (run with /usr/bin/python3, since
 # the `python3` on PATH may be a pyenv one without them). ca-certificates: npm over HTTPS.
 packages=(
   emscripten libeigen3-dev chromium cmake g++ make
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   python3 python3-torch python3-numpy python3-onnx ca-certificates
 )
 

@@ -31,6 +31,8 @@ stage() {
 stage setup bash scripts/setup.sh --if-needed
 stage build bash scripts/build.sh
 stage native ctest --test-dir build/native --output-on-failure -j "$(nproc)"
+stage sanitize bash scripts/sanitize.sh
+stage fuzz bash scripts/fuzz.sh
 # The browser tests have their own config and stage; keep the root config from picking them up.
 stage js node_modules/.bin/vitest run --exclude 'tests/browser/**'
 stage browser node_modules/.bin/vitest run --config tests/browser/vitest.config.ts

@@ -31,7 +31,7 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
       return name + ": expected length " + allowed + "or " +
              std::to_string(batch * Sq) + " (one per query row), got " + std::to_string(length);
     });
-    const int64_t per = batch / prefix;
+    const int64_t per = prefix > 0 ? batch / prefix : 1;  // prefix 0 means batch 0: no rows
     for (int64_t b = 0; b < batch; ++b) v.batch_offset[b] = b / per;
   }
   for (int64_t i = 0; i < length; ++i) {

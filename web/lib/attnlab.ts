@@ -13,6 +13,12 @@ import type { WasmModule } from './wasm-module.js';
 
 const VARIANTS: readonly Variant[] = ['scalar', 'simd', 'simd-threads'];
 const MAX_DEFAULT_THREADS = 4;
+// Last resort for an instance dropped without dispose(): stop its worker threads when collected.
+const finalizer = new FinalizationRegistry<WasmModule>((m) => {
+  m.setThreads(1);
+  m.terminateWorkers();
+});
+
 const disposeSymbol: symbol = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
 
 /** One instance of the attnlab WebAssembly module. Results are plain JS-owned tensors. */
@@ -33,6 +39,7 @@ export class Attnlab {
     this.variant = variant;
     this.threads = threads;
     this.isa = m.isa();
+    finalizer.register(this, m, this);
   }
 
   #mod(fn: string): WasmModule {
@@ -86,6 +93,7 @@ export class Attnlab {
     const m = this.#m;
     if (!m) return;
     this.#m = null;
+    finalizer.unregister(this);
     m.setThreads(1);
     m.terminateWorkers();
   }

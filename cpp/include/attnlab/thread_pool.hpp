@@ -26,7 +26,7 @@ class ThreadPool {
 
   // Calls task(i) for every i in [0, n) across the pool and the calling thread; returns when all
   // are done. A call from inside a task runs serially (no nested oversubscription). If tasks
-  // throw, the remaining tasks are skipped and the first exception is rethrown here.
+  // throw, tasks not yet started are skipped and the first exception is rethrown here.
   void run(int64_t n, const std::function<void(int64_t)>& task);
 
  private:
