@@ -113,10 +113,15 @@ describe('demo site, cross-origin isolated', () => {
     // Keyboard: 40 steps right on the log-scaled slider.
     await page.focus('#bandwidth');
     for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
-    await page.waitForFunction((h) => Number(document.getElementById('weights')!.dataset.bandwidth) > h * 1.5, before.h);
+    // Settled: the slider's value has reached the heatmap (h = 0.05 * 60^(v/100)) and the hash.
+    await page.waitForFunction(() => {
+      const h = 0.05 * 60 ** (Number((document.getElementById('bandwidth') as HTMLInputElement).value) / 100);
+      const shown = Number(document.getElementById('weights')!.dataset.bandwidth);
+      return Math.abs(shown - h) < 1e-4 && location.hash.includes(`h=${h.toFixed(3)}`);
+    });
     const after = { h: await on(page, 'weights', (el) => Number(el.dataset.bandwidth)), peak: await on(page, 'weights', peak) };
+    expect(after.h).toBeGreaterThan(before.h * 1.5);
     expect(after.peak).toBeLessThan(before.peak); // a wider kernel spreads the weights
-    expect(page.url()).toContain(`h=${after.h.toFixed(3)}`);
 
     // Drag training point 5 upwards: its y grows, the curve near it rises.
     const p5 = await on(page, 'regression', (el) => el.points[5]);

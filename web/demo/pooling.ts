@@ -79,7 +79,7 @@ const equations = el('div', { class: 'panel eq' },
     t('α(x, '), sub('x', 'i'), t(') ='), frac(row(t('K('), frac(row(t('x -'), sub('x', 'i')), 'h'), t(')')), row(sum(t('j')), t('K('), frac(row(t('x -'), sub('x', 'j')), 'h'), t(')')))),
   el('p', { text: 'The query is x, the keys are the training inputs xᵢ, the values are the targets yᵢ. Kernels, with u = (x − xᵢ)/h:' }),
   K('Gaussian', math('K of u equals exp of minus u squared over 2', t('K(u) = exp(-'), frac(row(t('u'), t('²')), '2'), t(')'))),
-  K('Boxcar', math('K of u equals 1 if absolute u at most 1, else 0', t('K(u) = 1'), text('  if  '), t('|u| ≤ 1'), text(',  else  '), t('0'))),
+  K('Boxcar', math('K of u equals 1 if absolute u at most 1, else 0', t('K(u) = 1'), text('\u00a0 if \u00a0'), t('|u| ≤ 1'), text(',\u00a0 else \u00a0'), t('0'))),
   K('Epanechnikov', math('K of u equals max of 0 and 1 minus u squared', t('K(u) = max(0, 1 - u²)'))),
   el('p', { text: 'Training minimises the leave-one-out loss: each yᵢ predicted from the other points, (1/n) Σ (f₋ᵢ(xᵢ) − yᵢ)², by gradient descent on log h.' }));
 
