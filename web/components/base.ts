@@ -57,6 +57,7 @@ const BASE_CSS = `
 .frame { position: relative; }
 .bar { display: flex; justify-content: flex-end; gap: 4px; height: 20px; margin-bottom: 2px; }
 :host([no-export]) .bar { display: none; }
+.bar[hidden] { display: none; }
 button { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 4px; cursor: pointer;
   border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
 button:focus-visible, [tabindex]:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
@@ -98,6 +99,8 @@ export abstract class AttnElement extends HTMLElement {
 
   protected readonly root: ShadowRoot;
   protected readonly frame: HTMLDivElement;
+  /** The SVG/PNG buttons; a widget with nothing to export yet hides them. */
+  protected readonly bar: HTMLDivElement;
   protected palette!: Palette;
   #raf = 0;
   #resize: ResizeObserver | null = null;
@@ -110,7 +113,7 @@ export abstract class AttnElement extends HTMLElement {
     const style = document.createElement('style');
     style.textContent = BASE_CSS + this.css();
     this.frame = h('div', { className: 'body' });
-    const bar = h('div', { className: 'bar' },
+    const bar = this.bar = h('div', { className: 'bar' },
       h('button', { type: 'button', textContent: 'SVG', title: 'Download as SVG', 'aria-label': `Download ${this.localName} as SVG`, onclick: () => void this.download('svg') }),
       h('button', { type: 'button', textContent: 'PNG', title: 'Download as PNG', 'aria-label': `Download ${this.localName} as PNG`, onclick: () => void this.download('png') }));
     this.root.append(style, h('div', { className: 'frame' }, bar, this.frame));

@@ -10,7 +10,7 @@ export { AttnHeatmap, type CellDetail } from './heatmap.js';
 export { AttnHeadView } from './head-view.js';
 export { AttnModelView, type ModelSelection } from './model-view.js';
 export { AttnBeamTree, type BeamHypothesis } from './beam-tree.js';
-export { AttnTranslate, type Translator, type TranslationResult } from './translate.js';
+export { AttnTranslate, alignmentRows, type Translator, type TranslationAttention, type TranslationResult } from './translate.js';
 export { AttnRegression, samplePoints, truthFn, type Point, type RegressionResult } from './regression.js';
 export { sharedLib, setSharedLib, rng, gaussian } from './lib.js';
 export { paletteFor, scaleRGB, type Palette, type ScaleName } from './theme.js';

@@ -3,17 +3,28 @@
 // the translator API: translate(text, { beam, maxLength }) -> { text, sourceTokens, targetTokens,
 // attention [T, S], beams? } (sync or async).
 import { AttnElement, define, fmt, h } from './base.js';
-import { AttnBeamTree, type BeamHypothesis } from './beam-tree.js';
+import { AttnBeamTree } from './beam-tree.js';
 import { AttnHeatmap } from './heatmap.js';
 import { toRows, type TensorLike } from './matrix.js';
+
+/**
+ * The attention behind a translation, in any of the shapes translators return: a matrix
+ * [targetTokens, sourceTokens]; `{ kind: 'alignment', alignment }` (GRU + attention); or
+ * `{ kind: 'transformer', cross: [layers, heads, T, S], … }`, shown as the last layer's
+ * cross-attention averaged over heads.
+ */
+export type TranslationAttention =
+  | TensorLike
+  | number[][]
+  | { kind: 'alignment'; alignment: TensorLike }
+  | { kind: 'transformer'; layers: number; heads: number; cross: TensorLike };
 
 export interface TranslationResult {
   text: string;
   sourceTokens: string[];
   targetTokens: string[];
-  /** [targetTokens, sourceTokens]. */
-  attention: TensorLike | number[][];
-  beams?: BeamHypothesis[] | { tokens?: string[]; text?: string; score: number }[];
+  attention: TranslationAttention;
+  beams?: { tokens?: string[]; text?: string; score: number }[];
   /** Source words the model does not know (also detected as tokens like <unk>). */
   unknown?: string[];
 }
@@ -77,6 +88,7 @@ export class AttnTranslate extends AttnElement {
       h('div', { className: 'cap', textContent: 'Source (shaded by the current step’s attention)' }), this.#src,
       h('div', { className: 'cap', textContent: 'Translation' }), this.#out, controls, this.#heatmap, this.#tree);
     this.frame.append(form, this.#status, this.#results);
+    this.bar.hidden = true;
   }
 
   protected css(): string {
@@ -137,13 +149,14 @@ form button { font-size: 13px; padding: 4px 10px; }
       const maxLength = Math.max(1, Number(this.getAttribute('max-length') ?? 40) || 40);
       const r = await this.#translator.translate(text, { beam, maxLength });
       this.#result = r;
-      this.#rows = toRows(r.attention);
+      this.#rows = alignmentRows(r.attention, r.targetTokens.length, r.sourceTokens.length);
       const unknown = this.#unknownIndices(r);
       this.#status.textContent = unknown.length
         ? `Unknown to the model: ${unknown.map((i) => r.sourceTokens[i]).join(', ')} (marked with ?).`
         : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`;
       this.#slider.max = String(Math.max(0, r.targetTokens.length - 1));
       this.#results.hidden = false;
+      this.bar.hidden = false;
       this.#heatmap.rowLabels = r.targetTokens;
       this.#heatmap.colLabels = r.sourceTokens;
       const beams = (r.beams ?? []).map((b) => ({ tokens: 'tokens' in b && b.tokens ? b.tokens : String((b as { text?: string }).text ?? '').split(/\s+/), score: b.score }));
@@ -230,6 +243,24 @@ form button { font-size: 13px; padding: 4px 10px; }
     }
     this.#input.setAttribute('aria-label', this.getAttribute('label') ?? 'Text to translate');
   }
+}
+
+/** The [T, S] alignment of any TranslationAttention. */
+export function alignmentRows(a: TranslationAttention, T: number, S: number): number[][] {
+  if (Array.isArray(a)) return toRows(a);
+  if ('kind' in a && a.kind === 'alignment') return toRows(a.alignment);
+  const t: TensorLike = 'kind' in a && a.kind === 'transformer' ? a.cross : (a as TensorLike);
+  const n = t.shape.length;
+  if (n <= 2) return toRows(t);
+  // [..., heads, T, S]: the last layer (last leading block), averaged over heads.
+  const heads = t.shape[n - 3];
+  const block = heads * T * S;
+  const start = t.data.length - block;
+  const rows = Array.from({ length: T }, () => new Array<number>(S).fill(0));
+  for (let h = 0; h < heads; h++) {
+    for (let i = 0; i < T; i++) for (let j = 0; j < S; j++) rows[i][j] += Number(t.data[start + (h * T + i) * S + j]) / heads;
+  }
+  return rows;
 }
 
 function argmax(a: number[]): number {
