@@ -14,7 +14,7 @@ import { axe, launch, ready, screenshot, visit, type Visit } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
 
 const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
-const PAGES = ['index', 'pooling', 'scoring', 'heads', 'positional', 'performance', 'embed'];
+const PAGES = ['index', 'pooling', 'scoring', 'heads', 'translation', 'positional', 'efficient', 'performance', 'embed'];
 
 let browser: Browser;
 let outDir: string;
@@ -246,6 +246,44 @@ describe('demo site, cross-origin isolated', () => {
     await page.waitForTimeout(1500); // let the preview settle for the screenshot
     await finish(v, 'embed-light');
   });
+
+  test('translation: translates with the shipped model, or says plainly that this build has none', async () => {
+    const v = await visit(browser, `${isolated.url}translation.html`);
+    await ready(v, 90_000);
+    const { page } = v;
+    const api = await page.evaluate(() => document.body.dataset.api);
+    if (api === 'missing') {
+      expect(await page.textContent('#model-status')).toContain('no translator yet');
+    } else {
+      await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+      const r = await on(page, 'translate', (el) => ({ text: el.result.text, tokens: el.result.targetTokens.length, step: el.step }));
+      expect(r.text.length).toBeGreaterThan(0);
+      expect(r.step).toBe(r.tokens - 1);
+      await page.click('#translate button[aria-label="Previous step"]');
+      expect(await on(page, 'translate', (el) => el.step)).toBe(r.tokens - 2);
+    }
+    await finish(v, 'translation-light');
+  });
+
+  test('efficient: sparse patterns drawn by the library, or a plain note when this build lacks them', async () => {
+    const v = await visit(browser, `${isolated.url}efficient.html`);
+    await ready(v);
+    const { page } = v;
+    const api = await page.evaluate(() => document.body.dataset.api);
+    if (api === 'missing') {
+      expect(await page.isVisible('#api-note')).toBe(true);
+      expect(await page.isHidden('#live')).toBe(true);
+    } else {
+      // S = 48, window 3, not causal: 48 * 7 pairs minus the clipped corners (2 * (3 + 2 + 1)).
+      expect(Number(await page.getAttribute('#visible-local', 'data-visible'))).toBe(324);
+      await page.focus('#window');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => document.getElementById('visible-local')!.dataset.visible === String(48 * 9 - 2 * (4 + 3 + 2 + 1)));
+      await page.click('#run-cost');
+      await page.waitForSelector('body[data-cost="done"]', { timeout: 120_000 });
+    }
+    await finish(v, 'efficient-light');
+  }, 150_000);
 
   test.each(PAGES)('%s in dark mode: no errors, no serious axe findings', async (name) => {
     const v = await visit(browser, `${isolated.url}${name === 'index' ? '' : `${name}.html`}`, { colorScheme: 'dark' });

@@ -3,7 +3,7 @@ import '../components/head-view';
 import '../components/model-view';
 import type { AttnHeadView } from '../components/head-view';
 import type { AttnModelView } from '../components/model-view';
-import { untrainedModel, type AttentionMaps, type AttentionModel } from './model-source';
+import { translatorModel, untrainedModel, type AttentionMaps, type AttentionModel, type TrainedTranslator } from './model-source';
 import { $, el, select } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
@@ -99,9 +99,40 @@ kind.input.addEventListener('change', show);
 layerSel.input.addEventListener('change', show);
 headView.addEventListener('attn-heads', (e) => writeHash({ heads: (e as CustomEvent<{ active: number[] }>).detail.active.join('.') }));
 
+type LoadTranslator = (name: string, o: { arch: string; onProgress?: (p: { loaded: number; total: number }) => void }) => Promise<TrainedTranslator & { info?: { config?: string } }>;
+
+/** Offers the trained Transformer when this attnlab build ships one (lib.loadTranslator). */
+function offerTrained(lib: object): void {
+  const loadTranslator = (lib as { loadTranslator?: LoadTranslator }).loadTranslator;
+  if (typeof loadTranslator !== 'function') return;
+  const btn = el('button', { type: 'button', id: 'use-trained', class: 'primary', text: 'Use the trained Transformer (French → English)' });
+  const bar = el('progress', { max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
+  banner.after(el('div', { class: 'controls' }, btn, bar));
+  btn.addEventListener('click', async () => {
+    btn.disabled = true;
+    bar.hidden = false;
+    try {
+      const tr = await loadTranslator.call(lib, 'fra-eng', { arch: 'transformer', onProgress: (p) => { bar.value = p.total ? p.loaded / p.total : 0; } });
+      // Layers and heads come with the first result; 2 x 4 until then.
+      model = translatorModel(tr, 'trained Transformer, French → English', 2, 4);
+      const probe = await model.run(srcIn.value, '');
+      model = translatorModel(tr, 'trained Transformer, French → English', probe.encoderSelf.length, probe.encoderSelf[0]?.length ?? 4);
+      banner.textContent = 'Trained model: the shipped French → English Transformer. The target side is its own translation of the source.';
+      tgtIn.disabled = true;
+      layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1) })));
+      await run();
+    } catch (e) {
+      showError(e);
+    } finally {
+      bar.hidden = true;
+    }
+  });
+}
+
 getLib().then(async (lib) => {
-  // The trained translator is not in the library yet: say so, and use seeded random weights.
+  // Seeded random weights, labelled as such; the trained translator replaces them when offered.
   model = untrainedModel(lib);
+  offerTrained(lib);
   banner.textContent = `Untrained model: ${model.name}. The patterns show how the mechanism works (shapes, masks, which side attends to which); they are not what a trained translator learned.`;
   layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1), selected: l === state.layer })));
   await run();

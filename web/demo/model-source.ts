@@ -114,3 +114,45 @@ export function untrainedModel(lib: Attnlab, seed = 7, layers = 2, heads = 4, E 
     },
   };
 }
+
+/** What the trained Transformer translator returns (see lib.loadTranslator), structurally. */
+interface TransformerTranslation {
+  sourceTokens: string[];
+  targetTokens: string[];
+  attention: { kind: string; layers: number; heads: number; encoderSelf?: Tensor; decoderSelf?: Tensor; cross?: Tensor };
+}
+export interface TrainedTranslator {
+  translate(text: string, options?: { beam?: number; maxLength?: number }): TransformerTranslation | Promise<TransformerTranslation>;
+}
+
+function layersOf(t: Tensor | undefined, layers: number, heads: number, L: number, S: number): Maps {
+  if (!t) return [];
+  return Array.from({ length: layers }, (_, l) => split({ data: t.data.subarray(l * heads * L * S, (l + 1) * heads * L * S), shape: [heads, L, S] }, heads, L, S));
+}
+
+/**
+ * The shipped Transformer translator as an AttentionModel: the target side is the model's own
+ * translation of the source (the typed target is ignored).
+ */
+export function translatorModel(tr: TrainedTranslator, name: string, layers: number, heads: number): AttentionModel {
+  return {
+    name,
+    trained: true,
+    layers,
+    heads,
+    async run(source: string): Promise<AttentionMaps> {
+      const r = await tr.translate(source, { beam: 1 });
+      const a = r.attention;
+      if (a.kind !== 'transformer') throw new Error(`expected a Transformer's attention, got '${a.kind}'`);
+      const S = r.sourceTokens.length;
+      const T = r.targetTokens.length;
+      return {
+        sourceTokens: r.sourceTokens,
+        targetTokens: r.targetTokens,
+        encoderSelf: layersOf(a.encoderSelf, a.layers, a.heads, S, S),
+        decoderSelf: layersOf(a.decoderSelf, a.layers, a.heads, T, T),
+        cross: layersOf(a.cross, a.layers, a.heads, T, S),
+      };
+    },
+  };
+}
