@@ -52,7 +52,7 @@ export function labelsAttr(el: Element, name: string): string[] | undefined {
 export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 
 const BASE_CSS = `
-:host { display: block; position: relative; min-width: 0; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
+:host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
 :host([hidden]) { display: none; }
 .frame { position: relative; }
 .bar { display: flex; justify-content: flex-end; gap: 4px; height: 20px; margin-bottom: 2px; }
