@@ -63,7 +63,7 @@ $('app').append(
         sub('q', 'm'), t('='), sub('R', row(t('m'), sub('θ', 'i'))), t('q,  '), sup(row(sub('q', 'm')), 'T'), sub('k', 'n'), t('='), sup('q', 'T'), sub('R', row(t('(n - m)'), sub('θ', 'i'))), t('k,  '), sub('θ', 'i'), t('='), sup('10000', row(t('-2i/d')))),
       el('div', { class: 'controls' }, pair.wrap),
       ropeSvg, ropeStat,
-      el('p', { class: 'stat', text: 'Below, one random query and key (fixed vectors), placed at every pair of positions: the score is the same along each diagonal. Computed in this page’s TypeScript.' }),
+      el('p', { class: 'stat', id: 'rope-source', text: 'Below, one random query and key (fixed vectors), placed at every pair of positions: the score is the same along each diagonal.' }),
       ropeHeat),
     sect('h-alibi', 'ALiBi: attention with linear biases',
       math('score plus m h times j minus i for j at most i', sup('q', 'T'), sub('k', 'j'), t('+'), sub('m', 'h'), t('· (j - i),'), text('  '), sub('m', 'h'), t('='), sup('2', row(t('-8h/H')))),
@@ -78,10 +78,27 @@ function rows(data: ArrayLike<number>, R: number, C: number): number[][] {
   return Array.from({ length: R }, (_, i) => Array.from({ length: C }, (_, j) => data[i * C + j]));
 }
 
+type RopeFn = (x: { data: Float32Array; shape: number[] }) => { data: Float32Array; shape: number[] };
+
+/** attnlab's own RoPE when this build has it (lib.rope); else the same formula in TypeScript. */
+function libRope(l: Attnlab): RopeFn | null {
+  const f = (l as unknown as { rope?: RopeFn }).rope;
+  return typeof f === 'function' ? (x) => f.call(l, x) : null;
+}
+
 function ropeScores(L: number, d: number): number[][] {
   const g = gaussian(rng(11));
   const q = Array.from({ length: d }, g);
   const k = Array.from({ length: d }, g);
+  const rope = lib && libRope(lib);
+  if (lib && rope) {
+    // The same q (and k) at every position 0 … L-1, rotated by the library, then all dot products.
+    const rep = (v: number[]) => ({ data: Float32Array.from({ length: L * d }, (_, i) => v[i % d]), shape: [L, d] });
+    const rq = rope(rep(q));
+    const rk = rope(rep(k));
+    const s = lib.attentionScores({ data: rq.data, shape: [1, L, d] }, { data: rk.data, shape: [1, L, d] }, { score: 'dot' });
+    return rows(Array.from(s.data, (x) => x / Math.sqrt(d)), L, L);
+  }
   const out: number[][] = [];
   for (let m = 0; m < L; m++) {
     const r: number[] = [];
@@ -156,6 +173,7 @@ function update(): void {
   const dots = lib.attentionScores(P, P, { score: 'dot' });
   dotHeat.data = rows(dots.data, L, L);
   ropeHeat.data = ropeScores(L, d);
+  $('rope-source').textContent = `Below, one random query and key (fixed vectors), placed at every pair of positions: the score is the same along each diagonal. Rotated by ${libRope(lib) ? 'attnlab’s rope()' : 'this page’s TypeScript (this attnlab build has no rope())'}.`;
   drawRotation(d, Number(pair.input.value));
   const i = Number(pair.input.value);
   ropeStat.textContent = `Pair ${i} turns by ${(10000 ** (-2 * i / d)).toPrecision(3)} rad per position.`;
