@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -26,17 +25,18 @@ void check_dims(int64_t batch, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, in
   });
 }
 
-// One batch slice of kernelised attention, given the key features fk [Sk, m]; the query
-// features are made row by row by phi_q(q_i, f). See the header for the formula.
+// One batch slice of kernelised attention, given the key features fk [Sk, m]; phi_q(q_i, f)
+// makes the query features row by row. Buffers: state [m, Dv], z [m], f [m].
+template <class PhiQ>
 void feature_attention(const float* q, const float* fk, const float* v, int64_t Sq, int64_t Sk,
-                       int64_t D, int64_t m, int64_t Dv, bool causal,
-                       const std::function<void(const float*, float*)>& phi_q, float* out) {
-  std::vector<float> S(static_cast<size_t>(m * Dv), 0.0f), z(static_cast<size_t>(m), 0.0f),
-      f(static_cast<size_t>(m));
+                       int64_t D, int64_t m, int64_t Dv, bool causal, const PhiQ& phi_q,
+                       float* state, float* z, float* f, float* out) {
+  std::memset(state, 0, sizeof(float) * static_cast<size_t>(m * Dv));
+  std::memset(z, 0, sizeof(float) * static_cast<size_t>(m));
   const auto add_key = [&](int64_t j) {
     const float* fj = fk + j * m;
-    kernels::axpy(1.0f, fj, z.data(), m);
-    for (int64_t c = 0; c < m; ++c) kernels::axpy(fj[c], v + j * Dv, S.data() + c * Dv, Dv);
+    kernels::axpy(1.0f, fj, z, m);
+    for (int64_t c = 0; c < m; ++c) kernels::axpy(fj[c], v + j * Dv, state + c * Dv, Dv);
   };
   int64_t added = 0;
   if (!causal) {
@@ -46,10 +46,10 @@ void feature_attention(const float* q, const float* fk, const float* v, int64_t 
     for (; causal && added < Sk && added <= i; ++added) add_key(added);
     float* oi = out + i * Dv;
     std::memset(oi, 0, sizeof(float) * static_cast<size_t>(Dv));
-    phi_q(q + i * D, f.data());
-    const float den = kernels::dot(f.data(), z.data(), m);
+    phi_q(q + i * D, f);
+    const float den = kernels::dot(f, z, m);
     if (den <= 0.0f) continue;  // no key seen (Sk = 0) or every feature underflowed: output 0
-    for (int64_t c = 0; c < m; ++c) kernels::axpy(f[c], S.data() + c * Dv, oi, Dv);
+    for (int64_t c = 0; c < m; ++c) kernels::axpy(f[c], state + c * Dv, oi, Dv);
     kernels::scale(oi, 1.0f / den, Dv);
   }
 }
@@ -67,6 +67,61 @@ void favor_exponents(const float* x, const float* W, int64_t m, int64_t D, float
   for (int64_t r = 0; r < m; ++r) a[r] = kernels::dot(W + r * D, xs, D) - half_norm;
 }
 
+// The per-slice functions below are kept out of line and use a `work` buffer their caller owns:
+// with Emscripten's JavaScript exception handling, every call made while a destructor is pending
+// in the same frame goes through a JS trampoline (~50 ns), which on each dot and axpy would
+// dominate the cost.
+
+// work: Sk * D + D * Dv + 2 * D floats.
+[[gnu::noinline]] void elu_slice(const float* q, const float* k, const float* v, int64_t Sq,
+                                 int64_t Sk, int64_t D, int64_t Dv, bool causal, float* work,
+                                 float* out) {
+  float *fk = work, *state = fk + Sk * D, *z = state + D * Dv, *f = z + D;
+  elu_plus_one(k, fk, Sk * D);
+  feature_attention(q, fk, v, Sq, Sk, D, D, Dv, causal,
+                    [&](const float* x, float* fx) { elu_plus_one(x, fx, D); }, state, z, f, out);
+}
+
+// work: Sk * m + m * Dv + 2 * m + D floats.
+[[gnu::noinline]] void favor_slice(const float* q, const float* k, const float* v, int64_t Sq,
+                                   int64_t Sk, int64_t D, int64_t Dv, const float* W, int64_t m,
+                                   bool causal, float* work, float* out) {
+  float *fk = work, *state = fk + Sk * m, *z = state + m * Dv, *f = z + m, *xs = f + m;
+  // Keys share one shift, the largest exponent of the slice, so no feature overflows.
+  float shift = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < Sk; ++j) {
+    favor_exponents(k + j * D, W, m, D, xs, fk + j * m);
+    shift = std::max(shift, kernels::max(fk + j * m, m));
+  }
+  for (int64_t t = 0; t < Sk * m; ++t) fk[t] = std::exp(fk[t] - shift);
+  // Each query gets its own shift: a per-row factor, which cancels in the ratio.
+  const auto phi_q = [&](const float* x, float* fx) {
+    favor_exponents(x, W, m, D, xs, fx);
+    const float row_shift = kernels::max(fx, m);
+    for (int64_t r = 0; r < m; ++r) fx[r] = std::exp(fx[r] - row_shift);
+  };
+  feature_attention(q, fk, v, Sq, Sk, D, m, Dv, causal, phi_q, state, z, f, out);
+}
+
+// The projected keys E k [rank, D] and values F v [rank, Dv], then plain attention over them.
+// work: rank * (D + Dv + 1) floats.
+[[gnu::noinline]] void linformer_slice(const float* q, const float* k, const float* v,
+                                       int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
+                                       const float* E, const float* F, int64_t rank,
+                                       const MaskSet& no_masks, float* work, float* out) {
+  float *kp = work, *vp = kp + rank * D, *scratch = vp + rank * Dv;
+  std::memset(kp, 0, sizeof(float) * static_cast<size_t>(rank * (D + Dv)));
+  for (int64_t r = 0; r < rank; ++r) {
+    for (int64_t j = 0; j < Sk; ++j) {
+      kernels::axpy(E[r * Sk + j], k + j * D, kp + r * D, D);
+      kernels::axpy(F[r * Sk + j], v + j * Dv, vp + r * Dv, Dv);
+    }
+  }
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const AttentionSlice sl{q, D, kp, D, vp, Dv, out, Dv, nullptr, 0};  // no masks to index
+  attend_slice(sl, 0, Sq, rank, D, Dv, scale, no_masks, scratch);
+}
+
 }  // namespace
 
 void linear_attention_elu(const float* q, const float* k, const float* v, int64_t batch,
@@ -74,11 +129,9 @@ void linear_attention_elu(const float* q, const float* k, const float* v, int64_
                           ThreadPool* pool) {
   check_dims(batch, Sq, Sk, D, Dv, D, "D");
   parallel_for(pool, batch, [&](int64_t b) {
-    std::vector<float> fk(static_cast<size_t>(Sk * D));
-    elu_plus_one(k + b * Sk * D, fk.data(), Sk * D);
-    feature_attention(q + b * Sq * D, fk.data(), v + b * Sk * Dv, Sq, Sk, D, D, Dv, causal,
-                      [&](const float* x, float* f) { elu_plus_one(x, f, D); },
-                      out + b * Sq * Dv);
+    std::vector<float> work(static_cast<size_t>(Sk * D + D * Dv + 2 * D));
+    elu_slice(q + b * Sq * D, k + b * Sk * D, v + b * Sk * Dv, Sq, Sk, D, Dv, causal, work.data(),
+              out + b * Sq * Dv);
   });
 }
 
@@ -122,22 +175,9 @@ void favor_attention(const float* q, const float* k, const float* v, int64_t bat
                      float* out, ThreadPool* pool) {
   check_dims(batch, Sq, Sk, D, Dv, m, "features");
   parallel_for(pool, batch, [&](int64_t b) {
-    std::vector<float> fk(static_cast<size_t>(Sk * m)), xs(static_cast<size_t>(D));
-    // Keys share one shift, the largest exponent of the slice, so no feature overflows.
-    float shift = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < Sk; ++j) {
-      favor_exponents(k + (b * Sk + j) * D, W, m, D, xs.data(), fk.data() + j * m);
-      shift = std::max(shift, kernels::max(fk.data() + j * m, m));
-    }
-    for (float& a : fk) a = std::exp(a - shift);
-    // Each query gets its own shift: a per-row factor, which cancels in the ratio.
-    const auto phi_q = [&](const float* x, float* f) {
-      favor_exponents(x, W, m, D, xs.data(), f);
-      const float row_shift = kernels::max(f, m);
-      for (int64_t r = 0; r < m; ++r) f[r] = std::exp(f[r] - row_shift);
-    };
-    feature_attention(q + b * Sq * D, fk.data(), v + b * Sk * Dv, Sq, Sk, D, m, Dv, causal, phi_q,
-                      out + b * Sq * Dv);
+    std::vector<float> work(static_cast<size_t>(Sk * m + m * Dv + 2 * m + D));
+    favor_slice(q + b * Sq * D, k + b * Sk * D, v + b * Sk * Dv, Sq, Sk, D, Dv, W, m, causal,
+                work.data(), out + b * Sq * Dv);
   });
 }
 
@@ -155,21 +195,11 @@ void linformer_attention(const float* q, const float* k, const float* v, int64_t
                          int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, const float* E,
                          const float* F, int64_t rank, float* out, ThreadPool* pool) {
   check_dims(batch, Sq, Sk, D, Dv, rank, "rank");
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const MaskSet no_masks;
   parallel_for(pool, batch, [&](int64_t b) {
-    // The projected keys E k [rank, D] and values F v [rank, Dv], then plain attention over them.
-    std::vector<float> kp(static_cast<size_t>(rank * D), 0.0f), vp(static_cast<size_t>(rank * Dv), 0.0f),
-        scratch(static_cast<size_t>(rank));
-    for (int64_t r = 0; r < rank; ++r) {
-      for (int64_t j = 0; j < Sk; ++j) {
-        kernels::axpy(E[r * Sk + j], k + (b * Sk + j) * D, kp.data() + r * D, D);
-        kernels::axpy(F[r * Sk + j], v + (b * Sk + j) * Dv, vp.data() + r * Dv, Dv);
-      }
-    }
-    const AttentionSlice sl{q + b * Sq * D, D, kp.data(), D, vp.data(), Dv,
-                            out + b * Sq * Dv, Dv, nullptr, b};
-    attend_slice(sl, 0, Sq, rank, D, Dv, scale, no_masks, scratch.data());
+    std::vector<float> work(static_cast<size_t>(rank * (D + Dv + 1)));
+    linformer_slice(q + b * Sq * D, k + b * Sk * D, v + b * Sk * Dv, Sq, Sk, D, Dv, E, F, rank,
+                    no_masks, work.data(), out + b * Sq * Dv);
   });
 }
 

@@ -15,8 +15,10 @@ namespace {
 constexpr int64_t kRowsPerTask = 16;  // query rows per parallel task, as dense attention
 
 // Query row i of batch slice b: scores of the visible spans packed into s, then softmax and the
-// weighted sum of the matching value rows.
-void sparse_row(const float* qi, const float* k, const float* v, int64_t D, int64_t Dv,
+// weighted sum of the matching value rows. Kept out of line, away from the caller's vectors: with
+// Emscripten's JavaScript exception handling, each call made while a destructor is pending goes
+// through a JS trampoline (~50 ns), which on every dot and axpy would triple the cost.
+[[gnu::noinline]] void sparse_row(const float* qi, const float* k, const float* v, int64_t D, int64_t Dv,
                 float scale, const SparsePattern& p, const MaskSet& masks, int64_t b, int64_t i,
                 std::vector<Span>& spans, float* s, float* out, float* wrow) {
   row_spans(p, i, spans);

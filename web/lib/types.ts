@@ -47,6 +47,7 @@ export interface ScoreParams {
  * `causal` option, i - window <= j <= i. Costs O(S · window · D), never an S x S matrix.
  */
 export interface LocalPattern {
+  /** Sliding window. */
   type: 'local';
   /** Radius of the window in tokens, an integer >= 0 (0: each query sees only key i). */
   window: number;
@@ -57,6 +58,7 @@ export interface LocalPattern {
  * seen by every query.
  */
 export interface LongformerPattern {
+  /** Window plus global tokens. */
   type: 'longformer';
   /** Radius of the window in tokens, an integer >= 0. */
   window: number;
@@ -73,6 +75,7 @@ export interface LongformerPattern {
  * blocks are computed.
  */
 export interface BigBirdPattern {
+  /** Window, global and random blocks. */
   type: 'bigbird';
   /** Tokens per block, an integer >= 1; the last block may be shorter. */
   blockSize: number;
@@ -207,7 +210,7 @@ export interface MultiHeadOptions {
 
 /** Kernelised attention with φ(x) = elu(x) + 1 (Katharopoulos et al., "Transformers are RNNs"). */
 export interface EluAttentionOptions {
-  /** Default `'elu'`. */
+  /** `'elu'`, the default. */
   method?: 'elu';
   /** Query i sums over keys j <= i only (running sums: an RNN); default false. */
   causal?: boolean;
@@ -219,6 +222,7 @@ export interface EluAttentionOptions {
  * dot product) as `features` grows. The estimate is tighter for q and k of moderate norm.
  */
 export interface FavorAttentionOptions {
+  /** Performer's FAVOR+. */
   method: 'favor+';
   /** Number of random features m, an integer >= 1; cost O(S · m · (D + Dv)). Default 256. */
   features?: number;
@@ -233,6 +237,7 @@ export interface FavorAttentionOptions {
  * softmax(q (E k)^T / sqrt(D)) (F v). It mixes all positions, so it has no causal form.
  */
 export interface LinformerAttentionOptions {
+  /** Linformer. */
   method: 'linformer';
   /** Rows of the projections, an integer >= 1; default 64, or `projection.E`'s row count. */
   rank?: number;
