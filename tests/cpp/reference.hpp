@@ -1,5 +1,6 @@
 // Float64 reference implementations for the tests: the textbook formulas, no tricks.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -159,16 +160,22 @@ struct MhaResult {
 };
 
 // allowed(b, h, i, j) and bias(b, h, i, j) describe the masks. A query with no visible key gets
-// zero weights, so its output is the output projection's bias.
+// zero weights, so its output is the output projection's bias. `rotate`, when given, changes the
+// projected queries and keys [B, n, E] in place (RoPE).
 inline MhaResult multi_head(
     const float* query, const float* key, const float* value, int64_t B, int64_t L, int64_t S,
     int64_t E, int64_t H, const float* in_w, const float* in_b, const float* out_w,
     const float* out_b,
     const std::function<bool(int64_t, int64_t, int64_t, int64_t)>& allowed,
-    const std::function<double(int64_t, int64_t, int64_t, int64_t)>& bias) {
+    const std::function<double(int64_t, int64_t, int64_t, int64_t)>& bias,
+    const std::function<void(std::vector<double>&, int64_t n)>& rotate = nullptr) {
   const int64_t hd = E / H;
-  const std::vector<double> Q = linear(query, B * L, E, in_w, E, in_b);
-  const std::vector<double> K = linear(key, B * S, E, in_w + E * E, E, in_b ? in_b + E : nullptr);
+  std::vector<double> Q = linear(query, B * L, E, in_w, E, in_b);
+  std::vector<double> K = linear(key, B * S, E, in_w + E * E, E, in_b ? in_b + E : nullptr);
+  if (rotate) {
+    rotate(Q, L);
+    rotate(K, S);
+  }
   const std::vector<double> V =
       linear(value, B * S, E, in_w + 2 * E * E, E, in_b ? in_b + 2 * E : nullptr);
   MhaResult r;
@@ -264,6 +271,51 @@ inline double sinusoidal(int64_t i, int64_t c, int64_t dim) {
   const int64_t two_j = c - c % 2;
   const double angle = static_cast<double>(i) / std::pow(10000.0, static_cast<double>(two_j) / dim);
   return c % 2 == 0 ? std::sin(angle) : std::cos(angle);
+}
+
+// Dense scaled-dot-product attention of q [batch, Sq, D], k [batch, Sk, D], v [batch, Sk, Dv]
+// where key j is visible to query i of slice b when allowed(b, i, j); bias(b, i, j) is added.
+inline void dot_attention(const std::vector<float>& q, const std::vector<float>& k,
+                          const std::vector<float>& v, int64_t batch, int64_t Sq, int64_t Sk,
+                          int64_t D, int64_t Dv, double scale,
+                          const std::function<bool(int64_t, int64_t, int64_t)>& allowed,
+                          const std::function<double(int64_t, int64_t, int64_t)>& bias,
+                          std::vector<double>& out, std::vector<double>& weights) {
+  attention(
+      batch, Sq, Sk, Dv,
+      [&](int64_t b, int64_t i, int64_t j) {
+        return scale * dot(&q[(b * Sq + i) * D], &k[(b * Sk + j) * D], D) + bias(b, i, j);
+      },
+      allowed, v, out, weights);
+}
+
+// Largest |got - want| / max(1, |want|): relative error, absolute near zero.
+inline double max_error(const std::vector<float>& got, const std::vector<double>& want) {
+  if (got.size() != want.size()) return std::numeric_limits<double>::infinity();
+  double worst = 0.0;
+  for (size_t t = 0; t < got.size(); ++t) {
+    const double e = std::abs(got[t] - want[t]) / std::max(1.0, std::abs(want[t]));
+    if (!(e <= worst)) worst = e;  // NaN propagates as worst
+  }
+  return worst;
+}
+
+// Rotary embedding of x [outer, S, inner, D] in place (Su et al.): pair (c0, c1) of the vector at
+// position offset + s turns by (offset + s) * base^(-2c/D).
+inline void rope(std::vector<double>& x, int64_t outer, int64_t S, int64_t inner, int64_t D,
+                 double base, int64_t offset, bool interleaved) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t n = 0; n < inner; ++n)
+        for (int64_t c = 0; c < D / 2; ++c) {
+          const double angle = static_cast<double>(offset + s) * std::pow(base, -2.0 * c / D);
+          const int64_t at = ((o * S + s) * inner + n) * D;
+          const int64_t c0 = interleaved ? at + 2 * c : at + c;
+          const int64_t c1 = interleaved ? c0 + 1 : c0 + D / 2;
+          const double a = x[c0], b = x[c1];
+          x[c0] = a * std::cos(angle) - b * std::sin(angle);
+          x[c1] = a * std::sin(angle) + b * std::cos(angle);
+        }
 }
 
 }  // namespace ref

@@ -1,13 +1,17 @@
 import { attention, attentionScores } from './attention.js';
 import { argError } from './errors.js';
+import { linearAttention } from './linear-attention.js';
 import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
 import { multiHeadAttention } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
+import { attentionPattern } from './patterns.js';
 import { positionalEncoding } from './positional.js';
+import { rope } from './rope.js';
 import { maskedSoftmax } from './softmax.js';
 import type {
-  AttentionOptions, AttentionResult, HeapStats, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
-  MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, Tensor, Variant,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, BoolTensor, HeapStats,
+  LinearAttentionOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams,
+  NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -47,9 +51,31 @@ export class Attnlab {
     return this.#m;
   }
 
-  /** Attention over q [..., Sq, Dq], k [..., Sk, Dk], v [..., Sk, Dv] -> output [..., Sq, Dv]. */
+  /**
+   * Attention over q [..., Sq, Dq], k [..., Sk, Dk], v [..., Sk, Dv] -> output [..., Sq, Dv].
+   * Dense by default; sparse (local, Longformer, BigBird) with `pattern`; ALiBi and RoPE with
+   * `alibi` and `rope`.
+   */
   attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult {
     return attention(this.#mod('attention'), q, k, v, options);
+  }
+
+  /** Which keys each query may see under a sparse pattern: [Sq, Sk], 1 = visible. For drawing and masks. */
+  attentionPattern(pattern: AttentionPattern, Sq: number, Sk: number, options?: AttentionPatternOptions): BoolTensor {
+    return attentionPattern(this.#mod('attentionPattern'), pattern, Sq, Sk, options);
+  }
+
+  /**
+   * Attention in time linear in the sequence length: kernelised with elu(x) + 1 features
+   * (default), Performer's FAVOR+, or Linformer. q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv].
+   */
+  linearAttention(q: Tensor, k: Tensor, v: Tensor, options?: LinearAttentionOptions): AttentionResult {
+    return linearAttention(this.#mod('linearAttention'), q, k, v, options);
+  }
+
+  /** Rotary position embedding of x [..., S, D] (D even): row s turns for position offset + s. */
+  rope(x: Tensor, options?: RopeOptions): Tensor {
+    return rope(this.#mod('rope'), x, options);
   }
 
   /** Raw scores a(q, k), before masks and softmax: [..., Sq, Sk]. */

@@ -9,6 +9,11 @@ export interface WasmModule {
   multiHeadAttention(args: object): string;
   nadarayaWatson(args: object): string;
   positionalEncoding(length: number, dim: number, out: number): string;
+  sparseAttention(args: object): string;
+  attentionPattern(args: object): string;
+  linearAttention(args: object): string;
+  rope(args: object): string;
+  multiHeadAttentionRope(args: object): string;
   setThreads(n: number): string;
   threadCount(): number;
   heapUsed(): number;
