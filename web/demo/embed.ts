@@ -15,6 +15,7 @@ const PRESETS: Record<string, string> = {
   'scoring.html': 'logd=9&causal=1',
   'heads.html': 'kind=cross&layer=1',
   'positional.html': 'len=48&dim=64&head=3',
+  'efficient.html': 'S=64&w=4&b=8',
   'performance.html': 'preset=quick',
 };
 const state = { page: param('page', 'pooling.html', oneOf(ready.map((p) => p.file))) };

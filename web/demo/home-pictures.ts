@@ -93,3 +93,15 @@ export function embedPicture(): SVGSVGElement {
   for (let j = 0; j < 6; j++) add(s, 'rect', { x: 30 + j * 17, y: 52, width: 15, height: 26, fill: cell(((j * 3) % 5) / 4) });
   return s;
 }
+
+export function efficientPicture(): SVGSVGElement {
+  const s = svg('A banded sparse mask: each row sees a window of keys and a global first column');
+  const n = 12;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const on = Math.abs(i - j) <= 1 || j === 0 || i === 0;
+      add(s, 'rect', { x: 34 + j * 7.5, y: 5 + i * 7.5, width: 7, height: 7, fill: on ? '#3559e0' : 'none', style: on ? '' : 'stroke: var(--line)', 'stroke-width': 0.6 });
+    }
+  }
+  return s;
+}

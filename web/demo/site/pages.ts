@@ -20,7 +20,7 @@ export const PAGES: readonly PageInfo[] = [
     blurb: 'Translate French and English with a GRU+Bahdanau or a Transformer model, greedy or beam search, decoding played step by step.' },
   { file: 'positional.html', title: 'Positional encodings', short: 'Positions', ready: true,
     blurb: 'The sinusoidal matrix, dot products between positions, and how RoPE and ALiBi bring relative position into the scores.' },
-  { file: 'efficient.html', title: 'Efficient attention', short: 'Efficient', ready: false,
+  { file: 'efficient.html', title: 'Efficient attention', short: 'Efficient', ready: true,
     blurb: 'Local, sparse and linear attention patterns as masks, with their cost measured in your browser as the sequence grows.' },
   { file: 'performance.html', title: 'Performance', short: 'Performance', ready: true,
     blurb: 'Runs the attention benchmark in your browser: scalar vs SIMD vs threads, as a chart with the numbers.' },
