@@ -13,6 +13,7 @@ import type { CostMessage, CostRequest } from './efficient.worker';
 initPage('efficient.html');
 
 const METHODS: { method: Method; title: string; color: string; cost: string }[] = [
+  // title: panel heading; the chart's legend uses the first word.
   { method: 'dense', title: 'Dense', color: '#868e96', cost: 'O(S²·d)' },
   { method: 'local', title: 'Local (sliding window)', color: '#3559e0', cost: 'O(S·w·d)' },
   { method: 'longformer', title: 'Longformer (window + global)', color: '#d9480f', cost: 'O(S·(w+g)·d)' },
@@ -101,7 +102,7 @@ function stop(msg: string): void {
   costStatus.textContent = msg;
 }
 function drawChart(): void {
-  const series: Series[] = METHODS.filter((m) => results.has(m.method)).map((m) => ({ name: m.title, color: m.color, points: results.get(m.method)! }));
+  const series: Series[] = METHODS.filter((m) => results.has(m.method)).map((m) => ({ name: m.title.split(' ')[0], color: m.color, points: results.get(m.method)! }));
   lineChart(chart, series, { width: 520, height: 300, xLog: true, yLog: true, xLabel: 'sequence length S', yLabel: 'ms per call', label: 'Milliseconds per attention call against sequence length, per method' });
 }
 runBtn.addEventListener('click', () => {
