@@ -3,18 +3,14 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const screenshotDir = fileURLToPath(new URL('../../build/screenshots/', import.meta.url));
 
-export async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    // No sandbox: CI runs as root. The rest keeps Chromium from reaching out to the network.
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+export function launch(): Promise<Browser> {
+  return launchChromium();
 }
 
 export interface Visit {
