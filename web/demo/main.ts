@@ -65,7 +65,9 @@ PAGES.filter((p) => p.ready).forEach((p) => {
   const link = el('a', { href: `./${p.file}`, text: p.title });
   path.append(el('li', { class: 'panel step' },
     PICS[p.file]?.() ?? '',
-    el('div', {}, el('h3', {}, link), EQS[p.file]?.() ?? '', el('p', { class: 'stat', text: p.blurb }))));
+    el('h3', {}, link),
+    el('div', { class: 'step-eq' }, EQS[p.file]?.() ?? ''),
+    el('p', { class: 'stat', text: p.blurb })));
 });
 $('app').append(path);
 
