@@ -34,6 +34,24 @@ describe('widgets from dist/ in a plain page', () => {
     expect(r).toEqual({ n: 30, kernel: 'epanechnikov', h: 0.4, finite: true });
   });
 
+  test('regression: keyboard picks, moves, adds and removes points', async () => {
+    const { page } = v;
+    const pts = () => page.evaluate(() => (document.getElementById('reg') as unknown as { points: { x: number; y: number }[] }).points);
+    const before = await pts();
+    await page.locator('#reg .plot').focus();
+    await page.keyboard.press('PageDown'); // picks point 1 of 30
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    const moved = await pts();
+    expect(moved[0].y).toBeGreaterThan(before[0].y);
+    expect(moved[0].x).toBe(before[0].x);
+    await page.keyboard.press('a');
+    expect(await pts()).toHaveLength(31);
+    await page.keyboard.press('Delete');
+    expect(await pts()).toHaveLength(30);
+    await expect.poll(() => page.locator('#reg .readout').textContent()).toMatch(/point \d+ of 30/);
+  });
+
   test('heatmap: attributes, hover read-out, click to pin, keyboard', async () => {
     const { page } = v;
     expect(await page.evaluate(() => (document.getElementById('heat') as unknown as { valueAt(r: number, c: number): number }).valueAt(2, 3))).toBe(0.8);
