@@ -206,6 +206,10 @@ describe('demo site, cross-origin isolated', () => {
     // RoPE: the score depends only on n - m (constant along diagonals).
     const rope = await on(page, 'rope', (el) => [el.valueAt(3, 7), el.valueAt(10, 14)]);
     expect(rope[0]).toBeCloseTo(rope[1], 4);
+    // ALiBi alone through the library (q·k = 0), head 1, slope 1/2: row 1 is softmax([-0.5, 0]).
+    const row1 = await on(page, 'alibi-weights', (el) => el.data[1].slice(0, 2));
+    expect(row1[0]).toBeCloseTo(Math.exp(-0.5) / (1 + Math.exp(-0.5)), 5);
+    expect(row1[1]).toBeCloseTo(1 / (1 + Math.exp(-0.5)), 5);
     const s1 = Number(await page.getAttribute('#alibi-stat', 'data-slope'));
     await page.focus('#head');
     await page.keyboard.press('ArrowRight');

@@ -39,6 +39,8 @@ const peHeat = heat('pe', 'Sinusoidal positional encoding: positions (rows) by d
 const dotHeat = heat('pe-dot', 'Dot products between the encodings of two positions', 'position m', 'position n', 'viridis');
 const ropeHeat = heat('rope', 'RoPE: score of a fixed query at position m and key at position n', 'query position m', 'key position n', 'diverging');
 const alibiHeat = heat('alibi', 'ALiBi: bias added to the score of query i and key j', 'query i', 'key j', 'blues');
+const alibiWeights = heat('alibi-weights', 'ALiBi alone: attention weights when every q·k is 0', 'query i', 'key j', 'viridis');
+const alibiWeightsNote = el('p', { class: 'stat', id: 'alibi-weights-note' });
 const ropeSvg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
 ropeSvg.id = 'rope-rotation';
 ropeSvg.classList.add('chart');
@@ -70,7 +72,7 @@ $('app').append(
       el('div', { class: 'controls' }, head.wrap),
       alibiStat,
       el('p', { class: 'stat', text: 'No position vectors at all: each head penalises distant keys linearly, with its own slope. Steep heads look locally, shallow heads far. Causal mask hatched. Computed in this page’s TypeScript.' }),
-      alibiHeat)));
+      alibiHeat, alibiWeightsNote, alibiWeights)));
 
 let lib: Attnlab | null = null;
 
@@ -184,6 +186,20 @@ function update(): void {
   alibiHeat.data = bias;
   alibiStat.textContent = `Head ${h} of ${ALIBI_HEADS}: slope m = 2^(−${(8 * h / ALIBI_HEADS).toFixed(0)}) = ${slope.toPrecision(3)}; a key ${L - 1} positions back gets ${(-slope * (L - 1)).toFixed(2)}.`;
   alibiStat.dataset.slope = String(slope);
+  // The bias alone, through the library's own ALiBi: q = k = 0, so softmax sees only -m|i-j|.
+  const withAlibi = lib as unknown as { attention(q: object, k: object, v: object, o: object): { weights?: { data: Float32Array } } };
+  let alibiOk = true;
+  try {
+    const z = { data: new Float32Array(ALIBI_HEADS * L * 2), shape: [ALIBI_HEADS, L, 2] };
+    const r = withAlibi.attention(z, z, z, { alibi: true, causal: true, returnWeights: true });
+    alibiWeights.mask = bias.map((r2, a) => r2.map((_, b) => b > a));
+    alibiWeights.data = rows(r.weights!.data.subarray((h - 1) * L * L, h * L * L), L, L);
+    alibiWeightsNote.textContent = `With every q·k = 0, the weights are softmax(−m·(i − j)): head ${h} spreads over about ${(1 / slope).toFixed(1)} recent tokens. From attnlab’s attention({ alibi: true }).`;
+  } catch {
+    alibiOk = false; // a build without ALiBi rejects the option
+  }
+  alibiWeights.hidden = !alibiOk;
+  alibiWeightsNote.hidden = !alibiOk;
   writeHash({ len: L, dim: d, head: h, pair: pair.input.value });
   document.body.dataset.result = 'ok';
 }
