@@ -21,4 +21,6 @@ npx --no-install tsc -p tsconfig.components.json
 node scripts/fix-component-imports.mjs
 
 echo "== demo site (web/demo/dist)"
+# Vite only strips types: check them first.
+npx --no-install tsc -p web/demo/tsconfig.json
 npx --no-install vite build --config web/demo/vite.config.ts --logLevel warn
