@@ -2,7 +2,7 @@
 import type { Attnlab, AttentionOptions, ScoreName, Tensor } from 'attnlab';
 import '../components/heatmap';
 import type { AttnHeatmap } from '../components/heatmap';
-import { gaussian, rng } from '../components/lib';
+import { rng } from '../components/lib';
 import { lineChart, svgEl } from './site/chart';
 import { $, checkbox, el, slider } from './site/dom';
 import { frac, math, row, sqrt, sub, sup, t } from './site/math';
@@ -13,12 +13,12 @@ initPage('scoring.html');
 
 const SQ = 6;
 const SK = 8;
-const DMAX = 1024;
+const DMAX = 512;
 const HIDDEN = 8;
 const PAD = 2;
 
 const state = {
-  logd: param('logd', 3, num(1, 10)),
+  logd: param('logd', 3, num(1, 9)),
   seed: param('seed', 1, num(0, 1e9)),
   vl: param('vl', SK, num(0, SK)),
   pad: param('pad', false, bool),
@@ -41,37 +41,57 @@ const PANELS: Omit<Panel, 'heat' | 'stat'>[] = [
   { score: 'additive', title: 'Additive (Bahdanau)', eq: math('a of q and k equals w v transpose tanh of W q q plus W k k', q('a(q, k) ='), sup(sub('w', 'v'), 'T'), t('tanh('), sub('W', 'q'), t('q +'), sub('W', 'k'), t('k)')) },
 ];
 
-// --- inputs (seeded; the first d components of fixed 1024-dim vectors, so d changes smoothly) ---
+// --- inputs (seeded; every d takes the first d components of fixed DMAX-dim draws, so the
+// picture changes smoothly with d, and the draws are made once per seed, not per slider step) ---
+/** n draws from N(0, sd²): Box-Muller, both of each pair used, into a preallocated array. */
 function normals(n: number, seed: number, sd = 1): Float32Array {
-  const g = gaussian(rng(seed));
-  return Float32Array.from({ length: n }, () => g() * sd);
+  const r = rng(seed);
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i += 2) {
+    const m = Math.sqrt(-2 * Math.log(Math.max(1e-12, r()))) * sd;
+    const a = 2 * Math.PI * r();
+    out[i] = m * Math.cos(a);
+    if (i + 1 < n) out[i + 1] = m * Math.sin(a);
+  }
+  return out;
+}
+
+interface Draws { seed: number; Q: Float32Array; K: Float32Array; W: Float32Array; Wq: Float32Array; Wk: Float32Array; wv: Float32Array }
+let draws: Draws | null = null;
+function drawsFor(seed: number): Draws {
+  if (draws?.seed !== seed) {
+    draws = {
+      seed,
+      Q: normals(SQ * DMAX, seed * 7 + 1), K: normals(SK * DMAX, seed * 7 + 2), W: normals(DMAX * DMAX, seed * 7 + 3),
+      Wq: normals(HIDDEN * DMAX, seed * 7 + 4), Wk: normals(HIDDEN * DMAX, seed * 7 + 5), wv: normals(HIDDEN, seed * 7 + 6),
+    };
+  }
+  return draws;
+}
+
+/** The first `cols` of each of `rows` rows of a [rows, DMAX] draw, times `scale`. */
+function block(src: Float32Array, rows: number, cols: number, scale = 1): Float32Array {
+  const out = new Float32Array(rows * cols);
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[i * cols + j] = src[i * DMAX + j] * scale;
+  return out;
 }
 
 function inputs(d: number, seed: number): { q: Tensor; k: Tensor; params: Record<ScoreName, AttentionOptions['params']> } {
-  const Q = normals(SQ * DMAX, seed * 7 + 1);
-  const K = normals(SK * DMAX, seed * 7 + 2);
-  const take = (src: Float32Array, rows: number): Tensor => {
-    const out = new Float32Array(rows * d);
-    for (let i = 0; i < rows; i++) out.set(src.subarray(i * DMAX, i * DMAX + d), i * d);
-    return { data: out, shape: [1, rows, d] };
-  };
-  const W = normals(d * d, seed * 7 + 3, 1 / Math.sqrt(d));
-  const Wq = normals(HIDDEN * d, seed * 7 + 4, 1 / Math.sqrt(d));
-  const Wk = normals(HIDDEN * d, seed * 7 + 5, 1 / Math.sqrt(d));
-  const wv = normals(HIDDEN, seed * 7 + 6);
+  const r = drawsFor(seed);
+  const s = 1 / Math.sqrt(d);
   return {
-    q: take(Q, SQ),
-    k: take(K, SK),
+    q: { data: block(r.Q, SQ, d), shape: [1, SQ, d] },
+    k: { data: block(r.K, SK, d), shape: [1, SK, d] },
     params: {
       dot: undefined, scaled_dot: undefined,
-      general: { W: { data: W, shape: [d, d] } },
-      additive: { Wq: { data: Wq, shape: [HIDDEN, d] }, Wk: { data: Wk, shape: [HIDDEN, d] }, wv: { data: wv, shape: [HIDDEN] } },
+      general: { W: { data: block(r.W, d, d, s), shape: [d, d] } },
+      additive: { Wq: { data: block(r.Wq, HIDDEN, d, s), shape: [HIDDEN, d] }, Wk: { data: block(r.Wk, HIDDEN, d, s), shape: [HIDDEN, d] }, wv: { data: r.wv, shape: [HIDDEN] } },
     },
   };
 }
 
 // --- layout --------------------------------------------------------------------------------
-const dim = slider({ id: 'dim', label: 'Dimension d', min: 1, max: 10, step: 1, value: state.logd, format: (v) => String(2 ** v) });
+const dim = slider({ id: 'dim', label: 'Dimension d', min: 1, max: 9, step: 1, value: state.logd, format: (v) => String(2 ** v) });
 const vl = slider({ id: 'valid', label: 'Valid length', min: 0, max: SK, step: 1, value: state.vl, format: (v) => (v >= SK ? `${v} (all)` : String(v)) });
 const pad = checkbox('pad', `Last ${PAD} keys are padding`, state.pad);
 const causal = checkbox('causal', 'Causal', state.causal);
@@ -154,18 +174,24 @@ function update(): void {
   document.body.dataset.result = 'ok';
 }
 
+let satRun = 0;
+/** The saturation curves, one dimension per task so the page stays responsive. */
 function saturation(): void {
   if (!lib) return;
+  const run = ++satRun;
   const series = panels.map((p, idx) => ({ name: p.title, color: ['#d9480f', '#3559e0', '#2b8a3e', '#ae3ec9'][idx], dashed: p.score === 'general', points: [] as [number, number][] }));
-  for (let e = 1; e <= 10; e++) {
+  const step = (e: number) => {
+    if (run !== satRun || !lib) return; // a newer run took over
     const d = 2 ** e;
     const { q, k, params } = inputs(d, seed);
     panels.forEach((p, idx) => {
       const r = lib!.attention(q, k, k, { score: p.score, params: params[p.score], returnWeights: true });
       series[idx].points.push([d, meanMax(r.weights!.data)]);
     });
-  }
-  lineChart(satChart, series, { width: 460, height: 240, xLog: true, xLabel: 'dimension d', yLabel: 'mean largest weight', yMin: 0, yMax: 1, label: 'Mean largest attention weight against dimension for the four scores' });
+    if (e < 9) setTimeout(() => step(e + 1), 0);
+    else lineChart(satChart, series, { width: 460, height: 240, xLog: true, xLabel: 'dimension d', yLabel: 'mean largest weight', yMin: 0, yMax: 1, label: 'Mean largest attention weight against dimension for the four scores' });
+  };
+  step(1);
 }
 
 for (const input of [dim.input, vl.input]) input.addEventListener('input', update);
