@@ -245,10 +245,18 @@ describe('demo site, cross-origin isolated', () => {
     const v = await visit(browser, `${isolated.url}embed.html`);
     await ready(v);
     const { page } = v;
-    await page.waitForSelector('#preview-height[data-height]', { timeout: 45_000 });
-    const h = Number(await page.getAttribute('#preview-height', 'data-height'));
-    expect(h).toBeGreaterThan(300);
-    expect(await page.$eval('#preview', (f) => (f as HTMLIFrameElement).style.height)).toBe(`${h}px`);
+    // The frame reports again as its content loads; wait until its last report is applied.
+    await page.waitForFunction(() => {
+      const h = document.getElementById('preview-height')!.dataset.height;
+      return h !== undefined && Number(h) > 300 && (document.getElementById('preview') as HTMLIFrameElement).style.height === `${h}px`;
+    }, undefined, { timeout: 45_000 });
+    // And the frame ends as tall as the page inside it.
+    await expect.poll(async () => {
+      const h = Number(await page.getAttribute('#preview-height', 'data-height'));
+      const inner = await page.frameLocator('#preview').locator('html').evaluate((e) => e.scrollHeight);
+      const applied = await page.$eval('#preview', (f) => (f as HTMLIFrameElement).style.height);
+      return Math.abs(inner - h) <= 2 && applied === `${h}px`;
+    }, { timeout: 20_000 }).toBe(true);
     expect(await page.textContent('#snippet-iframe')).toContain('embed=1');
     expect(await page.textContent('#snippet-element')).toContain('<attn-regression');
     await page.click('#snippet-iframe-copy');
