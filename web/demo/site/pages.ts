@@ -1,5 +1,8 @@
 // The guided path: every page of the site, in reading order. A page whose library API has not
 // landed yet stays out of the navigation (`ready: false`) rather than showing something fake.
+// translation.html needs lib.loadTranslator: the page, its Worker and its test already handle
+// both states, so when the translator is in the library, flip `ready` (and add the page to the
+// home-page test's list of links).
 
 export interface PageInfo {
   file: string;
