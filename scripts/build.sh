@@ -14,3 +14,5 @@ bash scripts/build-wasm.sh
 
 echo "== typescript (dist/)"
 npx --no-install tsc -p tsconfig.json
+# The shipped translation models (issue 4) travel inside dist/ so 'fra-eng' / 'eng-fra' load by name.
+mkdir -p dist/models && cp web/models/*.atl dist/models/
