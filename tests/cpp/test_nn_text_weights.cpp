@@ -205,6 +205,8 @@ TEST(NnDecode, GreedyEqualsBeamOneAndBeamReturnsAttention) {
     const Translation t4 = tr->translate("le chat dort.", b);
     ASSERT_GE(t4.beams.size(), 1u);
     EXPECT_GE(t4.beams[0].score, t4.beams.back().score);
+    for (const auto& hb : t4.beams) EXPECT_EQ(hb.ids.back(), Bpe::kEos);  // every returned beam finished
+    EXPECT_EQ(h.ids.back(), Bpe::kEos);
     if (arch == "transformer") {
       EXPECT_EQ(t1.enc_self.size(), static_cast<size_t>(2 * 2) * t1.src_ids.size() * t1.src_ids.size());
     }

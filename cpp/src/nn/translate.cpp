@@ -76,12 +76,12 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
         parent.push_back(c.row);
       }
     }
-    if (static_cast<int>(done.size()) >= K) break;
-    if (K == 1 && !done.empty()) break;
     live = std::move(next);
+    if (static_cast<int>(done.size()) >= K) break;
     if (!live.empty()) m.reorder(*st, parent);
   }
-  for (auto& h : live) {  // unfinished (only if the loop ended early)
+  if (!done.empty()) live.clear();
+  for (auto& h : live) {  // unfinished: only when nothing finished
     h.score = h.logp / lp(h.ids.size());
     done.push_back(std::move(h));
   }
