@@ -3,6 +3,7 @@
 //
 //   attnlab-eval --model web/models/fra-eng-gru.atl [--data pairs.tsv] [--split val|all]
 //                [--filter none|tutorial] [--beams 1,5] [--limit N] [--show N]
+//   attnlab-eval --model ckpt.atl --convert out.atl --dtype int8|fp16|fp32   (re-encode, no eval)
 //
 // --split val (default) keeps the pairs the model held out (its val_per_mille and direction);
 // --data with --split all scores any TSV, e.g. an external held-out set.
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "attnlab/nn/weights.hpp"
 #include "common_eval.hpp"
 #include "data.hpp"
 
@@ -24,6 +26,14 @@ int main(int argc, char** argv) {
     if (!F.has("model")) throw std::runtime_error("--model FILE is required");
     const auto bytes = read_file(F.s("model", ""));
     nn::LoadedModel lm = nn::load_model(bytes.data(), bytes.size());
+    if (F.has("convert")) {
+      const std::string d = F.s("dtype", "int8");
+      const nn::DType dt = d == "fp32" ? nn::DType::F32 : d == "fp16" ? nn::DType::F16 : nn::DType::I8;
+      const auto out = nn::save_model(*lm.model, lm.src, lm.tgt, dt);
+      write_file(F.s("convert", ""), out);
+      std::printf("wrote %s (%s, %zu bytes)\n", F.s("convert", "").c_str(), d.c_str(), out.size());
+      return 0;
+    }
     const auto& cfg = lm.model->cfg;
     const std::string direction = cfg.get("src_lang") == "fr" ? "fra-eng" : "eng-fra";
     const std::string split = F.s("split", "val"), filter = F.s("filter", "none");
