@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <numeric>
 #include <random>
 
@@ -246,6 +247,7 @@ int main(int argc, char** argv) {
     for (uint64_t ep = os.epoch; ep < static_cast<uint64_t>(epochs) && !stop; ++ep) {
       const auto batches = epoch_batches(S, T, batch, seed, ep);
       const auto t_ep = Clock::now();
+      const std::clock_t c_ep = std::clock();
       double ep_loss = 0, ep_tok = 0;
       for (uint64_t bi = (ep == os.epoch ? os.batch : 0); bi < batches.size(); ++bi) {
         std::vector<const std::vector<int>*> bs, bt;
@@ -291,12 +293,13 @@ int main(int argc, char** argv) {
         }
       }
       const double ep_s = std::chrono::duration<double>(Clock::now() - t_ep).count();
+      const double ep_cpu = static_cast<double>(std::clock() - c_ep) / CLOCKS_PER_SEC;
       if (!stop) {
         os.epoch = ep + 1;
         os.batch = 0;
       }
-      std::printf("epoch %llu %s in %.1f s: train loss %.4f, %.0f target tok/s\n", static_cast<unsigned long long>(ep + 1),
-                  stop ? "stopped" : "done", ep_s, ep_tok > 0 ? ep_loss / ep_tok : 0.0, ep_tok / ep_s);
+      std::printf("epoch %llu %s in %.1f s (%.1f s CPU): train loss %.4f, %.0f target tok/s\n", static_cast<unsigned long long>(ep + 1),
+                  stop ? "stopped" : "done", ep_s, ep_cpu, ep_tok > 0 ? ep_loss / ep_tok : 0.0, ep_tok / ep_s);
       if (eval_limit > 0 && !vg.srcs.empty()) {
         nn::DecodeOptions o;
         const auto r = eval_bleu(model, lm.src, lm.tgt, vg, o, eval_limit, 3);

@@ -133,7 +133,7 @@ def main():
     eo, do = torch.optim.Adam(enc.parameters(), lr=1e-3), torch.optim.Adam(dec.parameters(), lr=1e-3)
     crit = nn.NLLLoss()
     for ep in range(1, a.epochs + 1):
-        t0, total = time.time(), 0.0
+        t0, c0, total = time.time(), time.process_time(), 0.0
         for x, y in loader:
             eo.zero_grad()
             do.zero_grad()
@@ -144,8 +144,8 @@ def main():
             eo.step()
             do.step()
             total += loss.item()
-        dt = time.time() - t0
-        print(f"epoch {ep}: {dt:.1f} s, loss {total / len(loader):.4f}, {n / dt:.1f} pairs/s", flush=True)
+        dt, cpu = time.time() - t0, time.process_time() - c0
+        print(f"epoch {ep}: {dt:.1f} s ({cpu:.1f} s CPU), loss {total / len(loader):.4f}, {n / dt:.1f} pairs/s", flush=True)
 
 
 if __name__ == '__main__':
