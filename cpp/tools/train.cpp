@@ -10,7 +10,8 @@
 // epochs 10, batch 64, lr 1e-3, warmup 0, decay none|inv_sqrt|linear, clip 1, dropout 0.1,
 // label-smoothing 0, seed 1, val-per-mille 30, filter none|tutorial, dtype int8|fp16|fp32,
 // log-every 100, ckpt-every 1000, time-limit 0 (seconds; stop cleanly and save), eval-limit 300
-// (validation sources for the per-epoch greedy BLEU; 0 = skip), max-steps 0 (0 = all epochs).
+// (validation sources for the per-epoch greedy BLEU; 0 = skip), max-steps 0 (0 = all epochs; also
+// the end of the learning-rate schedule), stop-at 0 (stop there, checkpoint, keep the schedule).
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
@@ -131,6 +132,7 @@ int main(int argc, char** argv) {
     const int epochs = static_cast<int>(F.i("epochs", 10));
     const double time_limit = F.f("time-limit", 0);
     const int64_t max_steps = F.i("max-steps", 0);
+    const int64_t stop_at = F.i("stop-at", 0);  // stop (and checkpoint) here without changing the schedule
     const int log_every = static_cast<int>(F.i("log-every", 100));
     const int ckpt_every = static_cast<int>(F.i("ckpt-every", 1000));
     const size_t eval_limit = static_cast<size_t>(F.i("eval-limit", 300));
@@ -286,8 +288,9 @@ int main(int argc, char** argv) {
         }
         if (ckpt_every > 0 && step % ckpt_every == 0) checkpoint();
         const double el = std::chrono::duration<double>(Clock::now() - t_start).count();
-        if ((time_limit > 0 && el > time_limit) || (max_steps > 0 && step >= max_steps)) {
-          std::printf("stopping at step %lld (%s)\n", static_cast<long long>(step), max_steps > 0 && step >= max_steps ? "max-steps" : "time limit");
+        if ((time_limit > 0 && el > time_limit) || (max_steps > 0 && step >= max_steps) || (stop_at > 0 && step >= stop_at)) {
+          std::printf("stopping at step %lld (%s)\n", static_cast<long long>(step),
+                      max_steps > 0 && step >= max_steps ? "max-steps" : stop_at > 0 && step >= stop_at ? "stop-at" : "time limit");
           stop = true;
           break;
         }

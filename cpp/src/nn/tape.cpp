@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "attnlab/error.hpp"
+#include "kernels.hpp"
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #endif
@@ -27,14 +28,15 @@ static inline float hsum(v128_t v) {
 #endif
 
 void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K, bool acc) {
-  for (int64_t i = 0; i < N; ++i) {
-    const float* a = A + i * K;
-    float* c = C + i * M;
-    int64_t j = 0;
+  int64_t j = 0;
 #if defined(__wasm_simd128__)
-    for (; j + 4 <= M; j += 4) {
-      const float* b0 = B + j * K;
-      const float *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+  // Four rows of B at a time against every row of A: B streams through once.
+  for (; j + 4 <= M; j += 4) {
+    const float* b0 = B + j * K;
+    const float *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
+    for (int64_t i = 0; i < N; ++i) {
+      const float* a = A + i * K;
+      float* c = C + i * M;
       v128_t s0 = wasm_f32x4_splat(0.f), s1 = s0, s2 = s0, s3 = s0;
       int64_t k = 0;
       for (; k + 4 <= K; k += 4) {
@@ -57,12 +59,15 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
         c[j] = r0; c[j + 1] = r1; c[j + 2] = r2; c[j + 3] = r3;
       }
     }
+  }
 #endif
-    for (; j < M; ++j) {
-      const float* b = B + j * K;
+  for (; j < M; ++j) {
+    const float* b = B + j * K;
+    for (int64_t i = 0; i < N; ++i) {
+      const float* a = A + i * K;
       float r = 0.f;
       for (int64_t k = 0; k < K; ++k) r += a[k] * b[k];
-      c[j] = acc ? c[j] + r : r;
+      C[i * M + j] = acc ? C[i * M + j] + r : r;
     }
   }
 }
@@ -271,6 +276,17 @@ static T unary(Tape& tp, T a, F f, DF df_from_y) {
 }
 
 static inline float sigm(float x) { return 1.f / (1.f + std::exp(-x)); }
+
+// tanh over an array through the SIMD exp kernel: tanh(x) = 1 - 2 / (1 + exp(2x)).
+static void tanh_inplace(float* x, int64_t n) {
+#if !defined(__EMSCRIPTEN__)
+  for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+  return;
+#endif
+  for (int64_t i = 0; i < n; ++i) x[i] = 2.f * std::min(std::max(x[i], -15.f), 15.f);
+  kernels::exp_shift_sum(x, 0.f, n);
+  for (int64_t i = 0; i < n; ++i) x[i] = 1.f - 2.f / (1.f + x[i]);
+}
 
 T tanh_(Tape& tp, T a) {
   return unary(tp, a, [](float x) { return std::tanh(x); }, [](float y, float) { return 1.f - y * y; });
@@ -491,12 +507,15 @@ T additive_attention(Tape& tp, T qp, T kp, T v, T values, int64_t S, const std::
       const float* k = kp->v.data() + (kb * S + j) * H;
       const float* q = qp->v.data() + b * H;
       float* t = rg ? tanhs.data() + (b * S + j) * H : tmp.data();
+      for (int64_t h = 0; h < H; ++h) t[h] = q[h] + k[h];
+      tanh_inplace(t, H);
+#if defined(__EMSCRIPTEN__)
+      ab[j] = kernels::dot(v->v.data(), t, H);
+#else
       float e = 0.f;
-      for (int64_t h = 0; h < H; ++h) {
-        t[h] = std::tanh(q[h] + k[h]);
-        e += v->v[h] * t[h];
-      }
+      for (int64_t h = 0; h < H; ++h) e += v->v[h] * t[h];
       ab[j] = e;
+#endif
     }
     masked_softmax_row(ab, S, n);
     float* out = y->v.data() + b * Dv;
@@ -703,6 +722,8 @@ T dropout(Tape& tp, T x, float p, std::mt19937& rng) {
 }
 
 void log_softmax_rows(float* x, int64_t N, int64_t V) {
+#if !defined(__EMSCRIPTEN__)
+  // Native: libm's exp (what the shipped models were trained with).
   for (int64_t i = 0; i < N; ++i) {
     float* r = x + i * V;
     float m = -std::numeric_limits<float>::infinity();
@@ -710,6 +731,17 @@ void log_softmax_rows(float* x, int64_t N, int64_t V) {
     float s = 0.f;
     for (int64_t j = 0; j < V; ++j) s += std::exp(r[j] - m);
     const float lse = m + std::log(s);
+    for (int64_t j = 0; j < V; ++j) r[j] -= lse;
+  }
+  return;
+#endif
+  // WebAssembly: the SIMD exp kernel (libm's exp is slow there).
+  std::vector<float> tmp(static_cast<size_t>(V));
+  for (int64_t i = 0; i < N; ++i) {
+    float* r = x + i * V;
+    const float m = kernels::max(r, V);
+    std::copy_n(r, V, tmp.data());
+    const float lse = m + std::log(kernels::exp_shift_sum(tmp.data(), m, V));
     for (int64_t j = 0; j < V; ++j) r[j] -= lse;
   }
 }
