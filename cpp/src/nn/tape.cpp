@@ -30,11 +30,43 @@ static inline float hsum(v128_t v) {
 void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K, bool acc) {
   int64_t j = 0;
 #if defined(__wasm_simd128__)
-  // Four rows of B at a time against every row of A: B streams through once.
+  // Four rows of B at a time against every row of A, two rows of A per pass (8 accumulators):
+  // B streams through once and every load feeds at least two multiply-adds.
   for (; j + 4 <= M; j += 4) {
     const float* b0 = B + j * K;
     const float *b1 = b0 + K, *b2 = b1 + K, *b3 = b2 + K;
-    for (int64_t i = 0; i < N; ++i) {
+    int64_t i = 0;
+    for (; i + 2 <= N; i += 2) {
+      const float* a = A + i * K;
+      const float* a2 = a + K;
+      v128_t s0 = wasm_f32x4_splat(0.f), s1 = s0, s2 = s0, s3 = s0, u0 = s0, u1 = s0, u2 = s0, u3 = s0;
+      int64_t k = 0;
+      for (; k + 4 <= K; k += 4) {
+        const v128_t av = wasm_v128_load(a + k), cv = wasm_v128_load(a2 + k);
+        const v128_t x0 = wasm_v128_load(b0 + k), x1 = wasm_v128_load(b1 + k);
+        const v128_t x2 = wasm_v128_load(b2 + k), x3 = wasm_v128_load(b3 + k);
+        s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(av, x0));
+        s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(av, x1));
+        s2 = wasm_f32x4_add(s2, wasm_f32x4_mul(av, x2));
+        s3 = wasm_f32x4_add(s3, wasm_f32x4_mul(av, x3));
+        u0 = wasm_f32x4_add(u0, wasm_f32x4_mul(cv, x0));
+        u1 = wasm_f32x4_add(u1, wasm_f32x4_mul(cv, x1));
+        u2 = wasm_f32x4_add(u2, wasm_f32x4_mul(cv, x2));
+        u3 = wasm_f32x4_add(u3, wasm_f32x4_mul(cv, x3));
+      }
+      float r[8] = {hsum(s0), hsum(s1), hsum(s2), hsum(s3), hsum(u0), hsum(u1), hsum(u2), hsum(u3)};
+      for (; k < K; ++k) {
+        r[0] += a[k] * b0[k]; r[1] += a[k] * b1[k]; r[2] += a[k] * b2[k]; r[3] += a[k] * b3[k];
+        r[4] += a2[k] * b0[k]; r[5] += a2[k] * b1[k]; r[6] += a2[k] * b2[k]; r[7] += a2[k] * b3[k];
+      }
+      float* c = C + i * M + j;
+      float* c2 = c + M;
+      for (int q = 0; q < 4; ++q) {
+        c[q] = acc ? c[q] + r[q] : r[q];
+        c2[q] = acc ? c2[q] + r[4 + q] : r[4 + q];
+      }
+    }
+    for (; i < N; ++i) {
       const float* a = A + i * K;
       float* c = C + i * M;
       v128_t s0 = wasm_f32x4_splat(0.f), s1 = s0, s2 = s0, s3 = s0;
