@@ -15,6 +15,8 @@ bash scripts/build-wasm.sh
 
 echo "== typescript (dist/)"
 npx --no-install tsc -p tsconfig.json
+# The shipped translation models travel inside dist/ so 'fra-eng' / 'eng-fra' load by name.
+mkdir -p dist/models && cp web/models/*.atl dist/models/
 
 echo "== widgets (dist/components)"
 npx --no-install tsc -p tsconfig.components.json

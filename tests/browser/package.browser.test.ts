@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
-// Packed size budget: the three WebAssembly builds and their glue dominate. Raise it knowingly.
-const TARBALL_BUDGET_BYTES = 400 * 1024;
+// Packed size budget: the four int8 translation models (about 10.6 MB) dominate, then the three
+// WebAssembly builds and their glue (about 0.3 MB). Raise it knowingly.
+const TARBALL_BUDGET_BYTES = 11.5 * 1024 * 1024;
 
 let dir: string;
 let tarball: string;

@@ -81,8 +81,7 @@ describe('demo site, cross-origin isolated', () => {
       rows: JSON.parse(document.getElementById('result')!.dataset.exact!) as number[][],
     }));
     expect(s.variant).toBe('simd-threads');
-    // Pages whose library API is not in this build stay out of the path (translation: the translator).
-    expect(s.links).toEqual(['./pooling.html', './scoring.html', './heads.html', './positional.html', './efficient.html', './performance.html', './embed.html']);
+    expect(s.links).toEqual(['./pooling.html', './scoring.html', './heads.html', './translation.html', './positional.html', './efficient.html', './performance.html', './embed.html']);
     s.rows.forEach((r) => expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-5));
     // The heatmap shows the same numbers it was given.
     expect(await on(v.page, 'home-heatmap', (el) => el.valueAt(3, 1))).toBeCloseTo(s.rows[3][1], 6);
@@ -265,41 +264,32 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'embed-light');
   });
 
-  test('translation: translates with the shipped model, or says plainly that this build has none', async () => {
+  test('translation: translates with the shipped model and steps through the decoding', async () => {
     const v = await visit(browser, `${isolated.url}translation.html`);
     await ready(v, 90_000);
     const { page } = v;
-    const api = await page.evaluate(() => document.body.dataset.api);
-    if (api === 'missing') {
-      expect(await page.textContent('#model-status')).toContain('no translator yet');
-    } else {
-      await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
-      const r = await on(page, 'translate', (el) => ({ text: el.result.text, tokens: el.result.targetTokens.length, step: el.step }));
-      expect(r.text.length).toBeGreaterThan(0);
-      expect(r.step).toBe(r.tokens - 1);
-      await page.click('#translate button[aria-label="Previous step"]');
-      expect(await on(page, 'translate', (el) => el.step)).toBe(r.tokens - 2);
-    }
+    expect(await page.evaluate(() => document.body.dataset.api)).not.toBe('missing');
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    const r = await on(page, 'translate', (el) => ({ text: el.result.text, tokens: el.result.targetTokens.length, step: el.step }));
+    expect(r.text.length).toBeGreaterThan(0);
+    expect(r.step).toBe(r.tokens - 1);
+    await page.click('#translate button[aria-label="Previous step"]');
+    expect(await on(page, 'translate', (el) => el.step)).toBe(r.tokens - 2);
     await finish(v, 'translation-light');
   });
 
-  test('efficient: sparse patterns drawn by the library, or a plain note when this build lacks them', async () => {
+  test('efficient: sparse patterns drawn by the library, cost measured in the page', async () => {
     const v = await visit(browser, `${isolated.url}efficient.html`);
     await ready(v);
     const { page } = v;
-    const api = await page.evaluate(() => document.body.dataset.api);
-    if (api === 'missing') {
-      expect(await page.isVisible('#api-note')).toBe(true);
-      expect(await page.isHidden('#live')).toBe(true);
-    } else {
-      // S = 48, window 3, not causal: 48 * 7 pairs minus the clipped corners (2 * (3 + 2 + 1)).
-      expect(Number(await page.getAttribute('#visible-local', 'data-visible'))).toBe(324);
-      await page.focus('#window');
-      await page.keyboard.press('ArrowRight');
-      await page.waitForFunction(() => document.getElementById('visible-local')!.dataset.visible === String(48 * 9 - 2 * (4 + 3 + 2 + 1)));
-      await page.click('#run-cost');
-      await page.waitForSelector('body[data-cost="done"]', { timeout: 120_000 });
-    }
+    expect(await page.evaluate(() => document.body.dataset.api)).not.toBe('missing');
+    // S = 48, window 3, not causal: 48 * 7 pairs minus the clipped corners (2 * (3 + 2 + 1)).
+    expect(Number(await page.getAttribute('#visible-local', 'data-visible'))).toBe(324);
+    await page.focus('#window');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => document.getElementById('visible-local')!.dataset.visible === String(48 * 9 - 2 * (4 + 3 + 2 + 1)));
+    await page.click('#run-cost');
+    await page.waitForSelector('body[data-cost="done"]', { timeout: 120_000 });
     await finish(v, 'efficient-light');
   }, 150_000);
 

@@ -8,6 +8,8 @@ import { attentionPattern } from './patterns.js';
 import { positionalEncoding } from './positional.js';
 import { rope } from './rope.js';
 import { maskedSoftmax } from './softmax.js';
+import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
+import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorName } from './translator.js';
 import type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, BoolTensor, HeapStats,
   LinearAttentionOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams,
@@ -101,6 +103,16 @@ export class Attnlab {
   /** Sinusoidal positional encoding [length, dim]. */
   positionalEncoding(length: number, dim: number): Tensor {
     return positionalEncoding(this.#mod('positionalEncoding'), length, dim);
+  }
+
+  /** Loads a translator: 'fra-eng' / 'eng-fra' (shipped), a URL, or model-file bytes. */
+  loadTranslator(source: TranslatorName | string | URL | ArrayBuffer | Uint8Array, options?: LoadTranslatorOptions): Promise<Translator> {
+    return loadTranslator(this.#mod('loadTranslator'), source, options);
+  }
+
+  /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel. */
+  createTrainer(options?: CreateTrainerOptions): TrainerSession {
+    return createTrainer(this.#mod('createTrainer'), options);
   }
 
   /** WebAssembly heap use; `used` returns to its level after every call (no leaks). */

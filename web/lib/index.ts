@@ -15,3 +15,11 @@ export type {
   Mask, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions,
   NadarayaWatsonResult, RopeOptions, ScoreName, ScoreParams, Tensor, Variant,
 } from './types.js';
+export { Translator } from './translator.js';
+export type {
+  AlignmentAttention, BeamResult, LoadProgress, LoadTranslatorOptions, TransformerAttention, TranslateOptions,
+  TranslationResult, TranslatorArch, TranslatorInfo, TranslatorName,
+} from './translator.js';
+export type {
+  CreateTrainerOptions, TrainerExample, TrainerOptions, TrainerProgress, TrainerResult, TrainerSession, TrainerTask,
+} from './trainer.js';

@@ -18,6 +18,13 @@ export interface WasmModule {
   threadCount(): number;
   heapUsed(): number;
   isa(): string;
+  translatorCreate(ptr: number, len: number): string;
+  translatorTranslate(id: number, text: string, beam: number, maxLength: number, lengthPenalty: number): string;
+  translatorDispose(id: number): void;
+  trainerCreate(task: string, arch: number, hidden: number, symbols: number, minLen: number, maxLen: number, batch: number, lr: number, seed: number): string;
+  trainerStep(id: number, steps: number): string;
+  trainerEvaluate(id: number, n: number, seed: number): string;
+  trainerDispose(id: number): void;
   unrefWorkers(): void;
   terminateWorkers(): void;
 }

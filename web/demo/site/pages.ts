@@ -1,8 +1,5 @@
 // The guided path: every page of the site, in reading order. A page whose library API has not
 // landed yet stays out of the navigation (`ready: false`) rather than showing something fake.
-// translation.html needs lib.loadTranslator: the page, its Worker and its test already handle
-// both states, so when the translator is in the library, flip `ready` (and add the page to the
-// home-page test's list of links).
 
 export interface PageInfo {
   file: string;
@@ -19,7 +16,7 @@ export const PAGES: readonly PageInfo[] = [
     blurb: 'Dot, scaled dot, general and additive scores on the same queries and keys; watch softmax saturate without 1/√d, and see valid-length, padding and causal masks.' },
   { file: 'heads.html', title: 'Self-, cross- and multi-head attention', short: 'Heads', ready: true,
     blurb: 'A sentence through encoder self-attention, causal decoder self-attention and cross-attention, per layer and head, in the head view and the model view.' },
-  { file: 'translation.html', title: 'Translation', short: 'Translate', ready: false,
+  { file: 'translation.html', title: 'Translation', short: 'Translate', ready: true,
     blurb: 'Translate French and English with a GRU+Bahdanau or a Transformer model, greedy or beam search, decoding played step by step.' },
   { file: 'positional.html', title: 'Positional encodings', short: 'Positions', ready: true,
     blurb: 'The sinusoidal matrix, dot products between positions, and how RoPE and ALiBi bring relative position into the scores.' },

@@ -1,0 +1,84 @@
+// The translation models: GRU encoder + attention GRU decoder (Bahdanau additive, or Luong
+// general), and a d2l-style Transformer encoder-decoder (post-norm, sinusoidal positions).
+// Training runs `loss` on a padded batch; inference runs `start` / `step` / `reorder`, one row per
+// beam hypothesis, and reports each step's attention.
+#pragma once
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attnlab/nn/tape.hpp"
+
+namespace attnlab::nn {
+
+// Key/value configuration stored verbatim in the weights file.
+struct ModelConfig {
+  std::map<std::string, std::string> kv;
+  std::string get(const std::string& k, const std::string& def = "") const;
+  int64_t geti(const std::string& k, int64_t def = 0) const;
+  float getf(const std::string& k, float def = 0.f) const;
+  void set(const std::string& k, const std::string& v) { kv[k] = v; }
+  std::string serialize() const;
+  static ModelConfig parse(const std::string& text);
+};
+
+struct Batch {
+  int64_t B = 0, S = 0, T = 0;
+  std::vector<int> src;      // [B, S], -1 padding
+  std::vector<int> src_len;  // [B]
+  std::vector<int> tgt_in;   // [B, T]: BOS y1 .. y_{n}, -1 padding
+  std::vector<int> tgt_out;  // [B, T]: y1 .. y_n EOS, -1 padding
+  int64_t target_tokens() const;
+};
+// Pads pairs of id sequences into a batch (adds BOS / EOS).
+Batch make_batch(const std::vector<const std::vector<int>*>& src, const std::vector<const std::vector<int>*>& tgt);
+
+// What decoding needs to know about each step's attention.
+struct AttentionLayout {
+  // GRU: "alignment" with 1 layer x 1 head over the source. Transformer: cross-attention per
+  // layer and head, decoder self-attention per layer and head.
+  int64_t layers = 1, heads = 1;
+  bool has_self = false;
+};
+
+struct DecodeState {
+  virtual ~DecodeState() = default;
+  int64_t src_len = 0;
+  int64_t rows = 1;  // live hypotheses
+  int64_t t = 0;     // steps taken
+  // Encoder self-attention [layers, heads, S, S] (Transformer only).
+  std::vector<float> enc_self;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  ModelConfig cfg;
+  std::vector<std::unique_ptr<Param>> params;
+  std::vector<Param*> param_ptrs() const;
+  Param* find(const std::string& name) const;
+  int64_t num_params() const;
+
+  // Mean token cross-entropy of a batch (label smoothing from cfg "label_smoothing").
+  virtual T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) = 0;
+  virtual std::unique_ptr<DecodeState> start(const std::vector<int>& src) const = 0;
+  // One step for every live row: log-probabilities [rows, V] and per-row attention of this step:
+  // cross [rows][layers*heads*S] and (Transformer) self [rows][layers*heads*(t+1)].
+  virtual void step(DecodeState& st, const std::vector<int>& last, std::vector<float>& logp,
+                    std::vector<std::vector<float>>& cross, std::vector<std::vector<float>>& self) const = 0;
+  virtual void reorder(DecodeState& st, const std::vector<int>& parent) const = 0;
+  virtual AttentionLayout layout() const = 0;
+  int64_t tgt_vocab() const { return cfg.geti("tgt_vocab"); }
+
+ protected:
+  Param* add_param(const std::string& name, std::vector<int64_t> shape);
+};
+
+// Builds the model named by cfg "arch" ("gru" | "gru-luong" | "transformer") with zero-filled
+// parameters of the right shapes; init() fills them randomly from `seed`.
+std::unique_ptr<Model> make_model(const ModelConfig& cfg);
+void init_params(Model& m, uint64_t seed);
+
+}  // namespace attnlab::nn

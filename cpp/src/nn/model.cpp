@@ -1,0 +1,529 @@
+#include "attnlab/nn/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/error.hpp"
+
+namespace attnlab::nn {
+
+// ---------------------------------------------------------------- config, batches, params
+
+std::string ModelConfig::get(const std::string& k, const std::string& def) const {
+  auto it = kv.find(k);
+  return it == kv.end() ? def : it->second;
+}
+int64_t ModelConfig::geti(const std::string& k, int64_t def) const {
+  auto it = kv.find(k);
+  if (it == kv.end()) return def;
+  try {
+    return std::stoll(it->second);
+  } catch (...) {
+    throw Error("model config: '" + k + "' is not an integer: '" + it->second + "'");
+  }
+}
+float ModelConfig::getf(const std::string& k, float def) const {
+  auto it = kv.find(k);
+  if (it == kv.end()) return def;
+  try {
+    return std::stof(it->second);
+  } catch (...) {
+    throw Error("model config: '" + k + "' is not a number: '" + it->second + "'");
+  }
+}
+std::string ModelConfig::serialize() const {
+  std::string s;
+  for (const auto& [k, v] : kv) s += k + "=" + v + "\n";
+  return s;
+}
+ModelConfig ModelConfig::parse(const std::string& text) {
+  ModelConfig c;
+  // Split by hand: <sstream> would pull the locale machinery (~100 KB) into the WebAssembly.
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    const auto eq = line.find('=');
+    require(eq != std::string::npos, [&] { return "model config: line without '=': '" + line + "'"; });
+    c.kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return c;
+}
+
+int64_t Batch::target_tokens() const {
+  int64_t n = 0;
+  for (int t : tgt_out) n += t >= 0;
+  return n;
+}
+
+Batch make_batch(const std::vector<const std::vector<int>*>& src, const std::vector<const std::vector<int>*>& tgt) {
+  Batch b;
+  b.B = static_cast<int64_t>(src.size());
+  for (auto* s : src) b.S = std::max<int64_t>(b.S, static_cast<int64_t>(s->size()));
+  for (auto* t : tgt) b.T = std::max<int64_t>(b.T, static_cast<int64_t>(t->size()) + 1);
+  b.S = std::max<int64_t>(b.S, 1);
+  b.src.assign(b.B * b.S, -1);
+  b.tgt_in.assign(b.B * b.T, -1);
+  b.tgt_out.assign(b.B * b.T, -1);
+  for (int64_t i = 0; i < b.B; ++i) {
+    const auto& s = *src[i];
+    const auto& t = *tgt[i];
+    std::copy(s.begin(), s.end(), b.src.begin() + i * b.S);
+    b.src_len.push_back(static_cast<int>(s.size()));
+    b.tgt_in[i * b.T] = 1;  // BOS
+    for (size_t j = 0; j < t.size(); ++j) {
+      b.tgt_in[i * b.T + j + 1] = t[j];
+      b.tgt_out[i * b.T + j] = t[j];
+    }
+    b.tgt_out[i * b.T + t.size()] = 2;  // EOS
+  }
+  return b;
+}
+
+std::vector<Param*> Model::param_ptrs() const {
+  std::vector<Param*> v;
+  for (const auto& p : params) v.push_back(p.get());
+  return v;
+}
+Param* Model::find(const std::string& name) const {
+  for (const auto& p : params)
+    if (p->name == name) return p.get();
+  return nullptr;
+}
+int64_t Model::num_params() const {
+  int64_t n = 0;
+  for (const auto& p : params) n += p->t.size();
+  return n;
+}
+Param* Model::add_param(const std::string& name, std::vector<int64_t> shape) {
+  auto p = std::make_unique<Param>();
+  p->name = name;
+  p->shape = shape;
+  const int64_t rows = shape.size() == 1 ? 1 : shape[0];
+  const int64_t cols = shape.size() == 1 ? shape[0] : shape[1];
+  p->t.r = rows;
+  p->t.c = cols;
+  p->t.v.assign(static_cast<size_t>(rows * cols), 0.f);
+  p->t.requires_grad = true;
+  params.push_back(std::move(p));
+  return params.back().get();
+}
+
+static bool ends_with(const std::string& s, const std::string& suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+void init_params(Model& m, uint64_t seed) {
+  std::mt19937 rng(static_cast<uint32_t>(seed));
+  const bool transformer = m.cfg.get("arch") == "transformer";
+  const float d = static_cast<float>(m.cfg.geti("d", 128));
+  for (auto& p : m.params) {
+    auto& v = p->t.v;
+    const std::string& n = p->name;
+    if (ends_with(n, ".g")) {
+      std::fill(v.begin(), v.end(), 1.f);
+    } else if (ends_with(n, "emb")) {
+      std::normal_distribution<float> N(0.f, transformer ? 1.f / std::sqrt(d) : 1.f);
+      for (float& x : v) x = N(rng);
+    } else if (p->shape.size() == 2) {
+      const float fan_in = static_cast<float>(p->shape[1]), fan_out = static_cast<float>(p->shape[0]);
+      const float a = transformer ? std::sqrt(6.f / (fan_in + fan_out)) : 1.f / std::sqrt(fan_in);
+      std::uniform_real_distribution<float> U(-a, a);
+      for (float& x : v) x = U(rng);
+    } else if (!transformer) {  // GRU-model biases and vectors: PyTorch's U(-1/sqrt(H), 1/sqrt(H))
+      const float a = 1.f / std::sqrt(d);
+      std::uniform_real_distribution<float> U(-a, a);
+      for (float& x : v) x = U(rng);
+    } else {
+      std::fill(v.begin(), v.end(), 0.f);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- GRU seq2seq
+
+namespace {
+
+class GruModel : public Model {
+ public:
+  explicit GruModel(const ModelConfig& c) {
+    cfg = c;
+    luong_ = c.get("arch") == "gru-luong";
+    H_ = c.geti("d", 128);
+    const int64_t Vs = c.geti("src_vocab"), Vt = c.geti("tgt_vocab");
+    require(H_ > 0 && H_ <= 4096 && Vs > 0 && Vt > 0, [] { return std::string("GRU model: bad dimensions"); });
+    src_emb_ = add_param("src_emb", {Vs, H_});
+    e_wih_ = add_param("enc.w_ih", {3 * H_, H_});
+    e_bih_ = add_param("enc.b_ih", {3 * H_});
+    e_whh_ = add_param("enc.w_hh", {3 * H_, H_});
+    e_bhh_ = add_param("enc.b_hh", {3 * H_});
+    tgt_emb_ = add_param("tgt_emb", {Vt, H_});
+    if (luong_) {
+      att_w_ = add_param("att.w", {H_, H_});
+      d_wih_ = add_param("dec.w_ih", {3 * H_, H_});
+      comb_w_ = add_param("comb.w", {H_, 2 * H_});
+      comb_b_ = add_param("comb.b", {H_});
+    } else {
+      att_wa_ = add_param("att.wa", {H_, H_});
+      att_ba_ = add_param("att.ba", {H_});
+      att_ua_ = add_param("att.ua", {H_, H_});
+      att_bu_ = add_param("att.bu", {H_});
+      att_v_ = add_param("att.v", {H_});
+      d_wih_ = add_param("dec.w_ih", {3 * H_, 2 * H_});
+    }
+    d_bih_ = add_param("dec.b_ih", {3 * H_});
+    d_whh_ = add_param("dec.w_hh", {3 * H_, H_});
+    d_bhh_ = add_param("dec.b_hh", {3 * H_});
+    out_w_ = add_param("out.w", {Vt, H_});
+    out_b_ = add_param("out.b", {Vt});
+  }
+
+  struct Enc {
+    T keys = nullptr, kp = nullptr, h = nullptr;
+    int64_t S = 0;
+    std::vector<int> lens;
+  };
+
+  Enc encode(Tape& tp, const std::vector<int>& src, int64_t B, int64_t S, const std::vector<int>& lens, float drop, std::mt19937& rng) const {
+    std::vector<int> ids(B * S);
+    for (int64_t t = 0; t < S; ++t)
+      for (int64_t b = 0; b < B; ++b) ids[t * B + b] = src[b * S + t];
+    T E = dropout(tp, embedding(tp, &src_emb_->t, ids), drop, rng);
+    T GI = linear(tp, E, &e_wih_->t, &e_bih_->t);
+    T h = tp.make(B, H_);
+    std::vector<T> outs;
+    std::vector<uint8_t> active(B);
+    for (int64_t t = 0; t < S; ++t) {
+      for (int64_t b = 0; b < B; ++b) active[b] = t < lens[b];
+      T gh = linear(tp, h, &e_whh_->t, &e_bhh_->t);
+      h = gru_cell(tp, slice_rows(tp, GI, t * B, B), gh, h, active);
+      outs.push_back(h);
+    }
+    Enc e;
+    e.keys = stack_batch_major(tp, outs);
+    e.kp = luong_ ? nullptr : linear(tp, e.keys, &att_ua_->t, &att_bu_->t);
+    e.h = h;
+    e.S = S;
+    e.lens = lens;
+    return e;
+  }
+
+  // One decoder step: returns {new hidden, output features, attention node}.
+  struct Step {
+    T h, out, att;
+  };
+  Step dec_step(Tape& tp, T h, T emb, const Enc& e) const {
+    if (luong_) {
+      T gi = linear(tp, emb, &d_wih_->t, &d_bih_->t);
+      T gh = linear(tp, h, &d_whh_->t, &d_bhh_->t);
+      T hn = gru_cell(tp, gi, gh, h, {});
+      T q = linear(tp, hn, &att_w_->t, nullptr);
+      T ctx = attention(tp, q, e.keys, e.keys, hn->r, 1, e.S, 1, e.lens, false, 1.f);
+      T o = tanh_(tp, linear(tp, concat_cols(tp, hn, ctx), &comb_w_->t, &comb_b_->t));
+      return {hn, o, ctx};
+    }
+    T qp = linear(tp, h, &att_wa_->t, &att_ba_->t);
+    T ctx = additive_attention(tp, qp, e.kp, &att_v_->t, e.keys, e.S, e.lens);
+    T gi = linear(tp, concat_cols(tp, emb, ctx), &d_wih_->t, &d_bih_->t);
+    T gh = linear(tp, h, &d_whh_->t, &d_bhh_->t);
+    T hn = gru_cell(tp, gi, gh, h, {});
+    return {hn, hn, ctx};
+  }
+
+  T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) override {
+    const float drop = train ? cfg.getf("dropout", 0.1f) : 0.f;
+    Enc e = encode(tp, b.src, b.B, b.S, b.src_len, drop, rng);
+    std::vector<int> ids(b.B * b.T), tg(b.B * b.T);
+    for (int64_t t = 0; t < b.T; ++t)
+      for (int64_t i = 0; i < b.B; ++i) {
+        ids[t * b.B + i] = b.tgt_in[i * b.T + t];
+        tg[t * b.B + i] = b.tgt_out[i * b.T + t];
+      }
+    T E = dropout(tp, embedding(tp, &tgt_emb_->t, ids), drop, rng);
+    T h = e.h;
+    std::vector<T> outs;
+    for (int64_t t = 0; t < b.T; ++t) {
+      Step s = dec_step(tp, h, slice_rows(tp, E, t * b.B, b.B), e);
+      h = s.h;
+      outs.push_back(s.out);
+    }
+    T O = dropout(tp, concat_rows(tp, outs), drop, rng);
+    T logits = linear(tp, O, &out_w_->t, &out_b_->t);
+    return cross_entropy(tp, logits, tg, train ? cfg.getf("label_smoothing", 0.f) : 0.f);
+  }
+
+  struct State : DecodeState {
+    Tape enc_tp, step_tp;
+    Enc e;
+    std::vector<float> h;  // [rows, H]
+  };
+
+  std::unique_ptr<DecodeState> start(const std::vector<int>& src) const override {
+    auto st = std::make_unique<State>();
+    st->enc_tp.grad_enabled = false;
+    st->step_tp.grad_enabled = false;
+    std::mt19937 rng(0);
+    const int64_t S = std::max<int64_t>(1, static_cast<int64_t>(src.size()));
+    std::vector<int> s = src;
+    if (s.empty()) s.push_back(-1);
+    st->e = encode(st->enc_tp, s, 1, S, {static_cast<int>(src.size())}, 0.f, rng);
+    st->h = st->e.h->v;
+    st->src_len = static_cast<int64_t>(src.size());
+    return st;
+  }
+
+  void step(DecodeState& ds, const std::vector<int>& last, std::vector<float>& logp,
+            std::vector<std::vector<float>>& cross, std::vector<std::vector<float>>& self) const override {
+    auto& st = static_cast<State&>(ds);
+    Tape& tp = st.step_tp;
+    tp.clear();
+    const int64_t R = static_cast<int64_t>(last.size());
+    T h = tp.constant(R, H_, st.h);
+    Step s = dec_step(tp, h, embedding(tp, &tgt_emb_->t, last), st.e);
+    T logits = linear(tp, s.out, &out_w_->t, &out_b_->t);
+    logp = logits->v;
+    log_softmax_rows(logp.data(), R, logits->c);
+    st.h = s.h->v;
+    cross.assign(R, {});
+    self.assign(R, {});
+    for (int64_t r = 0; r < R; ++r)
+      cross[r].assign(s.att->aux.begin() + r * st.e.S, s.att->aux.begin() + r * st.e.S + st.src_len);
+    st.rows = R;
+    st.t++;
+  }
+
+  void reorder(DecodeState& ds, const std::vector<int>& parent) const override {
+    auto& st = static_cast<State&>(ds);
+    std::vector<float> h(parent.size() * H_);
+    for (size_t i = 0; i < parent.size(); ++i) std::copy_n(st.h.data() + parent[i] * H_, H_, h.data() + i * H_);
+    st.h = std::move(h);
+    st.rows = static_cast<int64_t>(parent.size());
+  }
+
+  AttentionLayout layout() const override { return {1, 1, false}; }
+
+ private:
+  bool luong_ = false;
+  int64_t H_ = 0;
+  Param *src_emb_, *e_wih_, *e_bih_, *e_whh_, *e_bhh_, *tgt_emb_;
+  Param *att_wa_ = nullptr, *att_ba_ = nullptr, *att_ua_ = nullptr, *att_bu_ = nullptr, *att_v_ = nullptr;
+  Param *att_w_ = nullptr, *comb_w_ = nullptr, *comb_b_ = nullptr;
+  Param *d_wih_, *d_bih_, *d_whh_, *d_bhh_, *out_w_, *out_b_;
+};
+
+// ---------------------------------------------------------------- Transformer
+
+class TransformerModel : public Model {
+ public:
+  explicit TransformerModel(const ModelConfig& c) {
+    cfg = c;
+    d_ = c.geti("d", 128);
+    heads_ = c.geti("heads", 4);
+    L_ = c.geti("layers", 2);
+    F_ = c.geti("ffn", 4 * d_);
+    maxlen_ = c.geti("max_len", 64);
+    const int64_t Vs = c.geti("src_vocab"), Vt = c.geti("tgt_vocab");
+    require(d_ > 0 && d_ <= 4096 && heads_ > 0 && d_ % heads_ == 0 && L_ > 0 && L_ <= 32 && F_ > 0 && F_ <= 16384 &&
+                maxlen_ > 0 && maxlen_ <= 4096 && Vs > 0 && Vt > 0,
+            [] { return std::string("Transformer model: bad dimensions"); });
+    src_emb_ = add_param("src_emb", {Vs, d_});
+    tgt_emb_ = add_param("tgt_emb", {Vt, d_});
+    for (int64_t l = 0; l < L_; ++l) {
+      const std::string p = "enc." + std::to_string(l) + ".";
+      enc_.push_back({mha(p + "self."), ln(p + "ln1"), ln(p + "ln2"), {}, {}, ffn(p + "ffn.")});
+    }
+    for (int64_t l = 0; l < L_; ++l) {
+      const std::string p = "dec." + std::to_string(l) + ".";
+      dec_.push_back({mha(p + "self."), ln(p + "ln1"), ln(p + "ln2"), mha(p + "cross."), ln(p + "ln3"), ffn(p + "ffn.")});
+    }
+    out_w_ = add_param("out.w", {Vt, d_});
+    out_b_ = add_param("out.b", {Vt});
+    pe_.assign(maxlen_ * d_, 0.f);
+    for (int64_t p = 0; p < maxlen_; ++p)
+      for (int64_t i = 0; i < d_; i += 2) {
+        const double x = p / std::pow(10000.0, static_cast<double>(i) / d_);
+        pe_[p * d_ + i] = static_cast<float>(std::sin(x));
+        if (i + 1 < d_) pe_[p * d_ + i + 1] = static_cast<float>(std::cos(x));
+      }
+  }
+
+  struct Mha {
+    Param *wq, *wk, *wv, *wo;
+  };
+  struct Ln {
+    Param *g, *b;
+  };
+  struct Ffn {
+    Param *w1, *b1, *w2, *b2;
+  };
+  struct Layer {
+    Mha self;
+    Ln ln1, ln2;
+    Mha cross;
+    Ln ln3;
+    Ffn ffn;
+  };
+
+  Mha mha(const std::string& p) {
+    return {add_param(p + "wq", {d_, d_}), add_param(p + "wk", {d_, d_}), add_param(p + "wv", {d_, d_}), add_param(p + "wo", {d_, d_})};
+  }
+  Ln ln(const std::string& p) { return {add_param(p + ".g", {d_}), add_param(p + ".b", {d_})}; }
+  Ffn ffn(const std::string& p) {
+    return {add_param(p + "w1", {F_, d_}), add_param(p + "b1", {F_}), add_param(p + "w2", {d_, F_}), add_param(p + "b2", {d_})};
+  }
+
+  T ffn_fwd(Tape& tp, const Ffn& f, T x) const {
+    return linear(tp, relu_(tp, linear(tp, x, &f.w1->t, &f.b1->t)), &f.w2->t, &f.b2->t);
+  }
+  T add_norm(Tape& tp, const Ln& n, T x, T y, float drop, std::mt19937& rng) const {
+    return layer_norm(tp, add(tp, x, dropout(tp, y, drop, rng)), &n.g->t, &n.b->t);
+  }
+  T embed(Tape& tp, Param* E, const std::vector<int>& ids, int64_t L, int64_t pos0, float drop, std::mt19937& rng) const {
+    require(pos0 + L <= maxlen_, [&] { return "Transformer: sequence longer than max_len " + std::to_string(maxlen_); });
+    T x = scale(tp, embedding(tp, &E->t, ids), std::sqrt(static_cast<float>(d_)));
+    std::vector<float> pe(pe_.begin() + pos0 * d_, pe_.begin() + (pos0 + L) * d_);
+    return dropout(tp, add_rows_periodic(tp, x, pe, L), drop, rng);
+  }
+
+  // Encoder over src [B, S] batch-major -> memory [B * S, d]; collects self-attention nodes.
+  T encode(Tape& tp, const std::vector<int>& src, int64_t B, int64_t S, const std::vector<int>& lens, float drop,
+           std::mt19937& rng, std::vector<T>* atts) const {
+    T x = embed(tp, src_emb_, src, S, 0, drop, rng);
+    for (const Layer& l : enc_) {
+      T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
+      T a = attention(tp, q, k, v, B, S, S, heads_, lens, false, 0.f);
+      if (atts) atts->push_back(a);
+      x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), drop, rng);
+      x = add_norm(tp, l.ln2, x, ffn_fwd(tp, l.ffn, x), drop, rng);
+    }
+    return x;
+  }
+
+  T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) override {
+    const float drop = train ? cfg.getf("dropout", 0.1f) : 0.f;
+    T mem = encode(tp, b.src, b.B, b.S, b.src_len, drop, rng, nullptr);
+    T x = embed(tp, tgt_emb_, b.tgt_in, b.T, 0, drop, rng);
+    for (const Layer& l : dec_) {
+      T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
+      T a = attention(tp, q, k, v, b.B, b.T, b.T, heads_, {}, true, 0.f);
+      x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), drop, rng);
+      T q2 = linear(tp, x, &l.cross.wq->t, nullptr), k2 = linear(tp, mem, &l.cross.wk->t, nullptr), v2 = linear(tp, mem, &l.cross.wv->t, nullptr);
+      T c = attention(tp, q2, k2, v2, b.B, b.T, b.S, heads_, b.src_len, false, 0.f);
+      x = add_norm(tp, l.ln2, x, linear(tp, c, &l.cross.wo->t, nullptr), drop, rng);
+      x = add_norm(tp, l.ln3, x, ffn_fwd(tp, l.ffn, x), drop, rng);
+    }
+    T logits = linear(tp, x, &out_w_->t, &out_b_->t);
+    return cross_entropy(tp, logits, b.tgt_out, train ? cfg.getf("label_smoothing", 0.f) : 0.f);
+  }
+
+  struct State : DecodeState {
+    Tape enc_tp, step_tp;
+    std::vector<T> ck, cv;                       // per layer cross K, V [S, d]
+    std::vector<std::vector<float>> kc, vc;      // per layer self K, V cache [rows, t, d]
+    int64_t S = 0;
+  };
+
+  std::unique_ptr<DecodeState> start(const std::vector<int>& src) const override {
+    auto st = std::make_unique<State>();
+    st->enc_tp.grad_enabled = false;
+    st->step_tp.grad_enabled = false;
+    std::mt19937 rng(0);
+    std::vector<int> s = src;
+    if (s.empty()) s.push_back(-1);
+    const int64_t S = static_cast<int64_t>(s.size());
+    std::vector<T> atts;
+    T mem = encode(st->enc_tp, s, 1, S, {static_cast<int>(src.size())}, 0.f, rng, &atts);
+    for (const Layer& l : dec_) {
+      st->ck.push_back(linear(st->enc_tp, mem, &l.cross.wk->t, nullptr));
+      st->cv.push_back(linear(st->enc_tp, mem, &l.cross.wv->t, nullptr));
+    }
+    st->kc.assign(L_, {});
+    st->vc.assign(L_, {});
+    st->S = S;
+    st->src_len = static_cast<int64_t>(src.size());
+    const int64_t n = st->src_len;
+    st->enc_self.assign(L_ * heads_ * n * n, 0.f);
+    for (int64_t l = 0; l < L_; ++l)
+      for (int64_t h = 0; h < heads_; ++h)
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            st->enc_self[((l * heads_ + h) * n + i) * n + j] = atts[l]->aux[(h * S + i) * S + j];
+    return st;
+  }
+
+  void step(DecodeState& ds, const std::vector<int>& last, std::vector<float>& logp,
+            std::vector<std::vector<float>>& cross, std::vector<std::vector<float>>& self) const override {
+    auto& st = static_cast<State&>(ds);
+    Tape& tp = st.step_tp;
+    tp.clear();
+    std::mt19937 rng(0);
+    const int64_t R = static_cast<int64_t>(last.size()), t = st.t, n = st.src_len;
+    T x = embed(tp, tgt_emb_, last, 1, t, 0.f, rng);
+    cross.assign(R, std::vector<float>(L_ * heads_ * n));
+    self.assign(R, std::vector<float>(L_ * heads_ * (t + 1)));
+    for (int64_t li = 0; li < L_; ++li) {
+      const Layer& l = dec_[li];
+      T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
+      // Append this step's keys and values: cache rows b * (t + 1) + j.
+      std::vector<float> kc((t + 1) * R * d_), vc((t + 1) * R * d_);
+      for (int64_t b = 0; b < R; ++b) {
+        std::copy_n(st.kc[li].data() + b * t * d_, t * d_, kc.data() + b * (t + 1) * d_);
+        std::copy_n(st.vc[li].data() + b * t * d_, t * d_, vc.data() + b * (t + 1) * d_);
+        std::copy_n(k->v.data() + b * d_, d_, kc.data() + (b * (t + 1) + t) * d_);
+        std::copy_n(v->v.data() + b * d_, d_, vc.data() + (b * (t + 1) + t) * d_);
+      }
+      st.kc[li] = kc;
+      st.vc[li] = vc;
+      T K = tp.constant(R * (t + 1), d_, std::move(kc)), V = tp.constant(R * (t + 1), d_, std::move(vc));
+      T a = attention(tp, q, K, V, R, 1, t + 1, heads_, {}, false, 0.f);
+      x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), 0.f, rng);
+      T q2 = linear(tp, x, &l.cross.wq->t, nullptr);
+      T c = attention(tp, q2, st.ck[li], st.cv[li], R, 1, st.S, heads_, {static_cast<int>(n)}, false, 0.f);
+      x = add_norm(tp, l.ln2, x, linear(tp, c, &l.cross.wo->t, nullptr), 0.f, rng);
+      x = add_norm(tp, l.ln3, x, ffn_fwd(tp, l.ffn, x), 0.f, rng);
+      for (int64_t b = 0; b < R; ++b)
+        for (int64_t h = 0; h < heads_; ++h) {
+          std::copy_n(c->aux.data() + (b * heads_ + h) * st.S, n, cross[b].data() + (li * heads_ + h) * n);
+          std::copy_n(a->aux.data() + (b * heads_ + h) * (t + 1), t + 1, self[b].data() + (li * heads_ + h) * (t + 1));
+        }
+    }
+    T logits = linear(tp, x, &out_w_->t, &out_b_->t);
+    logp = logits->v;
+    log_softmax_rows(logp.data(), R, logits->c);
+    st.rows = R;
+    st.t++;
+  }
+
+  void reorder(DecodeState& ds, const std::vector<int>& parent) const override {
+    auto& st = static_cast<State&>(ds);
+    const int64_t t = st.t;
+    for (int64_t li = 0; li < L_; ++li)
+      for (auto* c : {&st.kc[li], &st.vc[li]}) {
+        std::vector<float> n(parent.size() * t * d_);
+        for (size_t i = 0; i < parent.size(); ++i) std::copy_n(c->data() + parent[i] * t * d_, t * d_, n.data() + i * t * d_);
+        *c = std::move(n);
+      }
+    st.rows = static_cast<int64_t>(parent.size());
+  }
+
+  AttentionLayout layout() const override { return {L_, heads_, true}; }
+
+ private:
+  int64_t d_, heads_, L_, F_, maxlen_;
+  Param *src_emb_, *tgt_emb_, *out_w_, *out_b_;
+  std::vector<Layer> enc_, dec_;
+  std::vector<float> pe_;
+};
+
+}  // namespace
+
+std::unique_ptr<Model> make_model(const ModelConfig& cfg) {
+  const std::string arch = cfg.get("arch");
+  if (arch == "gru" || arch == "gru-luong") return std::make_unique<GruModel>(cfg);
+  if (arch == "transformer") return std::make_unique<TransformerModel>(cfg);
+  throw Error("model config: unknown arch '" + arch + "' (expected gru, gru-luong or transformer)");
+}
+
+}  // namespace attnlab::nn

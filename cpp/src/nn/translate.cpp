@@ -1,0 +1,156 @@
+#include "attnlab/nn/translate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "attnlab/error.hpp"
+
+namespace attnlab::nn {
+
+std::unique_ptr<Translator> Translator::load(const uint8_t* data, size_t size) {
+  return std::make_unique<Translator>(load_model(data, size));
+}
+
+static std::string display(const Bpe& b, int id) {
+  if (id == Bpe::kEos) return "</s>";
+  std::string s = b.piece(id);
+  const std::string marker = "\xE2\x96\x81";
+  if (s.compare(0, marker.size(), marker) == 0) s = s.substr(marker.size());
+  return s;
+}
+
+std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src, const DecodeOptions& opt, std::vector<float>* enc_self) {
+  require(opt.beam >= 1 && opt.beam <= 64, [&] { return "translate: beam must be in [1, 64], got " + std::to_string(opt.beam); });
+  require(opt.max_len >= 0 && opt.max_len <= 512, [&] { return "translate: maxLength must be in [0, 512], got " + std::to_string(opt.max_len); });
+  const int max_len = opt.max_len > 0 ? opt.max_len : std::min<int>(100, 2 * static_cast<int>(src.size()) + 10);
+  const int K = opt.beam;
+  const int64_t V = m.tgt_vocab();
+  auto st = m.start(src);
+  if (enc_self) *enc_self = st->enc_self;
+  auto lp = [&](size_t len) { return std::pow((5.f + static_cast<float>(len)) / 6.f, opt.length_penalty); };
+  std::vector<Hypothesis> live(1), done;
+  std::vector<float> logp;
+  std::vector<std::vector<float>> cross, self;
+  for (int t = 0; t < max_len + 1 && !live.empty(); ++t) {
+    std::vector<int> last;
+    for (const auto& h : live) last.push_back(h.ids.empty() ? Bpe::kBos : h.ids.back());
+    m.step(*st, last, logp, cross, self);
+    const bool must_end = t == max_len;
+    struct Cand {
+      float logp;
+      int row, tok;
+    };
+    std::vector<Cand> cands;
+    for (size_t r = 0; r < live.size(); ++r) {
+      const float* row = logp.data() + r * V;
+      if (must_end) {
+        cands.push_back({live[r].logp + row[Bpe::kEos], static_cast<int>(r), Bpe::kEos});
+        continue;
+      }
+      std::vector<int> idx(V);
+      std::iota(idx.begin(), idx.end(), 0);
+      const int k = std::min<int64_t>(K + 1, V);
+      std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+      for (int i = 0; i < k; ++i)
+        if (idx[i] >= Bpe::kEos && idx[i] != Bpe::kUnk) cands.push_back({live[r].logp + row[idx[i]], static_cast<int>(r), idx[i]});
+    }
+    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.logp > b.logp; });
+    std::vector<Hypothesis> next;
+    std::vector<int> parent;
+    for (const Cand& c : cands) {
+      if (static_cast<int>(next.size()) >= K) break;
+      Hypothesis h = live[c.row];
+      h.ids.push_back(c.tok);
+      h.logp = c.logp;
+      h.cross.push_back(cross[c.row]);
+      h.self.push_back(self[c.row]);
+      if (c.tok == Bpe::kEos) {
+        h.finished = true;
+        h.score = h.logp / lp(h.ids.size());
+        done.push_back(std::move(h));
+        if (static_cast<int>(done.size()) >= K) break;
+      } else {
+        next.push_back(std::move(h));
+        parent.push_back(c.row);
+      }
+    }
+    live = std::move(next);
+    if (static_cast<int>(done.size()) >= K) break;
+    if (!live.empty()) m.reorder(*st, parent);
+  }
+  if (!done.empty()) live.clear();
+  for (auto& h : live) {  // unfinished: only when nothing finished
+    h.score = h.logp / lp(h.ids.size());
+    done.push_back(std::move(h));
+  }
+  std::stable_sort(done.begin(), done.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  if (static_cast<int>(done.size()) > K) done.resize(K);
+  return done;
+}
+
+std::vector<Hypothesis> Translator::search(const std::vector<int>& src, const DecodeOptions& opt, DecodeState*) const {
+  return beam_search(*m_.model, src, opt);
+}
+
+Translation Translator::translate(const std::string& text, const DecodeOptions& opt) const {
+  Translation tr;
+  tr.src_ids = m_.src.encode(text);
+  const int64_t maxlen = m_.model->cfg.geti("max_len", 0);
+  if (maxlen > 0 && static_cast<int64_t>(tr.src_ids.size()) > maxlen) tr.src_ids.resize(maxlen);
+  DecodeOptions o = opt;
+  if (maxlen > 0 && (o.max_len == 0 ? std::min<int64_t>(100, 2 * tr.src_ids.size() + 10) : o.max_len) >= maxlen)
+    o.max_len = static_cast<int>(maxlen - 1);
+  tr.beams = beam_search(*m_.model, tr.src_ids, o, &tr.enc_self);
+  tr.layout = m_.model->layout();
+  for (int id : tr.src_ids) tr.src_tokens.push_back(display(m_.src, id));
+  if (!tr.beams.empty()) {
+    for (int id : tr.beams[0].ids) tr.tgt_tokens.push_back(display(m_.tgt, id));
+    tr.text = m_.tgt.decode(tr.beams[0].ids, tgt_lang());
+  }
+  return tr;
+}
+
+double corpus_bleu(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs) {
+  require(hyps.size() == refs.size(), [] { return std::string("corpus_bleu: hyps and refs differ in length"); });
+  double match[4] = {0, 0, 0, 0}, total[4] = {0, 0, 0, 0};
+  double hyp_len = 0, ref_len = 0;
+  for (size_t i = 0; i < hyps.size(); ++i) {
+    const auto h = bleu_tokens(hyps[i]);
+    std::vector<std::vector<std::string>> rs;
+    for (const auto& r : refs[i]) rs.push_back(bleu_tokens(r));
+    hyp_len += h.size();
+    // Closest reference length (shorter wins ties), as in NLTK / sacrebleu.
+    size_t best = 0;
+    long bestd = -1;
+    for (const auto& r : rs) {
+      const long d = std::labs(static_cast<long>(r.size()) - static_cast<long>(h.size()));
+      if (bestd < 0 || d < bestd || (d == bestd && r.size() < best)) { bestd = d; best = r.size(); }
+    }
+    ref_len += best;
+    for (int n = 1; n <= 4; ++n) {
+      std::map<std::vector<std::string>, int> hc, maxrc;
+      for (size_t k = 0; k + n <= h.size(); ++k) hc[std::vector<std::string>(h.begin() + k, h.begin() + k + n)]++;
+      for (const auto& r : rs) {
+        std::map<std::vector<std::string>, int> rc;
+        for (size_t k = 0; k + n <= r.size(); ++k) rc[std::vector<std::string>(r.begin() + k, r.begin() + k + n)]++;
+        for (const auto& [g, c] : rc) maxrc[g] = std::max(maxrc[g], c);
+      }
+      for (const auto& [g, c] : hc) {
+        auto it = maxrc.find(g);
+        match[n - 1] += std::min(c, it == maxrc.end() ? 0 : it->second);
+        total[n - 1] += c;
+      }
+    }
+  }
+  double logp = 0;
+  for (int n = 0; n < 4; ++n) {
+    if (match[n] == 0 || total[n] == 0) return 0.0;
+    logp += 0.25 * std::log(match[n] / total[n]);
+  }
+  const double bp = hyp_len >= ref_len ? 1.0 : std::exp(1.0 - ref_len / std::max(hyp_len, 1.0));
+  return 100.0 * bp * std::exp(logp);
+}
+
+}  // namespace attnlab::nn

@@ -1,0 +1,241 @@
+// Tokenizer (normalisation, BPE with byte fallback, detokenisation), BLEU, the model file format
+// (round trips, quantisation, rejection of malformed files) and decoding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "attnlab/error.hpp"
+#include "attnlab/nn/translate.hpp"
+
+using namespace attnlab::nn;
+
+TEST(NnText, NormalizeComposesAndLowercases) {
+  // NFD "E" + combining acute, NFC "É", and lowercase "é" all normalise alike.
+  EXPECT_EQ(normalize("E\xCC\x81T\xC3\x89"), normalize("\xC3\xA9t\xC3\xA9"));
+  EXPECT_EQ(utf8_encode(normalize("\xC3\x89L\xC3\x88VE \xC3\x87" "A \xC5\x92UVRE")), "\xC3\xA9l\xC3\xA8ve \xC3\xA7""a \xC5\x93uvre");
+  // Typographic apostrophe and no-break space before "!" fold to ASCII.
+  EXPECT_EQ(pre_tokenize("J\xE2\x80\x99" "ai faim\xC2\xA0!"), (std::vector<std::string>{"j'ai", "faim", "!"}));
+  EXPECT_EQ(pre_tokenize("Who is he talking to?"), (std::vector<std::string>{"who", "is", "he", "talking", "to", "?"}));
+  EXPECT_EQ(pre_tokenize("Parle-t-il ?"), (std::vector<std::string>{"parle-t-il", "?"}));
+}
+
+TEST(NnText, BleuTokensStripAccentsAndSymbols) {
+  EXPECT_EQ(bleu_tokens("J'ai \xC3\xA9t\xC3\xA9 l\xC3\xA0. Ok?"), (std::vector<std::string>{"j", "ai", "ete", "la", ".", "ok", "?"}));
+}
+
+TEST(NnText, DetokenizeByLanguage) {
+  EXPECT_EQ(detokenize({"i", "am", "here", "!"}, "en"), "I am here!");
+  EXPECT_EQ(detokenize({"\xC3\xA9tais-tu", "l\xC3\xA0", "?"}, "fr"), "\xC3\x89tais-tu l\xC3\xA0 ?");
+  EXPECT_EQ(detokenize({"he", "said", "\"", "hi", "\"", "."}, "en"), "He said \"hi\".");
+}
+
+TEST(NnText, BpeLearnsEncodesAndNeverDrops) {
+  std::vector<std::string> corpus;
+  for (int i = 0; i < 20; ++i) {
+    corpus.push_back("the cat sat on the mat.");
+    corpus.push_back("the dog sat on the log!");
+    corpus.push_back("Le chat est l\xC3\xA0.");
+  }
+  Bpe b = Bpe::learn(corpus, 320);
+  EXPECT_LE(b.size(), 320);
+  const auto ids = b.encode("the cat sat");
+  EXPECT_LE(ids.size(), 3u);  // frequent words become single pieces
+  EXPECT_EQ(b.decode(ids, "en"), "The cat sat");
+  // Unseen characters (Greek, emoji) fall back to bytes and come back intact.
+  const std::string odd = "\xCE\xB1\xCE\xB2 zebra \xF0\x9F\x98\x80";
+  const auto ids2 = b.encode(odd);
+  EXPECT_EQ(b.decode(ids2, "fr"), "\xCE\x91\xCE\xB2 zebra \xF0\x9F\x98\x80");  // capitalised alpha
+  // Rebuilt from its parts, it encodes the same.
+  Bpe c = Bpe::from_parts(b.tokens(), b.merges());
+  EXPECT_EQ(c.encode(odd), ids2);
+  EXPECT_EQ(c.encode("the cat sat"), ids);
+}
+
+TEST(NnText, CorpusBleu) {
+  EXPECT_NEAR(corpus_bleu({"the cat is on the mat ."}, {{"the cat is on the mat ."}}), 100.0, 1e-9);
+  EXPECT_EQ(corpus_bleu({"a b"}, {{"c d e f"}}), 0.0);
+  // Multiple references: the closer one counts.
+  const double b1 = corpus_bleu({"he is a very good boy ."}, {{"he is a good boy .", "he is a very good boy ."}});
+  EXPECT_NEAR(b1, 100.0, 1e-9);
+  const double b2 = corpus_bleu({"he is a good boy today ."}, {{"he is a good boy ."}});
+  EXPECT_GT(b2, 30.0);
+  EXPECT_LT(b2, 100.0);
+}
+
+namespace {
+struct Fixture {
+  std::unique_ptr<Model> model;
+  Bpe src, tgt;
+};
+Fixture tiny(const std::string& arch) {
+  std::vector<std::string> s = {"le chat dort.", "le chien mange.", "je suis l\xC3\xA0."};
+  std::vector<std::string> t = {"the cat sleeps.", "the dog eats.", "i am here."};
+  Fixture f;
+  f.src = Bpe::learn(s, 290);
+  f.tgt = Bpe::learn(t, 290);
+  ModelConfig c;
+  c.set("arch", arch);
+  c.set("d", "16");
+  c.set("heads", "2");
+  c.set("layers", "2");
+  c.set("ffn", "24");
+  c.set("max_len", "32");
+  c.set("src_lang", "fr");
+  c.set("tgt_lang", "en");
+  c.set("src_vocab", std::to_string(f.src.size()));
+  c.set("tgt_vocab", std::to_string(f.tgt.size()));
+  f.model = make_model(c);
+  init_params(*f.model, 5);
+  return f;
+}
+std::string error_of(const std::vector<uint8_t>& b) {
+  try {
+    load_model(b.data(), b.size());
+  } catch (const attnlab::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+void fix_crc(std::vector<uint8_t>& b) {
+  const uint32_t c = crc32(b.data(), b.size() - 4);
+  std::memcpy(b.data() + b.size() - 4, &c, 4);
+}
+}  // namespace
+
+TEST(NnWeights, RoundTripAndQuantisation) {
+  for (const std::string arch : {"gru", "gru-luong", "transformer"}) {
+    Fixture f = tiny(arch);
+    for (DType dt : {DType::F32, DType::F16, DType::I8}) {
+      const auto bytes = save_model(*f.model, f.src, f.tgt, dt);
+      LoadedModel lm = load_model(bytes.data(), bytes.size());
+      EXPECT_EQ(lm.src.tokens(), f.src.tokens());
+      EXPECT_EQ(lm.tgt.merges(), f.tgt.merges());
+      ASSERT_EQ(lm.model->params.size(), f.model->params.size());
+      const float tol = dt == DType::F32 ? 0.f : dt == DType::F16 ? 2e-3f : 2e-2f;
+      for (size_t i = 0; i < f.model->params.size(); ++i) {
+        const auto& a = f.model->params[i]->t.v;
+        const auto& b = lm.model->params[i]->t.v;
+        float maxabs = 0;
+        for (float x : a) maxabs = std::max(maxabs, std::fabs(x));
+        for (size_t k = 0; k < a.size(); ++k) ASSERT_NEAR(a[k], b[k], tol * std::max(1.f, maxabs)) << arch << " " << f.model->params[i]->name;
+      }
+    }
+  }
+}
+
+TEST(NnWeights, RejectsMalformedFiles) {
+  Fixture f = tiny("gru");
+  const auto good = save_model(*f.model, f.src, f.tgt, DType::I8);
+  EXPECT_EQ(error_of(good), "");
+  // truncated
+  for (size_t n : {size_t(0), size_t(10), size_t(40), good.size() / 2, good.size() - 1}) {
+    std::vector<uint8_t> b(good.begin(), good.begin() + n);
+    EXPECT_NE(error_of(b), "") << n;
+  }
+  // bit flips anywhere: the checksum (or the magic) catches them
+  for (size_t pos : {size_t(3), size_t(30), good.size() / 3, good.size() - 20, good.size() - 2}) {
+    auto b = good;
+    b[pos] ^= 0x10;
+    EXPECT_NE(error_of(b), "") << pos;
+  }
+  {
+    auto b = good;
+    b[good.size() / 2] ^= 1;
+    EXPECT_NE(error_of(b).find("checksum"), std::string::npos);
+  }
+  // wrong version (with a valid checksum)
+  {
+    auto b = good;
+    const uint32_t v = 99;
+    std::memcpy(b.data() + 8, &v, 4);
+    fix_crc(b);
+    EXPECT_NE(error_of(b).find("version 99"), std::string::npos) << error_of(b);
+  }
+  // oversized dims in the config (valid checksum): rejected before any allocation
+  {
+    ModelConfig c = f.model->cfg;
+    c.set("d", "100000");
+    Fixture g = tiny("gru");
+    g.model->cfg = c;
+    const auto b = save_model(*g.model, g.src, g.tgt, DType::F32);
+    EXPECT_NE(error_of(b).find("out of range"), std::string::npos) << error_of(b);
+  }
+  // a tensor table entry with a huge dimension (valid checksum)
+  {
+    auto b = good;
+    // find the first tensor name "src_emb" and patch the dim after dtype and ndim
+    const std::string name = "src_emb";
+    auto it = std::search(b.begin(), b.end(), name.begin(), name.end());
+    ASSERT_NE(it, b.end());
+    const size_t p = static_cast<size_t>(it - b.begin()) + name.size() + 2;
+    const uint32_t huge = 1u << 30;
+    std::memcpy(b.data() + p, &huge, 4);
+    fix_crc(b);
+    EXPECT_NE(error_of(b).find("out of range"), std::string::npos) << error_of(b);
+  }
+  // wrong checksum
+  {
+    auto b = good;
+    b[b.size() - 1] ^= 0xFF;
+    EXPECT_NE(error_of(b).find("checksum"), std::string::npos);
+  }
+}
+
+TEST(NnDecode, GreedyEqualsBeamOneAndBeamReturnsAttention) {
+  for (const std::string arch : {"gru", "transformer"}) {
+    Fixture f = tiny(arch);
+    const auto bytes = save_model(*f.model, f.src, f.tgt, DType::F32);
+    auto tr = Translator::load(bytes.data(), bytes.size());
+    DecodeOptions g;
+    g.max_len = 6;
+    const Translation t1 = tr->translate("le chat dort.", g);
+    ASSERT_EQ(t1.beams.size(), 1u);
+    const auto& h = t1.beams[0];
+    EXPECT_EQ(h.cross.size(), h.ids.size());
+    const auto lay = tr->model().layout();
+    for (const auto& row : h.cross) {
+      ASSERT_EQ(row.size(), static_cast<size_t>(lay.layers * lay.heads) * t1.src_ids.size());
+      double s = 0;
+      for (size_t k = 0; k < t1.src_ids.size(); ++k) s += row[k];
+      EXPECT_NEAR(s, 1.0, 1e-4);
+    }
+    DecodeOptions b = g;
+    b.beam = 4;
+    const Translation t4 = tr->translate("le chat dort.", b);
+    ASSERT_GE(t4.beams.size(), 1u);
+    EXPECT_GE(t4.beams[0].score, t4.beams.back().score);
+    for (const auto& hb : t4.beams) EXPECT_EQ(hb.ids.back(), Bpe::kEos);  // every returned beam finished
+    EXPECT_EQ(h.ids.back(), Bpe::kEos);
+    if (arch == "transformer") {
+      EXPECT_EQ(t1.enc_self.size(), static_cast<size_t>(2 * 2) * t1.src_ids.size() * t1.src_ids.size());
+    }
+  }
+}
+
+// The incremental (cached) Transformer decoder must score exactly what the teacher-forced
+// training path scores.
+TEST(NnDecode, IncrementalDecoderMatchesTrainingPath) {
+  for (const std::string arch : {"gru", "gru-luong", "transformer"}) {
+    Fixture f = tiny(arch);
+    std::vector<int> src = f.src.encode("le chien mange."), tgt = f.tgt.encode("the dog eats.");
+    const Batch b = make_batch({&src}, {&tgt});
+    std::mt19937 rng(1);
+    Tape tp;
+    tp.grad_enabled = false;
+    const float loss = f.model->loss(tp, b, rng, false)->v[0];
+    auto st = f.model->start(src);
+    std::vector<float> logp;
+    std::vector<std::vector<float>> cross, self;
+    double nll = 0;
+    std::vector<int> in = {Bpe::kBos};
+    in.insert(in.end(), tgt.begin(), tgt.end());
+    std::vector<int> out = tgt;
+    out.push_back(Bpe::kEos);
+    for (size_t t = 0; t < out.size(); ++t) {
+      f.model->step(*st, {in[t]}, logp, cross, self);
+      nll -= logp[out[t]];
+    }
+    EXPECT_NEAR(nll / out.size(), loss, 1e-4) << arch;
+  }
+}
