@@ -1,4 +1,5 @@
 import { withScratch } from './heap.js';
+import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
@@ -85,7 +86,8 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
   return { Q, K, V, d, score, params, hidden, scale };
 }
 
-export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
+/** attention()'s arguments, checked once for every backend. */
+export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions) {
   const fn = 'attention';
   const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights']);
   const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, o);
@@ -94,7 +96,19 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
   const validLens = optionalValidLens(fn, 'options.validLens', o.validLens);
   const mask = optionalMask(fn, 'options.attnMask', o.attnMask);
   const masks: MaskInput[] = mask ? [{ name: 'options.attnMask', checked: mask, trueBlocks: false }] : [];
+  const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, masks, validLens);
+  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, layout };
+}
 
+export type AttentionArgs = ReturnType<typeof attentionArgs>;
+
+export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
+  return runAttention(m, attentionArgs(q, k, v, options));
+}
+
+/** The WebAssembly run of checked arguments. */
+export function runAttention(m: WasmModule, a: AttentionArgs): AttentionResult {
+  const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks } = a;
   const batch = numel(d.lead);
   const outLen = batch * d.Sq * d.Dv;
   const wLen = batch * d.Sq * d.Sk;
@@ -102,7 +116,7 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
     const out = s.alloc(outLen * 4);
     const weights = returnWeights ? s.alloc(wLen * 4) : 0;
     check(m.attention({
-      q: s.put(Q.data), k: s.put(K.data), v: s.put(V!.data), ...d, score,
+      q: s.put(Q.data), k: s.put(K.data), v: s.put(V.data), ...d, score,
       W: params.W ? s.put(params.W.data) : null,
       Wq: params.Wq ? s.put(params.Wq.data) : null,
       Wk: params.Wk ? s.put(params.Wk.data) : null,
