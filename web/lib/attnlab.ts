@@ -1,24 +1,34 @@
-import { attention, attentionScores } from './attention.js';
+import { attention, attentionArgs, attentionScores, runAttention } from './attention.js';
 import { argError } from './errors.js';
 import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
-import { multiHeadAttention } from './multihead.js';
+import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { positionalEncoding } from './positional.js';
-import { maskedSoftmax } from './softmax.js';
+import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import type {
-  AttentionOptions, AttentionResult, HeapStats, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
-  MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, Tensor, Variant,
+  AttentionOptions, AttentionResult, Backend, GpuAdapterInfo, HeapStats, LoadOptions, MaskedSoftmaxOptions,
+  MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, Tensor, Variant,
 } from './types.js';
 import type { WasmModule } from './wasm-module.js';
+import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
 
 const VARIANTS: readonly Variant[] = ['scalar', 'simd', 'simd-threads'];
+const BACKENDS: readonly NonNullable<LoadOptions['backend']>[] = ['wasm', 'webgpu', 'auto'];
 const MAX_DEFAULT_THREADS = 4;
 const disposeSymbol: symbol = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
 
-/** One instance of the attnlab WebAssembly module. Results are plain JS-owned tensors. */
+/**
+ * One instance of attnlab. Results are plain JS-owned tensors.
+ *
+ * Every op has a synchronous method that runs on WebAssembly, whatever the backend. The GPU ops
+ * also have `…Async` methods returning Promises: `attentionAsync`, `maskedSoftmaxAsync` and
+ * `multiHeadAttentionAsync` run on the GPU when `backend` is `'webgpu'` and resolve with the
+ * WebAssembly result otherwise, so one code path serves both backends. Their arguments are checked
+ * by the same code, with the same error messages (as rejections), on both.
+ */
 export class Attnlab {
-  /** Where the math runs. */
-  readonly backend = 'wasm' as const;
+  /** Where the `…Async` ops run. The synchronous methods always run on WebAssembly. */
+  readonly backend: Backend;
   /** The build in use. */
   readonly variant: Variant;
   /** Threads the ops use, counting the calling thread. */
@@ -26,13 +36,21 @@ export class Attnlab {
   /** Kernel instruction set of the build: 'simd128' or 'scalar'. */
   readonly isa: string;
   #m: WasmModule | null;
+  #gpu: WebGpuBackend | null;
 
   /** @internal Use `load()`. */
-  constructor(m: WasmModule, variant: Variant, threads: number) {
+  constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null) {
     this.#m = m;
+    this.#gpu = gpu;
+    this.backend = gpu ? 'webgpu' : 'wasm';
     this.variant = variant;
     this.threads = threads;
     this.isa = m.isa();
+  }
+
+  /** The GPU adapter the `…Async` ops use; null on the WebAssembly backend. */
+  get gpuAdapter(): GpuAdapterInfo | null {
+    return this.#gpu?.adapterInfo ?? null;
   }
 
   #mod(fn: string): WasmModule {
@@ -45,6 +63,17 @@ export class Attnlab {
     return attention(this.#mod('attention'), q, k, v, options);
   }
 
+  /**
+   * attention() on this instance's backend; resolves with the same result. On WebGPU the scores
+   * matrix exists in GPU memory only when `returnWeights` asks for it. Score `'additive'` is not
+   * implemented on WebGPU: with backend `'auto'` it runs on WebAssembly, with `'webgpu'` it rejects.
+   */
+  async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
+    const m = this.#mod('attention');
+    const a = attentionArgs(q, k, v, options);
+    return this.#gpu ? this.#gpu.attention(a, () => runAttention(this.#mod('attention'), a)) : runAttention(m, a);
+  }
+
   /** Raw scores a(q, k), before masks and softmax: [..., Sq, Sk]. */
   attentionScores(q: Tensor, k: Tensor, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {
     return attentionScores(this.#mod('attentionScores'), q, k, options);
@@ -55,9 +84,23 @@ export class Attnlab {
     return maskedSoftmax(this.#mod('maskedSoftmax'), x, options);
   }
 
+  /** maskedSoftmax() on this instance's backend; resolves with the same result. */
+  async maskedSoftmaxAsync(x: Tensor, options?: MaskedSoftmaxOptions): Promise<Tensor> {
+    const m = this.#mod('maskedSoftmax');
+    const a = maskedSoftmaxArgs(x, options);
+    return this.#gpu ? this.#gpu.maskedSoftmax(a, () => runMaskedSoftmax(this.#mod('maskedSoftmax'), a)) : runMaskedSoftmax(m, a);
+  }
+
   /** PyTorch `nn.MultiheadAttention` (batch_first=True) forward. Self- and cross-attention alike. */
   multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
     return multiHeadAttention(this.#mod('multiHeadAttention'), query, key, value, params, options);
+  }
+
+  /** multiHeadAttention() on this instance's backend; resolves with the same result. */
+  async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
+    const m = this.#mod('multiHeadAttention');
+    const a = multiHeadArgs(query, key, value, params, options);
+    return this.#gpu ? this.#gpu.multiHeadAttention(a, () => runMultiHead(this.#mod('multiHeadAttention'), a)) : runMultiHead(m, a);
   }
 
   /** Nadaraya-Watson kernel regression: attention pooling with a fixed kernel. */
@@ -81,11 +124,13 @@ export class Attnlab {
     return this.#m === null;
   }
 
-  /** Stops the worker threads and releases the module. Safe to call twice. */
+  /** Stops the worker threads, releases the module and the GPU device. Safe to call twice. */
   dispose(): void {
     const m = this.#m;
     if (!m) return;
     this.#m = null;
+    this.#gpu?.dispose();
+    this.#gpu = null;
     m.setThreads(1);
     m.terminateWorkers();
   }
@@ -101,14 +146,21 @@ function defaultVariant(): Variant {
 }
 
 /**
- * Loads attnlab. `variant` defaults to the fastest build this environment can run; `threads` to
- * the logical core count (at most 4) for the threaded build.
+ * Loads attnlab. `backend` defaults to `'wasm'`; `variant` to the fastest build this environment
+ * can run; `threads` to the logical core count (at most 4) for the threaded build. A WebGPU-backed
+ * instance also loads a WebAssembly build, for its synchronous methods and for 'auto' fallbacks.
  */
 export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const fn = 'load';
   if (typeof options !== 'object' || options === null) throw argError(fn, 'options', 'an object', options);
   for (const key of Object.keys(options)) {
-    if (key !== 'variant' && key !== 'threads') throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads`);
+    if (!['variant', 'threads', 'backend', 'gpu'].includes(key)) throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads, backend, gpu`);
+  }
+  const backend = options.backend ?? 'wasm';
+  if (!BACKENDS.includes(backend)) throw argError(fn, 'options.backend', `one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`, backend);
+  const g = options.gpu as unknown;
+  if (g !== undefined && (typeof g !== 'object' || g === null || typeof (g as { requestAdapter?: unknown }).requestAdapter !== 'function')) {
+    throw argError(fn, 'options.gpu', "a WebGPU entry point with requestAdapter() (navigator.gpu, or create([]) from the npm 'webgpu' package)", g);
   }
   const variant = options.variant ?? defaultVariant();
   if (!VARIANTS.includes(variant)) throw argError(fn, 'options.variant', `one of ${VARIANTS.map((v) => `'${v}'`).join(', ')}`, variant);
@@ -124,12 +176,20 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   } else if (variant === 'simd-threads') {
     threads = Math.max(1, Math.min(MAX_DEFAULT_THREADS, hardwareThreads()));
   }
+  // The GPU first: when 'webgpu' finds no adapter, no WebAssembly threads were started in vain.
+  const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu);
   // The threaded build's factory never resolves with an empty worker pool (Emscripten 3.1.6 waits
   // for 'all' workers to load, and zero never reports): keep at least one, idle if threads is 1.
-  const m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
+  let m: WasmModule;
+  try {
+    m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
+  } catch (e) {
+    gpu?.dispose();
+    throw e;
+  }
   const err = m.setThreads(threads);
   if (err) throw new Error(`${fn}: ${err}`);
   // Idle workers must not keep a Node process alive.
   if (isNode) m.unrefWorkers();
-  return new Attnlab(m, variant, threads);
+  return new Attnlab(m, variant, threads, gpu);
 }
