@@ -9,7 +9,6 @@ import { f32, packUniform, sliceBaseWgsl, viewFields, type View } from './unifor
 export const FLASH_ROWS = 64;
 /** Largest head size the fused kernel takes: q and the output row live in registers. */
 export const FLASH_MAX_DIM = 128;
-/** Keys per tile at most: a u32 holds the tile's visibility bits. */
 const MAX_KEY_TILE = 32;
 
 /** Keys per tile: the largest power of two whose K and V tiles (vec4-padded) fit the workgroup memory. */
@@ -20,16 +19,21 @@ export function flashKeyTile(D: number, Dv: number, workgroupBytes: number): num
   return bc;
 }
 
+/** `n` lines of generated WGSL, one per vec4 lane group. */
+const unroll = (n: number, line: (c: number) => string) => Array.from({ length: n }, (_, c) => line(c)).join('\n');
+
 /**
- * The kernel for head sizes D (queries, keys) and Dv (values): one pipeline per shape class. Rows
- * are held as vec4s (zero-padded past D and Dv), so dot products and updates run four lanes wide.
+ * The kernel for head sizes D (queries, keys) and Dv (values): one pipeline per shape class. A row
+ * of q and of the output accumulator are vec4 registers (q0.., a0..), written out unrolled: GPUs
+ * (and SwiftShader) keep dynamically indexed private arrays in slow memory.
  */
 export function flashShader(D: number, Dv: number, keyTile: number): string {
+  const D4 = Math.ceil(D / 4), DV4 = Math.ceil(Dv / 4);
   return /* wgsl */ `
 const D: u32 = ${D}u;
 const DV: u32 = ${Dv}u;
-const D4: u32 = ${Math.ceil(D / 4)}u;
-const DV4: u32 = ${Math.ceil(Dv / 4)}u;
+const D4: u32 = ${D4}u;
+const DV4: u32 = ${DV4}u;
 const BR: u32 = ${FLASH_ROWS}u;
 const BC: u32 = ${keyTile}u;
 const M_INIT: f32 = -3.0e38;  // below any score, yet finite: exp(M_INIT - s) is a clean 0
@@ -81,12 +85,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
   if (lx == 0u) { lastKey = atomicLoad(&lastKeyAtomic); }
   let end = workgroupUniformLoad(&lastKey);
 
-  var q: array<vec4<f32>, D4>;
-  var acc: array<vec4<f32>, DV4>;
-  if (live) {
-    let qb = sliceBase(P.q, bt) + i * P.q.w;
-    for (var c = 0u; c < D4; c++) { q[c] = loadQ(qb, 4u * c); }
-  }
+  let qb = sliceBase(P.q, bt) + min(i, P.Sq - 1u) * P.q.w;
+${unroll(D4, (c) => `  let q${c} = loadQ(qb, ${4 * c}u);`)}
+${unroll(DV4, (c) => `  var a${c} = vec4<f32>();`)}
   var m = M_INIT;
   var l = 0.0;
   let kb = sliceBase(P.k, bt);
@@ -100,34 +101,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
       if (t / DV4 < n) { vTile[t] = loadV(vb + (j0 + t / DV4) * P.v.w, 4u * (t % DV4)); }
     }
     workgroupBarrier();
-    if (live && j0 < hi) {
-      let jn = min(BC, hi - j0);
-      var s: array<f32, BC>;
-      var seen = 0u;  // bit jj: key j0 + jj survived the masks
-      var tileMax = M_INIT;
-      for (var jj = 0u; jj < jn; jj++) {
-        var qk = 0.0;
-        for (var c = 0u; c < D4; c++) { qk += dot(q[c], kTile[jj * D4 + c]); }
-        var x = P.scale * qk;
-        if (applyMasks(bt, i, j0 + jj, &x)) {
-          s[jj] = x;
-          seen |= 1u << jj;
-          tileMax = max(tileMax, x);
+    // Online softmax, key by key: the accumulator is rescaled only when a new maximum appears.
+    let jn = select(0u, min(BC, hi - j0), live && j0 < hi);
+    for (var jj = 0u; jj < jn; jj++) {
+      let kt = jj * D4;
+      var x = P.scale * (${Array.from({ length: D4 }, (_, c) => `dot(q${c}, kTile[kt + ${c}u])`).join(' + ')});
+      if (applyMasks(bt, i, j0 + jj, &x)) {
+        var p = 1.0;
+        if (x > m) {
+          let correction = exp(m - x);
+          l *= correction;
+${unroll(DV4, (c) => `          a${c} *= correction;`)}
+          m = x;
+        } else {
+          p = exp(x - m);
         }
-      }
-      if (seen != 0u) {
-        let mNew = max(m, tileMax);
-        let correction = exp(m - mNew);
-        l *= correction;
-        for (var c = 0u; c < DV4; c++) { acc[c] *= correction; }
-        for (var jj = 0u; jj < jn; jj++) {
-          if ((seen & (1u << jj)) != 0u) {
-            let p = exp(s[jj] - mNew);
-            l += p;
-            for (var c = 0u; c < DV4; c++) { acc[c] += p * vTile[jj * DV4 + c]; }
-          }
-        }
-        m = mNew;
+        l += p;
+        let vt = jj * DV4;
+${unroll(DV4, (c) => `        a${c} += p * vTile[vt + ${c}u];`)}
       }
     }
     workgroupBarrier();
@@ -136,7 +127,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     // A row that sees no key has l = 0: zero output, as the WebAssembly core gives.
     let inv = select(0.0, 1.0 / l, l > 0.0);
     let ob = sliceBase(P.o, bt) + i * P.o.w;
-    for (var c = 0u; c < DV; c++) { O[ob + c] = acc[c / 4u][c % 4u] * inv; }
+${unroll(Dv, (c) => `    O[ob + ${c}u] = a${c >> 2}[${c & 3}] * inv;`)}
   }
 }
 `;

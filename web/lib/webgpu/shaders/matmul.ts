@@ -43,7 +43,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let col0 = wg.x * TN;
   let ab = sliceBase(P.a, bt);
   let bb = sliceBase(P.b, bt);
-  var acc: array<f32, 16>;
+  // Rows lid.y + 16 r (acc<r>) by columns lid.x + 16 c (lane c): conflict-free shared reads.
+  var acc0 = vec4<f32>();
+  var acc1 = vec4<f32>();
+  var acc2 = vec4<f32>();
+  var acc3 = vec4<f32>();
   for (var k0 = 0u; k0 < P.K; k0 += TK) {
     for (var t = lx; t < TM * TK; t += 256u) {
       let r = t / TK;
@@ -62,26 +66,30 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     }
     workgroupBarrier();
     for (var kk = 0u; kk < TK; kk++) {
-      var av: array<f32, 4>;
-      var bv: array<f32, 4>;
-      for (var r = 0u; r < 4u; r++) { av[r] = As[kk * TM + lid.y + 16u * r]; }
-      for (var c = 0u; c < 4u; c++) { bv[c] = Bs[kk * TN + lid.x + 16u * c]; }
-      for (var r = 0u; r < 4u; r++) {
-        for (var c = 0u; c < 4u; c++) { acc[r * 4u + c] += av[r] * bv[c]; }
-      }
+      let b = vec4<f32>(Bs[kk * TN + lid.x], Bs[kk * TN + lid.x + 16u], Bs[kk * TN + lid.x + 32u], Bs[kk * TN + lid.x + 48u]);
+      acc0 += As[kk * TM + lid.y] * b;
+      acc1 += As[kk * TM + lid.y + 16u] * b;
+      acc2 += As[kk * TM + lid.y + 32u] * b;
+      acc3 += As[kk * TM + lid.y + 48u] * b;
     }
     workgroupBarrier();
   }
   let cb = sliceBase(P.c, bt);
-  for (var r = 0u; r < 4u; r++) {
-    let i = row0 + lid.y + 16u * r;
-    for (var c = 0u; c < 4u; c++) {
-      let j = col0 + lid.x + 16u * c;
-      if (i < P.M && j < P.N) {
-        var y = P.alpha * acc[r * 4u + c];
-        if (P.hasBias != 0u) { y += bias[P.biasOffset + j]; }
-        C[cb + i * P.c.w + j] = y;
-      }
+  store(cb, row0 + lid.y, col0 + lid.x, acc0);
+  store(cb, row0 + lid.y + 16u, col0 + lid.x, acc1);
+  store(cb, row0 + lid.y + 32u, col0 + lid.x, acc2);
+  store(cb, row0 + lid.y + 48u, col0 + lid.x, acc3);
+}
+
+// Row i of the thread's block: columns j, j + 16, j + 32, j + 48.
+fn store(cb: u32, i: u32, j: u32, acc: vec4<f32>) {
+  if (i >= P.M) { return; }
+  for (var c = 0u; c < 4u; c++) {
+    let jc = j + 16u * c;
+    if (jc < P.N) {
+      var y = P.alpha * acc[c];
+      if (P.hasBias != 0u) { y += bias[P.biasOffset + jc]; }
+      C[cb + i * P.c.w + jc] = y;
     }
   }
 }
