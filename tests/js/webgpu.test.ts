@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { GpuUnavailableError, load, type Attnlab, type GpuProvider } from 'attnlab';
 import { create } from 'webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randn } from './reference.js';
+import { randBool, randn } from './reference.js';
 import { compareCase, GPU_CASES, GPU_TOL } from './webgpu-cases.js';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -86,6 +86,36 @@ describe('WebGPU against WebAssembly', () => {
     const first = await gpuLib.attentionAsync(q, q, q, { causal: true });
     const again = await Promise.all([1, 2, 3].map(() => gpuLib.attentionAsync(q, q, q, { causal: true })));
     for (const r of again) expect(r.output.data).toEqual(first.output.data);
+  });
+
+  it('compiles once per shape class and reuses buffers across calls', { timeout: 180_000 }, async () => {
+    const devices: GPUDevice[] = [];
+    const lib = await load({ backend: 'webgpu', gpu: wrappedGpu(devices), variant: 'simd' });
+    const run = (S: number, B: number, options = {}) => {
+      const x = randn([B, S, 16], S);
+      return lib.attentionAsync(x, x, x, options);
+    };
+    await run(10, 1);
+    const device = devices[0];
+    const counts = { shaders: 0, buffers: 0 };
+    const createShaderModule = device.createShaderModule.bind(device);
+    const createBuffer = device.createBuffer.bind(device);
+    device.createShaderModule = (d) => (counts.shaders++, createShaderModule(d));
+    device.createBuffer = (d) => (counts.buffers++, createBuffer(d));
+    // Other lengths, batches and masks: the same fused kernel.
+    await run(70, 3, { causal: true });
+    await run(200, 2, { validLens: new Int32Array([5, 100]) });
+    await run(33, 1, { attnMask: randBool([33, 33], 1, 0.5) });
+    expect(counts.shaders).toBe(0);
+    // Weights: the matmul path's kernels (scores, softmax, mix), once.
+    await run(20, 1, { returnWeights: true });
+    await run(90, 2, { returnWeights: true, causal: true });
+    expect(counts.shaders).toBe(3);
+    // A repeated call takes every buffer from the pool.
+    const before = counts.buffers;
+    await run(90, 2, { returnWeights: true, causal: true });
+    expect(counts.buffers).toBe(before);
+    lib.dispose();
   });
 
   it('sync methods of a WebGPU instance run on WebAssembly', () => {
