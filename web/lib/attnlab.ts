@@ -69,9 +69,10 @@ export class Attnlab {
    * implemented on WebGPU: with backend `'auto'` it runs on WebAssembly, with `'webgpu'` it rejects.
    */
   async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
-    const m = this.#mod('attention');
+    this.#mod('attention');  // a disposed instance says so before any argument is checked
     const a = attentionArgs(q, k, v, options);
-    return this.#gpu ? this.#gpu.attention(a, () => runAttention(this.#mod('attention'), a)) : runAttention(m, a);
+    const wasm = () => runAttention(this.#mod('attention'), a);
+    return this.#gpu ? this.#gpu.attention(a, wasm) : wasm();
   }
 
   /** Raw scores a(q, k), before masks and softmax: [..., Sq, Sk]. */
@@ -86,9 +87,10 @@ export class Attnlab {
 
   /** maskedSoftmax() on this instance's backend; resolves with the same result. */
   async maskedSoftmaxAsync(x: Tensor, options?: MaskedSoftmaxOptions): Promise<Tensor> {
-    const m = this.#mod('maskedSoftmax');
+    this.#mod('maskedSoftmax');
     const a = maskedSoftmaxArgs(x, options);
-    return this.#gpu ? this.#gpu.maskedSoftmax(a, () => runMaskedSoftmax(this.#mod('maskedSoftmax'), a)) : runMaskedSoftmax(m, a);
+    const wasm = () => runMaskedSoftmax(this.#mod('maskedSoftmax'), a);
+    return this.#gpu ? this.#gpu.maskedSoftmax(a, wasm) : wasm();
   }
 
   /** PyTorch `nn.MultiheadAttention` (batch_first=True) forward. Self- and cross-attention alike. */
@@ -98,9 +100,10 @@ export class Attnlab {
 
   /** multiHeadAttention() on this instance's backend; resolves with the same result. */
   async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
-    const m = this.#mod('multiHeadAttention');
+    this.#mod('multiHeadAttention');
     const a = multiHeadArgs(query, key, value, params, options);
-    return this.#gpu ? this.#gpu.multiHeadAttention(a, () => runMultiHead(this.#mod('multiHeadAttention'), a)) : runMultiHead(m, a);
+    const wasm = () => runMultiHead(this.#mod('multiHeadAttention'), a);
+    return this.#gpu ? this.#gpu.multiHeadAttention(a, wasm) : wasm();
   }
 
   /** Nadaraya-Watson kernel regression: attention pooling with a fixed kernel. */
