@@ -1,93 +1,25 @@
-// The only embind code: thin wrappers from JS argument objects (heap pointers and shapes, already
-// validated by web/lib) to the core ops. Every wrapper returns "" on success or the error message,
+// embind code (with variants.cpp): thin wrappers from JS argument objects (heap pointers and
+// shapes, already validated by web/lib) to the core ops. Every wrapper returns "" on success or the error message,
 // which the TypeScript layer throws as an Error; no C++ exception crosses into JavaScript.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
 #include <memory>
-#include <new>
 #include <string>
 #include <system_error>
 
 #include "attnlab/attnlab.hpp"
 #include "kernels.hpp"
+#include "marshal.hpp"
 
 using emscripten::val;
 using namespace attnlab;
+using namespace attnlab::bindings;
 
 namespace {
 
 std::unique_ptr<ThreadPool> pool;
-
-template <class T>
-T* ptr(const val& v) {
-  return v.isUndefined() || v.isNull() ? nullptr
-                                       : reinterpret_cast<T*>(static_cast<uintptr_t>(v.as<double>()));
-}
-
-// Integers arrive as JS numbers (embind has no int64 without BigInt); exact below 2^53.
-int64_t num(const val& v) { return static_cast<int64_t>(v.as<double>()); }
-
-Shape shape(const val& v) {
-  Shape s;
-  for (double d : emscripten::vecFromJSArray<double>(v)) s.push_back(static_cast<int64_t>(d));
-  return s;
-}
-
-// masks: { causal, bools: [{ptr, shape, trueBlocks}], additive: [{ptr, shape}],
-//          validLens: {name, ptr, length} | null } over scores of shape `target` = [lead..., Sq, Sk].
-MaskSet read_masks(const val& m, const Shape& target) {
-  MaskSet set;
-  if (m.isUndefined() || m.isNull()) return set;
-  set.causal = m["causal"].as<bool>();
-  const val bools = m["bools"];
-  for (unsigned i = 0, n = bools["length"].as<unsigned>(); i < n; ++i) {
-    const val b = bools[i];
-    set.bools.push_back({ptr<const uint8_t>(b["ptr"]),
-                         broadcast_to(shape(b["shape"]), target, b["name"].as<std::string>()),
-                         b["trueBlocks"].as<bool>()});
-  }
-  const val adds = m["additive"];
-  for (unsigned i = 0, n = adds["length"].as<unsigned>(); i < n; ++i) {
-    const val a = adds[i];
-    set.additive.push_back({ptr<const float>(a["ptr"]),
-                            broadcast_to(shape(a["shape"]), target, a["name"].as<std::string>())});
-  }
-  const val vl = m["validLens"];
-  if (!vl.isUndefined() && !vl.isNull()) {
-    const Shape lead(target.begin(), target.end() - 2);
-    set.valid_lens = make_valid_lens(ptr<const int32_t>(vl["ptr"]), num(vl["length"]),
-                                     lead, target[target.size() - 2], target.back(),
-                                     vl["name"].as<std::string>());
-  }
-  return set;
-}
-
-template <class F>
-std::string guarded(F&& f) {
-  try {
-    f();
-    return "";
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::bad_alloc&) {
-    return "out of memory: the WebAssembly heap could not grow enough for this call";
-  } catch (const std::exception& e) {
-    return std::string("internal error: ") + e.what();
-  }
-}
-
-AttentionDims read_dims(const val& a) {
-  AttentionDims d;
-  d.lead = shape(a["lead"]);
-  d.Sq = num(a["Sq"]);
-  d.Sk = num(a["Sk"]);
-  d.Dq = num(a["Dq"]);
-  d.Dk = num(a["Dk"]);
-  d.Dv = num(a["Dv"]);
-  return d;
-}
 
 ScoreParams read_params(const val& a) {
   ScoreParams p;
@@ -98,13 +30,6 @@ ScoreParams read_params(const val& a) {
   p.hidden = num(a["hidden"]);
   p.scale = a["scale"].as<float>();
   return p;
-}
-
-Shape scores_shape(const AttentionDims& d) {
-  Shape t = d.lead;
-  t.push_back(d.Sq);
-  t.push_back(d.Sk);
-  return t;
 }
 
 std::string attention_js(val a) {
@@ -189,6 +114,8 @@ double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string isa() { return kernels::active_isa(); }
 
 }  // namespace
+
+ThreadPool* attnlab::bindings::thread_pool() { return pool.get(); }
 
 EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("attention", &attention_js);

@@ -30,6 +30,7 @@ float max(const float* x, int64_t n) {
 
 float exp_approx(float x) {
   using namespace exp_constants;
+  if (std::isnan(x)) return x;  // and no float-to-int conversion of NaN below
   if (x < kMin) return 0.0f;  // also exp(-inf)
   if (x > kMax) return std::numeric_limits<float>::infinity();
   const float n = std::nearbyint(x * kLog2e);

@@ -19,6 +19,15 @@ using ConstMap = Eigen::Map<const RowMatrix>;
 constexpr int64_t kRowsPerTask = 16;  // query rows per parallel task: enough work to amortise
 
 void check_dims(const AttentionDims& d, Score score, const ScoreParams& p) {
+  for (int64_t n : d.lead) {
+    require(n >= 0, [&] {
+      return "attention: expected non-negative leading dimensions, got " + to_string(d.lead);
+    });
+  }
+  require(std::isfinite(p.scale) && p.scale >= 0.0f, [&] {
+    return "scale: expected a finite number > 0 (or 0 for the default), got " +
+           std::to_string(p.scale);
+  });
   require(d.Sq >= 0 && d.Sk >= 0 && d.Dq >= 1 && d.Dk >= 1 && d.Dv >= 1, [&] {
     return "attention: expected non-negative lengths and positive feature sizes, got Sq=" +
            std::to_string(d.Sq) + " Sk=" + std::to_string(d.Sk) + " Dq=" + std::to_string(d.Dq) +
@@ -53,7 +62,7 @@ void finish_row(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi, in
     if (s[j] != 0.0f) kernels::axpy(s[j], v + j * v_stride, out, Dv);
   }
   if (wrow) {
-    std::memcpy(wrow, s, sizeof(float) * static_cast<size_t>(hi));
+    if (hi > 0) std::memcpy(wrow, s, sizeof(float) * static_cast<size_t>(hi));  // s null if Sk == 0
     std::memset(wrow + hi, 0, sizeof(float) * static_cast<size_t>(Sk - hi));
   }
 }

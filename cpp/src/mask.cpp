@@ -31,7 +31,7 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
       return name + ": expected length " + allowed + "or " +
              std::to_string(batch * Sq) + " (one per query row), got " + std::to_string(length);
     });
-    const int64_t per = batch / prefix;
+    const int64_t per = prefix > 0 ? batch / prefix : 1;  // prefix 0 means batch 0: no rows
     for (int64_t b = 0; b < batch; ++b) v.batch_offset[b] = b / per;
   }
   for (int64_t i = 0; i < length; ++i) {
@@ -44,20 +44,21 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
   return v;
 }
 
-void apply_element_masks(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi) {
+void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, float* s,
+                              int64_t n) {
   constexpr float kBlocked = -std::numeric_limits<float>::infinity();
   for (const BoolMask& bm : m.bools) {
-    const uint8_t* row = bm.data + bm.at.batch_offset[b] + i * bm.at.row_stride;
     const int64_t cs = bm.at.col_stride;
-    for (int64_t j = 0; j < hi; ++j) {
+    const uint8_t* row = bm.data + bm.at.batch_offset[b] + i * bm.at.row_stride + j0 * cs;
+    for (int64_t j = 0; j < n; ++j) {
       const bool blocked = (row[j * cs] != 0) == bm.true_means_blocked;
       if (blocked) s[j] = kBlocked;
     }
   }
   for (const AdditiveMask& am : m.additive) {
-    const float* row = am.data + am.at.batch_offset[b] + i * am.at.row_stride;
     const int64_t cs = am.at.col_stride;
-    for (int64_t j = 0; j < hi; ++j) s[j] += row[j * cs];
+    const float* row = am.data + am.at.batch_offset[b] + i * am.at.row_stride + j0 * cs;
+    for (int64_t j = 0; j < n; ++j) s[j] += row[j * cs];
   }
 }
 

@@ -32,6 +32,10 @@ void multi_head_attention(const float* query, const float* key, const float* val
     return "numHeads: expected a positive divisor of the embedding size " + std::to_string(E) +
            ", got " + std::to_string(H);
   });
+  require(B >= 0 && L >= 0 && S >= 0, [&] {
+    return "multiHeadAttention: expected non-negative sizes, got B=" + std::to_string(B) +
+           " L=" + std::to_string(L) + " S=" + std::to_string(S);
+  });
   require(p.in_proj_weight && p.out_proj_weight,
           [] { return "params: inProjWeight and outProjWeight are required"; });
   const int64_t hd = E / H;
@@ -56,8 +60,9 @@ void multi_head_attention(const float* query, const float* key, const float* val
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   constexpr int64_t kRowsPerTask = 16;
   const int64_t blocks = (L + kRowsPerTask - 1) / kRowsPerTask;
-  // Heads are strided views into Q, K, V and `heads`: no transposing copies.
-  parallel_for(pool, B * H * blocks, [&](int64_t t) {
+  // Heads are strided views into Q, K, V and `heads`: no transposing copies. With no keys every
+  // row is masked and `heads` stays zero (K and V are empty then: nothing to point into).
+  parallel_for(pool, S > 0 ? B * H * blocks : 0, [&](int64_t t) {
     const int64_t bh = t / blocks, b = bh / H, h = bh % H;
     const int64_t i0 = (t % blocks) * kRowsPerTask, i1 = std::min(L, i0 + kRowsPerTask);
     std::vector<float> scratch(static_cast<size_t>(S));

@@ -45,7 +45,12 @@ void nadaraya_watson(const float* queries, const float* keys, const float* value
   require(std::isfinite(bandwidth) && bandwidth > 0.0, [&] {
     return "bandwidth: expected a finite number > 0, got " + std::to_string(bandwidth);
   });
-  // Double precision throughout: with a small bandwidth the Gaussian's logits -u^2/2 reach the
+  require(batch >= 0 && Nq >= 0 && Nk >= 0 && D >= 1 && Dv >= 1, [&] {
+    return "nadarayaWatson: expected non-negative counts and positive feature sizes, got batch=" +
+           std::to_string(batch) + " Nq=" + std::to_string(Nq) + " Nk=" + std::to_string(Nk) +
+           " D=" + std::to_string(D) + " Dv=" + std::to_string(Dv);
+  });
+  // Double precision throughout: with a small bandwidth the Gaussian's exponents reach the
   // thousands, where float rounding of u would visibly move the weights, and compact kernels'
   // support boundary (u == 1) should not depend on rounding.
   parallel_for(pool, batch * Nq, [&](int64_t r) {
@@ -54,20 +59,24 @@ void nadaraya_watson(const float* queries, const float* keys, const float* value
     const float* kb = keys + b * Nk * D;
     const float* vb = values + b * Nk * Dv;
     std::vector<double> w(static_cast<size_t>(Nk));
+    double d2min = std::numeric_limits<double>::infinity();
     for (int64_t j = 0; j < Nk; ++j) {
       double d2 = 0.0;
       for (int64_t c = 0; c < D; ++c) {
         const double diff = static_cast<double>(q[c]) - kb[j * D + c];
         d2 += diff * diff;
       }
-      const double u = std::sqrt(d2) / bandwidth;
-      w[j] = kernel == Kernel::Gaussian ? -0.5 * u * u : kernel_value(kernel, u);
+      w[j] = d2;
+      d2min = std::min(d2min, d2);
     }
-    if (kernel == Kernel::Gaussian) {
-      // Weights as a softmax of -u^2/2: finite even when every exp(-u^2/2) would underflow.
-      double m = -std::numeric_limits<double>::infinity();
-      for (double x : w) m = std::max(m, x);
-      for (double& x : w) x = std::exp(x - m);
+    for (int64_t j = 0; j < Nk; ++j) {
+      if (kernel == Kernel::Gaussian) {
+        // exp(-(u^2 - u_min^2) / 2): a softmax of -u^2/2 shifted by its max, so the nearest key
+        // keeps weight exp(0) however small h is. Dividing by h twice avoids h*h underflowing.
+        w[j] = std::exp(-0.5 * ((w[j] - d2min) / bandwidth) / bandwidth);
+      } else {
+        w[j] = kernel_value(kernel, std::sqrt(w[j]) / bandwidth);
+      }
     }
     double sum = 0.0;
     for (double x : w) sum += x;

@@ -8,8 +8,17 @@
 namespace attnlab {
 
 bool softmax_row(float* s, int64_t n) {
+  if (n == 0) return false;  // s may be null then
   const float m = kernels::max(s, n);
-  if (n == 0 || (std::isinf(m) && m < 0)) {
+  if (std::isinf(m) && m > 0) {
+    // Scores overflowed (huge inputs or scale): the softmax's limit shares the weight equally
+    // among the +inf entries. Others, including inf - inf from an additive -inf mask, get 0.
+    int64_t count = 0;
+    for (int64_t j = 0; j < n; ++j) count += s[j] == m;
+    for (int64_t j = 0; j < n; ++j) s[j] = s[j] == m ? 1.0f / static_cast<float>(count) : 0.0f;
+    return true;
+  }
+  if (std::isinf(m) && m < 0) {
     std::memset(s, 0, sizeof(float) * static_cast<size_t>(n));
     return false;
   }
@@ -20,6 +29,7 @@ bool softmax_row(float* s, int64_t n) {
 
 void masked_softmax(const float* x, float* y, int64_t batch, int64_t Sq, int64_t Sk,
                     const MaskSet& masks, ThreadPool* pool) {
+  if (Sk == 0) return;  // no elements (and x, y may be null)
   parallel_for(pool, batch, [&](int64_t b) {
     for (int64_t i = 0; i < Sq; ++i) {
       const float* xr = x + (b * Sq + i) * Sk;

@@ -1,5 +1,8 @@
 #include "attnlab/thread_pool.hpp"
 
+#include <exception>
+#include <utility>
+
 namespace attnlab {
 namespace {
 thread_local bool inside_task = false;
@@ -20,7 +23,17 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::drain() {
   inside_task = true;
-  for (int64_t i; (i = next_.fetch_add(1)) < task_count_;) (*task_)(i);
+  for (int64_t i; (i = next_.fetch_add(1)) < task_count_;) {
+    try {
+      (*task_)(i);
+    } catch (...) {
+      // Keep the first failure, stop handing out tasks, and let run() rethrow it once every
+      // thread has left the job (the task object must outlive all of them).
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+      next_.store(task_count_);
+    }
+  }
   inside_task = false;
 }
 
@@ -59,6 +72,7 @@ void ThreadPool::run(int64_t n, const std::function<void(int64_t)>& task) {
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return busy_ == 0; });
   task_ = nullptr;
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 void parallel_for(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& task) {

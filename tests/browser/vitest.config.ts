@@ -1,12 +1,17 @@
+// Browser tests: `npx vitest run --config tests/browser/vitest.config.ts`. Kept apart from the
+// root config because they need a built dist/ and Debian's chromium, and take seconds each.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// Browser tests: Playwright drives Debian's Chromium against pages served on localhost.
 export default defineConfig({
+  root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
-    root: fileURLToPath(new URL('../..', import.meta.url)),
     include: ['tests/browser/**/*.browser.test.ts'],
-    testTimeout: 120_000,
+    environment: 'node',
+    // Cold start of Chromium, a Vite build and WASM threads spinning up: be generous.
+    testTimeout: 60_000,
     hookTimeout: 120_000,
+    // One browser, one file: no point in parallel workers on a 2-core machine.
+    fileParallelism: false,
   },
 });

@@ -193,7 +193,11 @@ export interface RefMhaParams {
 
 /** nn.MultiheadAttention(batch_first=True): masks in PyTorch MHA semantics (bool true = blocked). */
 export function refMultiHead(query: Tensor, key: Tensor, value: Tensor, p: RefMhaParams,
-  o: { causal?: boolean; keyPaddingMask?: BoolTensor | Tensor; attnMask?: BoolTensor | Tensor; averageWeights?: boolean }): { output: Ref; weights: Ref } {
+  o: {
+    causal?: boolean; keyPaddingMask?: BoolTensor | Tensor; attnMask?: BoolTensor | Tensor; averageWeights?: boolean;
+    /** Turns the projected queries (n = L) and keys (n = S), [B, n, E], in place: RoPE. */
+    rotate?: (x: Float64Array, n: number) => void;
+  }): { output: Ref; weights: Ref } {
   const batched = query.shape.length === 3;
   const B = batched ? query.shape[0] : 1;
   const [L, E] = query.shape.slice(-2);
@@ -210,6 +214,8 @@ export function refMultiHead(query: Tensor, key: Tensor, value: Tensor, p: RefMh
     return y;
   };
   const Q = lin(query, B * L, 0), K = lin(key, B * S, E), V = lin(value, B * S, 2 * E);
+  o.rotate?.(Q, L);
+  o.rotate?.(K, S);
   const heads = new Float64Array(B * L * E);
   const wAll = new Float64Array(B * H * L * S);
   for (let b = 0; b < B; b++)

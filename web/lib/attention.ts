@@ -1,6 +1,9 @@
+import { alibiArgs, checkAlibi } from './alibi.js';
 import { withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
+import { checkPattern } from './patterns.js';
+import { checkEvenFeatures, checkRope } from './rope.js';
 import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -16,7 +19,7 @@ interface Dims {
   Dv: number;
 }
 
-function sameLead(fn: string, name: string, t: Tensor, lead: number[]): void {
+export function sameLead(fn: string, name: string, t: Tensor, lead: number[]): void {
   const got = t.shape.slice(0, -2);
   if (got.length !== lead.length || got.some((d, i) => d !== lead[i])) {
     throw new Error(`${fn}: ${name}: expected leading dimensions ${shapeString(lead)} (as q), got shape ${shapeString(t.shape)}`);
@@ -89,15 +92,26 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
 /** attention()'s arguments, checked once for every backend. */
 export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions) {
   const fn = 'attention';
-  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights']);
+  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope']);
   const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, o);
   const causal = checkBool(fn, 'options.causal', o.causal, false);
   const returnWeights = checkBool(fn, 'options.returnWeights', o.returnWeights, false);
   const validLens = optionalValidLens(fn, 'options.validLens', o.validLens);
   const mask = optionalMask(fn, 'options.attnMask', o.attnMask);
   const masks: MaskInput[] = mask ? [{ name: 'options.attnMask', checked: mask, trueBlocks: false }] : [];
+  const pattern = o.pattern === undefined ? null : checkPattern(fn, 'options.pattern', o.pattern, d.Sq, d.Sk);
+  if (pattern && score !== 'scaled_dot' && score !== 'dot') {
+    throw new Error(`${fn}: options.score: expected 'scaled_dot' or 'dot' with options.pattern, got '${score}'`);
+  }
+  const heads = d.lead.at(-1) ?? 1;  // ALiBi's heads: q's dimension -3
+  const alibi = checkAlibi(fn, 'options.alibi', o.alibi, heads, "q's dimension -3");
+  const rope = checkRope(fn, 'options.rope', o.rope);
+  if (rope) {
+    checkEvenFeatures(fn, 'q', d.Dq, Q.shape, 'last dimension');
+    checkEvenFeatures(fn, 'k', d.Dk, K.shape, 'last dimension');
+  }
   const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, masks, validLens);
-  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, layout };
+  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope };
 }
 
 export type AttentionArgs = ReturnType<typeof attentionArgs>;
@@ -108,23 +122,30 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
 
 /** The WebAssembly run of checked arguments. */
 export function runAttention(m: WasmModule, a: AttentionArgs): AttentionResult {
-  const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks } = a;
+  const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, pattern, heads, alibi, rope } = a;
   const batch = numel(d.lead);
   const outLen = batch * d.Sq * d.Dv;
   const wLen = batch * d.Sq * d.Sk;
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const weights = returnWeights ? s.alloc(wLen * 4) : 0;
-    check(m.attention({
-      q: s.put(Q.data), k: s.put(K.data), v: s.put(V.data), ...d, score,
+    const qp = s.put(Q.data), kp = s.put(K.data);
+    if (rope) {
+      // The copies in the heap turn in place; the caller's q and k stay as they were.
+      check(m.rope({ x: qp, out: qp, outer: batch, S: d.Sq, inner: 1, D: d.Dq, ...rope }));
+      check(m.rope({ x: kp, out: kp, outer: batch, S: d.Sk, inner: 1, D: d.Dk, ...rope }));
+    }
+    const args = {
+      q: qp, k: kp, v: s.put(V.data), ...d, score,
       W: params.W ? s.put(params.W.data) : null,
       Wq: params.Wq ? s.put(params.Wq.data) : null,
       Wk: params.Wk ? s.put(params.Wk.data) : null,
       wv: params.wv ? s.put(params.wv.data) : null,
       hidden, scale,
-      masks: maskArgs(s, causal, masks, validLens),
+      masks: { ...maskArgs(s, causal, masks, validLens), alibi: alibiArgs(s, alibi, heads, batch, d.Sq, d.Sk) },
       out, weights: weights || null,
-    }));
+    };
+    check(pattern ? m.sparseAttention({ ...args, pattern }) : m.attention(args));
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...d.lead, d.Sq, d.Dv] } };
     if (returnWeights) result.weights = { data: s.take(weights, wLen), shape: [...d.lead, d.Sq, d.Sk] };
     return result;

@@ -1,13 +1,17 @@
 import { attention, attentionArgs, attentionScores, runAttention } from './attention.js';
 import { argError } from './errors.js';
+import { linearAttention } from './linear-attention.js';
 import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
+import { attentionPattern } from './patterns.js';
 import { positionalEncoding } from './positional.js';
+import { rope } from './rope.js';
 import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import type {
-  AttentionOptions, AttentionResult, Backend, GpuAdapterInfo, HeapStats, LoadOptions, MaskedSoftmaxOptions,
-  MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, Tensor, Variant,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, Backend, BoolTensor,
+  GpuAdapterInfo, HeapStats, LinearAttentionOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
+  MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
@@ -15,6 +19,12 @@ import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
 const VARIANTS: readonly Variant[] = ['scalar', 'simd', 'simd-threads'];
 const BACKENDS: readonly NonNullable<LoadOptions['backend']>[] = ['wasm', 'webgpu', 'auto'];
 const MAX_DEFAULT_THREADS = 4;
+// Last resort for an instance dropped without dispose(): stop its worker threads when collected.
+const finalizer = new FinalizationRegistry<WasmModule>((m) => {
+  m.setThreads(1);
+  m.terminateWorkers();
+});
+
 const disposeSymbol: symbol = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
 
 /**
@@ -46,6 +56,7 @@ export class Attnlab {
     this.variant = variant;
     this.threads = threads;
     this.isa = m.isa();
+    finalizer.register(this, m, this);
   }
 
   /** The GPU adapter the `…Async` ops use; null on the WebAssembly backend. */
@@ -58,7 +69,11 @@ export class Attnlab {
     return this.#m;
   }
 
-  /** Attention over q [..., Sq, Dq], k [..., Sk, Dk], v [..., Sk, Dv] -> output [..., Sq, Dv]. */
+  /**
+   * Attention over q [..., Sq, Dq], k [..., Sk, Dk], v [..., Sk, Dv] -> output [..., Sq, Dv].
+   * Dense by default; sparse (local, Longformer, BigBird) with `pattern`; ALiBi and RoPE with
+   * `alibi` and `rope`.
+   */
   attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult {
     return attention(this.#mod('attention'), q, k, v, options);
   }
@@ -73,6 +88,24 @@ export class Attnlab {
     const a = attentionArgs(q, k, v, options);
     const wasm = () => runAttention(this.#mod('attention'), a);
     return this.#gpu ? this.#gpu.attention(a, wasm) : wasm();
+  }
+
+  /** Which keys each query may see under a sparse pattern: [Sq, Sk], 1 = visible. For drawing and masks. */
+  attentionPattern(pattern: AttentionPattern, Sq: number, Sk: number, options?: AttentionPatternOptions): BoolTensor {
+    return attentionPattern(this.#mod('attentionPattern'), pattern, Sq, Sk, options);
+  }
+
+  /**
+   * Attention in time linear in the sequence length: kernelised with elu(x) + 1 features
+   * (default), Performer's FAVOR+, or Linformer. q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv].
+   */
+  linearAttention(q: Tensor, k: Tensor, v: Tensor, options?: LinearAttentionOptions): AttentionResult {
+    return linearAttention(this.#mod('linearAttention'), q, k, v, options);
+  }
+
+  /** Rotary position embedding of x [..., S, D] (D even): row s turns for position offset + s. */
+  rope(x: Tensor, options?: RopeOptions): Tensor {
+    return rope(this.#mod('rope'), x, options);
   }
 
   /** Raw scores a(q, k), before masks and softmax: [..., Sq, Sk]. */
@@ -132,6 +165,7 @@ export class Attnlab {
     const m = this.#m;
     if (!m) return;
     this.#m = null;
+    finalizer.unregister(this);
     this.#gpu?.dispose();
     this.#gpu = null;
     m.setThreads(1);

@@ -31,6 +31,11 @@ export class Scratch {
     return new Float32Array(this.m.memoryBuffer(), p, length).slice();
   }
 
+  /** As take(), for bytes. */
+  takeBytes(p: number, length: number): Uint8Array {
+    return new Uint8Array(this.m.memoryBuffer(), p, length).slice();
+  }
+
   free(): void {
     for (const p of this.ptrs) this.m._free(p);
     this.ptrs.length = 0;

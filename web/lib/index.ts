@@ -13,9 +13,11 @@
  */
 export { load, Attnlab } from './attnlab.js';
 export type {
-  AttentionOptions, AttentionResult, BoolTensor, HeapStats, KernelName, LoadOptions, Mask,
-  MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions,
-  NadarayaWatsonResult, ScoreName, ScoreParams, Tensor, Variant,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, BigBirdPattern,
+  BoolTensor, EluAttentionOptions, FavorAttentionOptions, HeapStats, KernelName,
+  LinearAttentionOptions, LinformerAttentionOptions, LoadOptions, LocalPattern, LongformerPattern,
+  Mask, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions,
+  NadarayaWatsonResult, RopeOptions, ScoreName, ScoreParams, Tensor, Variant,
 } from './types.js';
 export type { Backend, GpuAdapterInfo, GpuProvider } from './types.js';
 export { GpuUnavailableError } from './webgpu/errors.js';

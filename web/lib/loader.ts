@@ -84,17 +84,41 @@ export async function instantiate(variant: Variant, poolSize: number): Promise<W
     return factory({
       wasmBinary,
       pthreadPoolSize: poolSize,
-      locateFile: (path) => fileURLToPath(new URL(`./wasm/${path}`, import.meta.url)),
+      // Relative to the glue script: a literal-free `new URL(…)` keeps bundlers from copying the
+      // whole wasm/ directory into browser builds.
+      locateFile: (path) => fileURLToPath(new URL(path, a.script())),
     });
   }
   const factory = (await a.module()).default;
-  return factory({
+  // A worker that fails to start would leave the factory's promise pending forever (Emscripten
+  // only logs it): turn that log line into a rejection.
+  let failed: (e: Error) => void = () => {};
+  const workerFailure = new Promise<never>((_, reject) => (failed = reject));
+  const module = factory({
     pthreadPoolSize: poolSize,
     mainScriptUrlOrBlob: a.script().href,
     locateFile: (path) => {
       if (path.endsWith('.wasm')) return a.wasm().href;
-      if (path.endsWith('.worker.js') && a.worker) return a.worker().href;
-      return new URL(`./wasm/${path}`, import.meta.url).href;
+      if (path.endsWith('.worker.js') && a.worker) return workerUrl(a.worker());
+      return path;
+    },
+    printErr: (text: string) => {
+      if (/worker sent an error|failed to asynchronously prepare wasm/i.test(text)) {
+        failed(new Error(`load: the '${variant}' build failed to start: ${text}`));
+      }
+      console.warn(text);
     },
   });
+  return Promise.race([module, workerFailure]);
+}
+
+/**
+ * Bundlers may inline a small worker script as a data: URL; a worker from a data: URL has an
+ * opaque origin and cannot load the rest of the build. A blob: URL keeps the page's origin.
+ */
+function workerUrl(url: URL): string {
+  if (url.protocol !== 'data:') return url.href;
+  const [head, body] = url.href.split(',', 2);
+  const text = head.endsWith(';base64') ? atob(body) : decodeURIComponent(body);
+  return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
 }

@@ -1,3 +1,4 @@
+import type { AlibiArgs } from './alibi.js';
 import type { Scratch } from './heap.js';
 import { checkInt32Array, checkMask, type CheckedMask } from './tensor.js';
 
@@ -16,6 +17,8 @@ export interface MaskArgs {
   bools: { name: string; ptr: number; shape: number[]; trueBlocks: boolean }[];
   additive: { name: string; ptr: number; shape: number[] }[];
   validLens: { name: string; ptr: number; length: number } | null;
+  /** See alibi.ts. */
+  alibi?: AlibiArgs | null;
 }
 
 export function optionalMask(fn: string, name: string, m: unknown): CheckedMask | undefined {

@@ -1,6 +1,8 @@
+import { alibiArgs, checkAlibi } from './alibi.js';
 import { withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, type MaskInput } from './masks.js';
+import { checkRope } from './rope.js';
 import { checkBool, checkInt, checkOptions, checkTensor, shapeString } from './tensor.js';
 import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -16,7 +18,7 @@ function checkParam(fn: string, name: string, t: unknown, shape: number[], layou
 /** multiHeadAttention()'s arguments, checked once for every backend. */
 export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions) {
   const fn = 'multiHeadAttention';
-  const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights']);
+  const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope']);
   const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
   if (params === undefined) throw new Error(`${fn}: params: expected { numHeads, inProjWeight, outProjWeight, ... }, got undefined`);
 
@@ -68,8 +70,13 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
     }
     masks.push({ name: 'options.attnMask', checked: am, trueBlocks: true, shape: ok3 ? [B, H, L, S] : [L, S] });
   }
+  const alibi = checkAlibi(fn, 'options.alibi', o.alibi, H, 'numHeads');
+  const rope = checkRope(fn, 'options.rope', o.rope);
+  if (rope && (E / H) % 2 !== 0) {
+    throw new Error(`${fn}: options.rope: expected an even head size E / numHeads (features turn in pairs), got ${E} / ${H} = ${E / H}`);
+  }
   const maskAt = maskLayout(fn, [B, H, L, S], causal, masks);
-  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, layout: maskAt };
+  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, layout: maskAt, alibi, rope };
 }
 
 export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
@@ -81,19 +88,20 @@ export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, 
 
 /** The WebAssembly run of checked arguments. */
 export function runMultiHead(m: WasmModule, a: MultiHeadArgs): AttentionResult {
-  const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks } = a;
+  const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, alibi, rope } = a;
   const outLen = B * L * E;
   const wLen = averageWeights ? B * L * S : B * H * L * S;
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const weights = needWeights ? s.alloc(wLen * 4) : 0;
-    check(m.multiHeadAttention({
+    const args = {
       query: s.put(Q.data), key: s.put(K.data), value: s.put(V.data), B, L, S, E, H,
       inProjWeight: s.put(inW.data), inProjBias: inB ? s.put(inB.data) : null,
       outProjWeight: s.put(outW.data), outProjBias: outB ? s.put(outB.data) : null,
-      masks: maskArgs(s, causal, masks),
+      masks: { ...maskArgs(s, causal, masks), alibi: alibiArgs(s, alibi, H, B * H, L, S) },
       out, weights: weights || null, averageWeights,
-    }));
+    };
+    check(rope ? m.multiHeadAttentionRope({ ...args, ...rope }) : m.multiHeadAttention(args));
     const lead = batched ? [B] : [];
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...lead, L, E] } };
     if (needWeights) {

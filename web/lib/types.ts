@@ -71,6 +71,84 @@ export interface ScoreParams {
   wv?: Tensor;
 }
 
+/**
+ * Sliding-window attention: query i sees the keys j with |i - j| <= `window`; with the
+ * `causal` option, i - window <= j <= i. Costs O(S · window · D), never an S x S matrix.
+ */
+export interface LocalPattern {
+  /** Sliding window. */
+  type: 'local';
+  /** Radius of the window in tokens, an integer >= 0 (0: each query sees only key i). */
+  window: number;
+}
+
+/**
+ * Longformer (Beltagy et al.): a sliding window plus global tokens, which see every key and are
+ * seen by every query.
+ */
+export interface LongformerPattern {
+  /** Window plus global tokens. */
+  type: 'longformer';
+  /** Radius of the window in tokens, an integer >= 0. */
+  window: number;
+  /**
+   * Indices of the global tokens, integers in [0, max(Sq, Sk)): index g makes query row g (when
+   * g < Sq) and key column g (when g < Sk) dense. Default none.
+   */
+  global?: number[];
+}
+
+/**
+ * BigBird (Zaheer et al.): the sequence cut into blocks; each query block sees a window of
+ * blocks, the global blocks, and `randomBlocks` key blocks drawn at random (seeded). Only those
+ * blocks are computed.
+ */
+export interface BigBirdPattern {
+  /** Window, global and random blocks. */
+  type: 'bigbird';
+  /** Tokens per block, an integer >= 1; the last block may be shorter. */
+  blockSize: number;
+  /** Blocks on each side of a query's own block that it sees; default 1 (a 3-block window). */
+  windowBlocks?: number;
+  /**
+   * Global block indices, integers in [0, max(ceil(Sq / blockSize), ceil(Sk / blockSize))): their
+   * queries see every key and their keys are seen by every query. Default [0].
+   */
+  globalBlocks?: number[];
+  /**
+   * Random key blocks per query block, drawn without repeats from the blocks outside its window
+   * and the global blocks (fewer when fewer are left); default 3.
+   */
+  randomBlocks?: number;
+  /** Seed of the random blocks, an integer >= 0; the same seed gives the same pattern. Default 0. */
+  seed?: number;
+}
+
+/** A sparse attention pattern; draw it with `lib.attentionPattern()`. */
+export type AttentionPattern = LocalPattern | LongformerPattern | BigBirdPattern;
+
+export interface AttentionPatternOptions {
+  /** Also hide keys j > i, as `attention`'s `causal` option does; default false. */
+  causal?: boolean;
+}
+
+/** Rotary position embedding (Su et al., RoFormer). */
+export interface RopeOptions {
+  /** Base θ of the frequencies base^(-2c/D); a finite number > 0, default 10000. */
+  base?: number;
+  /**
+   * Position of the first row, an integer >= 0; default 0. A decoder generating token n with a
+   * cache of n keys rotates its query with offset n.
+   */
+  offset?: number;
+  /**
+   * Which features turn together: `'interleaved'` (default) pairs (2c, 2c+1), as Su et al. and
+   * Meta's LLaMA code; `'halves'` pairs (c, c + D/2), as GPT-NeoX and Hugging Face's
+   * `rotate_half`.
+   */
+  pairs?: 'interleaved' | 'halves';
+}
+
 export interface AttentionOptions {
   /** Scoring function; default `'scaled_dot'` (q . k / sqrt(d)). */
   score?: ScoreName;
@@ -93,6 +171,23 @@ export interface AttentionOptions {
   attnMask?: Mask;
   /** Also return the attention weights [..., Sq, Sk]; default false. */
   returnWeights?: boolean;
+  /**
+   * Sparse attention: only the keys the pattern allows are scored (cost O(visible keys · D) per
+   * query). The other options (masks, `alibi`, `rope`) apply on top. Scores `'scaled_dot'` and
+   * `'dot'` only.
+   */
+  pattern?: AttentionPattern;
+  /**
+   * ALiBi (Press et al.): adds -slope[h] · |i - j| to the scores of head h, the heads being
+   * q's dimension -3 (one head for q of rank 2). `true`: the paper's slopes 2^(-8h/H);
+   * a Float32Array: your slopes, one per head, finite and >= 0.
+   */
+  alibi?: boolean | Float32Array;
+  /**
+   * Rotary position embedding of q and k before the scores (q's and k's feature sizes must be
+   * even); `true` for the defaults. The same as passing `lib.rope(q)` and `lib.rope(k)`.
+   */
+  rope?: boolean | RopeOptions;
 }
 
 export interface AttentionResult {
@@ -130,7 +225,62 @@ export interface MultiHeadOptions {
   needWeights?: boolean;
   /** Average the weights over heads ([B, L, S]) rather than per head ([B, H, L, S]); default true. */
   averageWeights?: boolean;
+  /**
+   * ALiBi: adds -slope[h] · |i - j| to head h's scores. `true`: the paper's slopes; a
+   * Float32Array: numHeads slopes, finite and >= 0.
+   */
+  alibi?: boolean | Float32Array;
+  /**
+   * Rotary position embedding of each head's projected queries and keys (the head size
+   * E / numHeads must be even); `true` for the defaults.
+   */
+  rope?: boolean | RopeOptions;
 }
+
+/** Kernelised attention with φ(x) = elu(x) + 1 (Katharopoulos et al., "Transformers are RNNs"). */
+export interface EluAttentionOptions {
+  /** `'elu'`, the default. */
+  method?: 'elu';
+  /** Query i sums over keys j <= i only (running sums: an RNN); default false. */
+  causal?: boolean;
+}
+
+/**
+ * Performer's FAVOR+ (Choromanski et al.): positive orthogonal random features whose products
+ * estimate exp(q · k / sqrt(D)) without bias, so the output approaches `attention`'s (scaled
+ * dot product) as `features` grows. The estimate is tighter for q and k of moderate norm.
+ */
+export interface FavorAttentionOptions {
+  /** Performer's FAVOR+. */
+  method: 'favor+';
+  /** Number of random features m, an integer >= 1; cost O(S · m · (D + Dv)). Default 256. */
+  features?: number;
+  /** Seed of the random features, an integer >= 0; default 0. */
+  seed?: number;
+  /** Query i sums over keys j <= i only; default false. */
+  causal?: boolean;
+}
+
+/**
+ * Linformer (Wang et al.): keys and values projected along the sequence to `rank` rows,
+ * softmax(q (E k)^T / sqrt(D)) (F v). It mixes all positions, so it has no causal form.
+ */
+export interface LinformerAttentionOptions {
+  /** Linformer. */
+  method: 'linformer';
+  /** Rows of the projections, an integer >= 1; default 64, or `projection.E`'s row count. */
+  rank?: number;
+  /**
+   * Projections E and F [rank, Sk] (learned ones, say); F defaults to E (shared projection).
+   * Default: Gaussian with variance 1/rank, drawn from `seed`, F apart from E.
+   */
+  projection?: { E: Tensor; F?: Tensor };
+  /** Seed of the drawn projections, an integer >= 0; default 0. */
+  seed?: number;
+}
+
+/** Linear-cost attention: one of the methods, chosen by `method`. */
+export type LinearAttentionOptions = EluAttentionOptions | FavorAttentionOptions | LinformerAttentionOptions;
 
 /** Kernels of Nadaraya-Watson regression, K(u) with u = |q - k| / bandwidth. */
 export type KernelName = 'gaussian' | 'boxcar' | 'epanechnikov' | 'triangular';

@@ -9,6 +9,11 @@ export interface WasmModule {
   multiHeadAttention(args: object): string;
   nadarayaWatson(args: object): string;
   positionalEncoding(length: number, dim: number, out: number): string;
+  sparseAttention(args: object): string;
+  attentionPattern(args: object): string;
+  linearAttention(args: object): string;
+  rope(args: object): string;
+  multiHeadAttentionRope(args: object): string;
   setThreads(n: number): string;
   threadCount(): number;
   heapUsed(): number;
@@ -22,6 +27,7 @@ export interface FactoryOptions {
   locateFile?: (path: string) => string;
   mainScriptUrlOrBlob?: string;
   pthreadPoolSize?: number;
+  printErr?: (text: string) => void;
 }
 
 export type ModuleFactory = (options: FactoryOptions) => Promise<WasmModule>;

@@ -1,12 +1,18 @@
 // Everything public in one include.
 #pragma once
+#include "attnlab/alibi.hpp"
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/linear_attention.hpp"
 #include "attnlab/mask.hpp"
 #include "attnlab/multihead.hpp"
+#include "attnlab/multihead_rope.hpp"
 #include "attnlab/nadaraya_watson.hpp"
 #include "attnlab/positional.hpp"
+#include "attnlab/rope.hpp"
 #include "attnlab/scoring.hpp"
 #include "attnlab/shape.hpp"
 #include "attnlab/softmax.hpp"
+#include "attnlab/sparse_attention.hpp"
+#include "attnlab/sparse_pattern.hpp"
 #include "attnlab/thread_pool.hpp"

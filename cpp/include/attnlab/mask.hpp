@@ -54,8 +54,15 @@ inline int64_t visible_keys(const MaskSet& m, int64_t b, int64_t i, int64_t Sk) 
   return hi;
 }
 
-// Applies the element-wise masks of row i (leading index b) to scores s[0..hi): blocked keys
-// become -inf, additive masks are added.
-void apply_element_masks(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi);
+// Applies the element-wise masks of row i (leading index b) to the scores of keys [j0, j0 + n),
+// s[0] being key j0: blocked keys become -inf, additive masks are added. Sparse kernels score
+// a row in several such spans.
+void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, float* s,
+                              int64_t n);
+
+// The same for keys [0, hi).
+inline void apply_element_masks(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi) {
+  apply_element_masks_span(m, b, i, 0, s, hi);
+}
 
 }  // namespace attnlab

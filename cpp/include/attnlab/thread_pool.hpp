@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -24,7 +25,8 @@ class ThreadPool {
   int started() const { return started_.load() + 1; }
 
   // Calls task(i) for every i in [0, n) across the pool and the calling thread; returns when all
-  // are done. A call from inside a task runs serially (no nested oversubscription).
+  // are done. A call from inside a task runs serially (no nested oversubscription). If tasks
+  // throw, tasks not yet started are skipped and the first exception is rethrown here.
   void run(int64_t n, const std::function<void(int64_t)>& task);
 
  private:
@@ -40,6 +42,7 @@ class ThreadPool {
   int busy_ = 0;             // workers still inside the current job
   uint64_t generation_ = 0;  // bumped per job so sleeping workers know there is new work
   bool stopping_ = false;
+  std::exception_ptr error_;  // first exception a task threw in the current job
   std::atomic<int> started_{0};
 };
 

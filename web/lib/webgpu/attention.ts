@@ -26,6 +26,9 @@ function fused(a: AttentionArgs): boolean {
 /** Why these arguments cannot run on the GPU, or null. */
 export function attentionUnsupported(a: AttentionArgs): string | null {
   if (a.score === 'additive') return "options.score 'additive' is not implemented";
+  if (a.pattern) return 'options.pattern (sparse attention) is not implemented';
+  if (a.alibi) return 'options.alibi is not implemented';
+  if (a.rope) return 'options.rope is not implemented';
   if (!fused(a) && numel(a.d.lead) > MAX_SLICES) return `more than ${MAX_SLICES} slices with returnWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
 }

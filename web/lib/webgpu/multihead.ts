@@ -17,6 +17,8 @@ const fused = (a: MultiHeadArgs) => !a.needWeights && a.E / a.H <= FLASH_MAX_DIM
 
 /** Why these arguments cannot run on the GPU, or null. */
 export function multiHeadUnsupported(a: MultiHeadArgs): string | null {
+  if (a.alibi) return 'options.alibi is not implemented';
+  if (a.rope) return 'options.rope is not implemented';
   if (!fused(a) && a.B * a.H > MAX_SLICES) return `more than ${MAX_SLICES} batch x head slices with needWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
 }

@@ -1,0 +1,137 @@
+// The package as a user meets it: `npm pack`, installed from the tarball into a fresh project
+// (no workspace links), then used from Node ESM, type-checked with tsc --strict, bundled by Vite
+// with no configuration and run in Chromium, and loaded inside a Web Worker.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { build, preview, type PreviewServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+// Packed size budget: the three WebAssembly builds and their glue dominate. Raise it knowingly.
+const TARBALL_BUDGET_BYTES = 400 * 1024;
+
+let dir: string;
+let tarball: string;
+let browser: Browser;
+let server: PreviewServer | undefined;
+
+const run = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'attnlab-pack-'));
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir], root));
+  tarball = join(dir, packed[0].filename);
+  const app = join(dir, 'app');
+  mkdirSync(join(app, 'src'), { recursive: true });
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  // From the tarball alone: attnlab has no dependencies, so nothing else is fetched.
+  run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], app);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await browser?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the npm tarball', () => {
+  it('holds only what users need, within the size budget', () => {
+    const files: string[] = JSON.parse(run('npm', ['pack', '--dry-run', '--json'], root))[0].files.map((f: { path: string }) => f.path);
+    expect(files).toContain('dist/index.js');
+    expect(files).toContain('dist/index.d.ts');
+    expect(files).toContain('dist/wasm/attnlab-simd-threads.wasm');
+    expect(files).toContain('LICENSE');
+    expect(files).toContain('NOTICE');
+    expect(files.filter((f) => !/^(dist\/|package\.json$|README\.md$|LICENSE$|NOTICE$)/.test(f))).toEqual([]);
+    expect(statSync(tarball).size).toBeLessThanOrEqual(TARBALL_BUDGET_BYTES);
+  });
+
+  it('runs from Node ESM', () => {
+    const app = join(dir, 'app');
+    writeFileSync(join(app, 'node.mjs'), `
+      import { load } from 'attnlab';
+      const lib = await load();
+      const x = { data: Float32Array.from({ length: 24 }, (_, i) => Math.cos(i)), shape: [2, 3, 4] };
+      const { output, weights } = lib.attention(x, x, x, { causal: true, returnWeights: true });
+      console.log(JSON.stringify({ variant: lib.variant, shape: output.shape, w00: weights.data[0], w01: weights.data[1] }));
+      lib.dispose();
+    `);
+    const out = JSON.parse(run(process.execPath, ['node.mjs'], app));
+    expect(out).toEqual({ variant: 'simd-threads', shape: [2, 3, 4], w00: 1, w01: 0 });
+  });
+
+  it('type-checks a consumer with tsc --strict', () => {
+    const app = join(dir, 'app');
+    writeFileSync(join(app, 'consumer.ts'), `
+      import { load, type Tensor, type AttentionResult, type MultiHeadParams } from 'attnlab';
+      const lib = await load({ variant: 'simd', threads: 1 });
+      const t: Tensor = { data: new Float32Array(8), shape: [2, 4] };
+      const r: AttentionResult = lib.attention(t, t, t, { score: 'dot', causal: true });
+      const p: MultiHeadParams = { numHeads: 2, inProjWeight: { data: new Float32Array(48), shape: [12, 4] }, outProjWeight: { data: new Float32Array(16), shape: [4, 4] } };
+      const m = lib.multiHeadAttention(t, t, t, p, { needWeights: true });
+      const n: number = r.output.shape[0] + (m.weights?.shape[0] ?? 0);
+      // @ts-expect-error: an unknown score name is a type error
+      lib.attention(t, t, t, { score: 'cosine' });
+      console.log(n);
+    `);
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: false, lib: ['ES2022', 'DOM'] },
+      files: ['consumer.ts'],
+    }));
+    expect(() => run(bin('tsc'), ['-p', 'tsconfig.json'], app)).not.toThrow();
+  });
+
+  it('bundles with Vite (no config) and runs in Chromium, on the page and in a Web Worker', async () => {
+    const app = join(dir, 'app');
+    writeFileSync(join(app, 'index.html'), `<!doctype html><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,">
+      <script type="module" src="/src/main.js"></script>`);
+    writeFileSync(join(app, 'src', 'main.js'), `
+      import { load } from 'attnlab';
+      const x = { data: Float32Array.from({ length: 24 }, (_, i) => Math.cos(i)), shape: [2, 3, 4] };
+      const lib = await load();
+      const page = lib.attention(x, x, x, { causal: true }).output.data;
+      const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+      const fromWorker = await new Promise((resolve, reject) => {
+        worker.onmessage = (e) => resolve(e.data);
+        worker.onerror = (e) => reject(new Error(e.message));
+      });
+      document.body.dataset.result = JSON.stringify({ variant: lib.variant, page: Array.from(page), worker: fromWorker });
+    `);
+    writeFileSync(join(app, 'src', 'worker.js'), `
+      import { load } from 'attnlab';
+      const lib = await load({ variant: 'simd' });
+      const x = { data: Float32Array.from({ length: 24 }, (_, i) => Math.cos(i)), shape: [2, 3, 4] };
+      postMessage({ variant: lib.variant, output: Array.from(lib.attention(x, x, x, { causal: true }).output.data) });
+    `);
+    await build({ root: app, logLevel: 'error', configFile: false, worker: { format: 'es' } });
+    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+    server = await preview({ root: app, configFile: false, logLevel: 'error', preview: { host: '127.0.0.1', port: 0, headers } });
+    const url = server.resolvedUrls!.local[0];
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+    await page.goto(url);
+    await page.waitForSelector('body[data-result]', { state: 'attached', timeout: 45_000 });
+    const result = JSON.parse((await page.getAttribute('body', 'data-result'))!);
+    expect(errors).toEqual([]);
+    expect(result.variant).toBe('simd-threads');
+    expect(result.worker.variant).toBe('simd');
+    expect(result.page).toHaveLength(24);
+    result.page.forEach((x: number, i: number) => expect(x).toBeCloseTo(result.worker.output[i], 5));
+    await page.close();
+  });
+});
+

@@ -1,0 +1,33 @@
+// The demo site: `vite --config web/demo/vite.config.ts` (dev), `vite build` / `vite preview`.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const demoRoot = fileURLToPath(new URL('.', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+// SharedArrayBuffer (the 'simd-threads' build) exists only on cross-origin isolated pages.
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+const port = Number(process.env.PORT ?? 5173);
+const host = process.env.HOST ?? '127.0.0.1';
+
+export default defineConfig({
+  root: demoRoot,
+  // Relative asset URLs: the built site works from any sub-path, not only from /.
+  base: './',
+  // `import … from 'attnlab'` needs no alias: the demo lives inside the package, and Vite (like
+  // Node) resolves a package's own name through its package.json "exports" (self-reference).
+  // attnlab finds its .wasm/.mjs/.worker.js with new URL('./wasm/…', import.meta.url):
+  // pre-bundling would move the module away from those files.
+  optimizeDeps: { exclude: ['attnlab'] },
+  server: { host, port, strictPort: true, headers: isolation, fs: { allow: [repoRoot] } },
+  preview: { host, port, strictPort: true, headers: isolation },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+  },
+});
