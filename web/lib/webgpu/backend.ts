@@ -65,15 +65,19 @@ export class WebGpuBackend {
 
   /** The live device, opening a new one (once, for all waiting calls) when the last was lost. */
   async #device(fn: string): Promise<GpuDevice> {
-    if (this.#disposed) throw new Error(`${fn}: this attnlab instance has been disposed; call load() for a new one`);
+    const disposed = () => new Error(`${fn}: this attnlab instance has been disposed; call load() for a new one`);
+    if (this.#disposed) throw disposed();
     if (this.#dev && !this.#dev.lost) return this.#dev;
     this.#dev = null;
     this.#opening ??= GpuDevice.open(this.#gpu).catch((e: unknown) => {
       throw new GpuUnavailableError(`${fn}: the GPU device was lost and a new one could not be opened: ${e instanceof Error ? e.message : String(e)}`);
     }).then((dev) => {
       if (!dev) throw new GpuUnavailableError(`${fn}: the GPU device was lost and no WebGPU adapter is available to replace it`);
-      if (this.#disposed) dev.destroy();
-      else this.#dev = dev;
+      if (this.#disposed) {
+        dev.destroy();
+        throw disposed();
+      }
+      this.#dev = dev;
       return dev;
     }).finally(() => {
       this.#opening = null;
