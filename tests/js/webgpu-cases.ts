@@ -56,6 +56,9 @@ const attentionCases: GpuCase[] = [
   attn('Sk = 0', [2, 3, 16], [2, 0, 16], [2, 0, 8], { returnWeights: true }),
   attn('head size 160 (over the fused limit)', [1, 70, 160], [1, 70, 160], [1, 70, 16], { causal: true }),
   attn('no leading dimensions', [65, 16], [65, 16], [65, 16], { causal: true }),
+  attn('ALiBi, paper slopes, causal', [2, 3, 70, 16], [2, 3, 70, 16], [2, 3, 70, 16], { alibi: true, causal: true }),
+  attn('ALiBi, given slopes, Sq != Sk, weights', [1, 3, 40, 16], [1, 3, 90, 16], [1, 3, 90, 16], { alibi: Float32Array.from([0.5, 0.1, 2]), returnWeights: true }),
+  attn('ALiBi + padding mask', [2, 4, 33, 16], [2, 4, 33, 16], [2, 4, 33, 16], { alibi: true, attnMask: randBool([2, 1, 1, 33], 12, 0.7) }),
 ];
 
 const softmaxCase = (name: string, shape: number[], options: Parameters<Attnlab['maskedSoftmaxAsync']>[1] = {}): GpuCase => ({
@@ -89,6 +92,7 @@ interface MhaCase {
   blockRow?: boolean;
   needWeights?: boolean;
   perHead?: boolean;
+  alibi?: boolean;
 }
 
 function mha(name: string, c: MhaCase): GpuCase {
@@ -103,7 +107,7 @@ function mha(name: string, c: MhaCase): GpuCase {
     outProjWeight: randn([c.E, c.E], 25, 0.3),
     ...(c.noBias ? {} : { inProjBias: randn([3 * c.E], 26), outProjBias: randn([c.E], 27) }),
   };
-  const options: Parameters<Attnlab['multiHeadAttentionAsync']>[4] = { causal: c.causal, needWeights: c.needWeights, averageWeights: !c.perHead };
+  const options: Parameters<Attnlab['multiHeadAttentionAsync']>[4] = { causal: c.causal, needWeights: c.needWeights, averageWeights: !c.perHead, alibi: c.alibi };
   if (c.kpm) {
     const m = randBool([...lead, c.S], 28, 0.3);
     for (let b = 0; b < Bn; b++) m.data[b * c.S] = 0;
@@ -131,6 +135,8 @@ const mhaCases: GpuCase[] = [
   mha('fully masked query row', { B: 2, L: 5, S: 7, E: 32, H: 2, blockRow: true }),
   mha('fully masked query row, weights', { B: 2, L: 5, S: 7, E: 32, H: 2, blockRow: true, needWeights: true }),
   mha('head size 256 (over the fused limit)', { B: 1, L: 20, S: 20, E: 256, H: 1, causal: true }),
+  mha('ALiBi + key padding + float attnMask (three masks)', { B: 2, L: 40, S: 40, E: 32, H: 4, alibi: true, kpm: true, amFloat: true }),
+  mha('ALiBi, causal, weights', { B: 2, L: 40, S: 40, E: 32, H: 4, alibi: true, causal: true, needWeights: true }),
 ];
 
 export const GPU_CASES: GpuCase[] = [...attentionCases, ...softmaxCases, ...mhaCases];

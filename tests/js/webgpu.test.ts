@@ -174,10 +174,7 @@ describe('unsupported options', () => {
   const p = { numHeads: 2, inProjWeight: randn([3 * E, E], 6), outProjWeight: randn([E, E], 7) };
   const wasmOnly: [string, (lib: Attnlab) => Promise<{ output: { data: Float32Array } }>, (lib: Attnlab) => { output: { data: Float32Array } }][] = [
     ['attention: options.pattern (sparse attention)', (l) => l.attentionAsync(x, x, x, { pattern: { type: 'local', window: 2 } }), (l) => l.attention(x, x, x, { pattern: { type: 'local', window: 2 } })],
-    ['attention: options.alibi', (l) => l.attentionAsync(x, x, x, { alibi: true }), (l) => l.attention(x, x, x, { alibi: true })],
     ['attention: options.rope', (l) => l.attentionAsync(x, x, x, { rope: true }), (l) => l.attention(x, x, x, { rope: true })],
-    ['multiHeadAttention: options.alibi', (l) => l.multiHeadAttentionAsync(randn([2, 8, E], 8), randn([2, 8, E], 8), randn([2, 8, E], 8), p, { alibi: true }),
-      (l) => l.multiHeadAttention(randn([2, 8, E], 8), randn([2, 8, E], 8), randn([2, 8, E], 8), p, { alibi: true })],
     ['multiHeadAttention: options.rope', (l) => l.multiHeadAttentionAsync(randn([2, 8, E], 8), randn([2, 8, E], 8), randn([2, 8, E], 8), p, { rope: true }),
       (l) => l.multiHeadAttention(randn([2, 8, E], 8), randn([2, 8, E], 8), randn([2, 8, E], 8), p, { rope: true })],
   ];

@@ -3,6 +3,7 @@
 // softmax into the weights, weights times values by tiled matmul.
 import type { AttentionArgs } from '../attention.js';
 import { numel } from '../tensor.js';
+import { alibiMask } from './alibi.js';
 import type { AttentionResult } from '../types.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
@@ -27,7 +28,6 @@ function fused(a: AttentionArgs): boolean {
 export function attentionUnsupported(a: AttentionArgs): string | null {
   if (a.score === 'additive') return "options.score 'additive' is not implemented";
   if (a.pattern) return 'options.pattern (sparse attention) is not implemented';
-  if (a.alibi) return 'options.alibi is not implemented';
   if (a.rope) return 'options.rope is not implemented';
   if (!fused(a) && numel(a.d.lead) > MAX_SLICES) return `more than ${MAX_SLICES} slices with returnWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
@@ -66,7 +66,8 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
       }, q, call.upload(a.params.W.data), null, qw);
       q = qw;
     }
-    const masks = uploadMasks(call, a.layout);
+    const alibi = alibiMask(a.alibi, a.heads, batch, d.Sq, d.Sk);
+    const masks = uploadMasks(call, alibi ? { ...a.layout, masks: [...a.layout.masks, alibi] } : a.layout);
     const out = call.scratch(outLen);
     if (flashP) {
       flash(call, flashP, {

@@ -3,6 +3,7 @@
 // wanted), then the out-projection; averaged weights by a head-mean kernel.
 import type { MultiHeadArgs } from '../multihead.js';
 import type { AttentionResult } from '../types.js';
+import { alibiMask } from './alibi.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
 import {
@@ -17,7 +18,6 @@ const fused = (a: MultiHeadArgs) => !a.needWeights && a.E / a.H <= FLASH_MAX_DIM
 
 /** Why these arguments cannot run on the GPU, or null. */
 export function multiHeadUnsupported(a: MultiHeadArgs): string | null {
-  if (a.alibi) return 'options.alibi is not implemented';
   if (a.rope) return 'options.rope is not implemented';
   if (!fused(a) && a.B * a.H > MAX_SLICES) return `more than ${MAX_SLICES} batch x head slices with needWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
@@ -66,7 +66,8 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
     linear(key, B * S, inW, inB, 1, k);
     linear(value, B * S, inW, inB, 2, v);
 
-    const masks = uploadMasks(call, a.layout);
+    const alibi = alibiMask(a.alibi, H, B * H, L, S);
+    const masks = uploadMasks(call, alibi ? { ...a.layout, masks: [...a.layout.masks, alibi] } : a.layout);
     const heads = call.scratch(B * L * E);
     let probs: GPUBuffer | null = null;
     if (flashP) {

@@ -4,8 +4,8 @@
 // arithmetic: WGSL lets compilers assume infinities away.
 import type { MaskLayout } from '../../mask-layout.js';
 
-/** Element-wise masks a kernel can take: MHA's key padding mask plus its attn_mask. */
-export const MAX_MASKS = 2;
+/** Element-wise masks a kernel can take: MHA's key padding mask, its attn_mask and ALiBi. */
+export const MAX_MASKS = 3;
 
 const NEG_INF_BITS = 0xff800000;
 
