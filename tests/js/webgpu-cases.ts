@@ -59,6 +59,9 @@ const attentionCases: GpuCase[] = [
   attn('ALiBi, paper slopes, causal', [2, 3, 70, 16], [2, 3, 70, 16], [2, 3, 70, 16], { alibi: true, causal: true }),
   attn('ALiBi, given slopes, Sq != Sk, weights', [1, 3, 40, 16], [1, 3, 90, 16], [1, 3, 90, 16], { alibi: Float32Array.from([0.5, 0.1, 2]), returnWeights: true }),
   attn('ALiBi + padding mask', [2, 4, 33, 16], [2, 4, 33, 16], [2, 4, 33, 16], { alibi: true, attnMask: randBool([2, 1, 1, 33], 12, 0.7) }),
+  attn('RoPE, causal', [2, 3, 70, 16], [2, 3, 70, 16], [2, 3, 70, 16], { rope: true, causal: true }),
+  attn('RoPE in halves, offset, Sq != Sk, weights', [1, 2, 40, 16], [1, 2, 90, 16], [1, 2, 90, 8], { rope: { pairs: 'halves', offset: 1000, base: 500 }, returnWeights: true }),
+  attn("RoPE + ALiBi, score 'general'", [2, 30, 16], [2, 40, 16], [2, 40, 16], { rope: true, alibi: true, score: 'general', params: { W: randn([16, 16], 9, 0.3) } }),
 ];
 
 const softmaxCase = (name: string, shape: number[], options: Parameters<Attnlab['maskedSoftmaxAsync']>[1] = {}): GpuCase => ({
@@ -93,6 +96,7 @@ interface MhaCase {
   needWeights?: boolean;
   perHead?: boolean;
   alibi?: boolean;
+  rope?: boolean;
 }
 
 function mha(name: string, c: MhaCase): GpuCase {
@@ -107,7 +111,7 @@ function mha(name: string, c: MhaCase): GpuCase {
     outProjWeight: randn([c.E, c.E], 25, 0.3),
     ...(c.noBias ? {} : { inProjBias: randn([3 * c.E], 26), outProjBias: randn([c.E], 27) }),
   };
-  const options: Parameters<Attnlab['multiHeadAttentionAsync']>[4] = { causal: c.causal, needWeights: c.needWeights, averageWeights: !c.perHead, alibi: c.alibi };
+  const options: Parameters<Attnlab['multiHeadAttentionAsync']>[4] = { causal: c.causal, needWeights: c.needWeights, averageWeights: !c.perHead, alibi: c.alibi, rope: c.rope };
   if (c.kpm) {
     const m = randBool([...lead, c.S], 28, 0.3);
     for (let b = 0; b < Bn; b++) m.data[b * c.S] = 0;
@@ -137,6 +141,8 @@ const mhaCases: GpuCase[] = [
   mha('head size 256 (over the fused limit)', { B: 1, L: 20, S: 20, E: 256, H: 1, causal: true }),
   mha('ALiBi + key padding + float attnMask (three masks)', { B: 2, L: 40, S: 40, E: 32, H: 4, alibi: true, kpm: true, amFloat: true }),
   mha('ALiBi, causal, weights', { B: 2, L: 40, S: 40, E: 32, H: 4, alibi: true, causal: true, needWeights: true }),
+  mha('RoPE, cross', { B: 2, L: 40, S: 50, E: 32, H: 4, rope: true }),
+  mha('RoPE + ALiBi, causal, per-head weights', { B: 1, L: 33, S: 33, E: 32, H: 2, rope: true, alibi: true, causal: true, needWeights: true, perHead: true }),
 ];
 
 export const GPU_CASES: GpuCase[] = [...attentionCases, ...softmaxCases, ...mhaCases];

@@ -80,9 +80,9 @@ export class Attnlab {
 
   /**
    * attention() on this instance's backend; resolves with the same result. On WebGPU the scores
-   * matrix exists in GPU memory only when `returnWeights` asks for it. Score `'additive'`,
-   * `pattern` and `rope` are not implemented on WebGPU: with backend `'auto'` such calls run on
-   * WebAssembly, with `'webgpu'` they reject.
+   * matrix exists in GPU memory only when `returnWeights` asks for it. Score `'additive'` and
+   * `pattern` are not implemented on WebGPU: with backend `'auto'` such calls run on WebAssembly,
+   * with `'webgpu'` they reject.
    */
   async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
     this.#mod('attention');  // a disposed instance says so before any argument is checked
@@ -132,7 +132,7 @@ export class Attnlab {
     return multiHeadAttention(this.#mod('multiHeadAttention'), query, key, value, params, options);
   }
 
-  /** multiHeadAttention() on this instance's backend; resolves with the same result (`rope`: as attentionAsync's). */
+  /** multiHeadAttention() on this instance's backend; resolves with the same result. */
   async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
     this.#mod('multiHeadAttention');
     const a = multiHeadArgs(query, key, value, params, options);

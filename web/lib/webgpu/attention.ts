@@ -7,7 +7,7 @@ import { alibiMask } from './alibi.js';
 import type { AttentionResult } from '../types.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
-import { dense, flash, flashKernel, matmul, matmulKernel, softmax, softmaxKernel, uploadMasks } from './kernels.js';
+import { dense, flash, flashKernel, matmul, matmulKernel, rope, ropeKernel, softmax, softmaxKernel, uploadMasks } from './kernels.js';
 import { FLASH_MAX_DIM } from './shaders/flash.js';
 
 /** Slices per dispatch of the matmul path (a grid's z extent). */
@@ -28,7 +28,6 @@ function fused(a: AttentionArgs): boolean {
 export function attentionUnsupported(a: AttentionArgs): string | null {
   if (a.score === 'additive') return "options.score 'additive' is not implemented";
   if (a.pattern) return 'options.pattern (sparse attention) is not implemented';
-  if (a.rope) return 'options.rope is not implemented';
   if (!fused(a) && numel(a.d.lead) > MAX_SLICES) return `more than ${MAX_SLICES} slices with returnWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
 }
@@ -46,7 +45,8 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
     return result;
   }
   const isFused = fused(a);
-  const [project, flashP, scoresP, softmaxP, mixP] = await Promise.all([
+  const [ropeP, project, flashP, scoresP, softmaxP, mixP] = await Promise.all([
+    a.rope ? dev.pipeline(ropeKernel) : null,
     a.score === 'general' ? dev.pipeline(matmulKernel(false)) : null,
     isFused ? dev.pipeline(flashKernel(D, d.Dv, dev.workgroupBytes)) : null,
     isFused ? null : dev.pipeline(matmulKernel(true)),
@@ -54,8 +54,13 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
     isFused ? null : dev.pipeline(matmulKernel(false)),
   ]);
   const [output, weights] = await GpuCall.run(dev, a.fn, (call) => {
-    let q = call.upload(a.Q.data);
-    const k = call.upload(a.K.data), v = call.upload(a.V.data);
+    let q = call.upload(a.Q.data), k = call.upload(a.K.data);
+    const v = call.upload(a.V.data);
+    if (ropeP && a.rope) {
+      // As the core: q and k turn first; 'general' projects the turned q.
+      q = rope(call, ropeP, a.rope, { outer: batch, S: d.Sq, inner: 1, D: d.Dq }, q);
+      k = rope(call, ropeP, a.rope, { outer: batch, S: d.Sk, inner: 1, D: d.Dk }, k);
+    }
     if (project) {
       // 'general': q W first, then a dot product with k.
       const qw = call.scratch(batch * d.Sq * d.Dk);

@@ -2,11 +2,13 @@
 // The kernels as the ops use them: a spec per shape class (the pipeline-cache key and its WGSL)
 // and an encoder that binds a kernel's buffers in the order its shader declares them.
 import type { MaskLayout } from '../mask-layout.js';
+import type { RopeArgs } from '../rope.js';
 import type { GpuCall } from './call.js';
 import { flashKeyTile, flashParams, flashShader, flashWorkgroups, type FlashShape } from './shaders/flash.js';
 import { packMasks } from './shaders/masks.js';
 import { headMeanParams, headMeanShader, headMeanWorkgroups, type HeadMeanShape } from './shaders/head-mean.js';
 import { matmulParams, matmulShader, matmulWorkgroups, type MatmulShape } from './shaders/matmul.js';
+import { ropeParams, ropeShader, ropeTable, ropeWorkgroups, type RopeShape } from './shaders/rope.js';
 import { softmaxParams, softmaxShader, softmaxWorkgroups, type SoftmaxShape } from './shaders/softmax.js';
 import type { View } from './shaders/uniform.js';
 
@@ -25,6 +27,7 @@ export function flashKernel(D: number, Dv: number, workgroupBytes: number): Kern
 
 export const softmaxKernel: KernelSpec = { key: 'softmax', source: softmaxShader };
 export const headMeanKernel: KernelSpec = { key: 'head-mean', source: headMeanShader };
+export const ropeKernel: KernelSpec = { key: 'rope', source: ropeShader };
 
 /** The masks of a call on the GPU: the uniform block and the data buffer of shaders/masks.ts. */
 export interface GpuMasks {
@@ -56,4 +59,12 @@ export function softmax(call: GpuCall, p: GPUComputePipeline, s: SoftmaxShape, m
 
 export function headMean(call: GpuCall, p: GPUComputePipeline, s: HeadMeanShape, w: GPUBuffer, out: GPUBuffer): void {
   call.dispatch(p, [call.uniform(headMeanParams(s)), w, out], headMeanWorkgroups(s));
+}
+
+/** x rotated by RoPE into a new buffer (x [outer, S, inner, D]). */
+export function rope(call: GpuCall, p: GPUComputePipeline, r: RopeArgs, s: Omit<RopeShape, 'interleaved'>, x: GPUBuffer): GPUBuffer {
+  const shape = { ...s, interleaved: r.interleaved };
+  const out = call.scratch(s.outer * s.S * s.inner * s.D);
+  call.dispatch(p, [call.uniform(ropeParams(shape)), call.upload(ropeTable(r, s.S, s.D)), x, out], ropeWorkgroups(shape));
+  return out;
 }

@@ -7,7 +7,7 @@ import { alibiMask } from './alibi.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
 import {
-  flash, flashKernel, headMean, headMeanKernel, matmul, matmulKernel, softmax, softmaxKernel, uploadMasks,
+  flash, flashKernel, headMean, headMeanKernel, matmul, matmulKernel, rope, ropeKernel, softmax, softmaxKernel, uploadMasks,
 } from './kernels.js';
 import { FLASH_MAX_DIM } from './shaders/flash.js';
 import type { View } from './shaders/uniform.js';
@@ -18,7 +18,6 @@ const fused = (a: MultiHeadArgs) => !a.needWeights && a.E / a.H <= FLASH_MAX_DIM
 
 /** Why these arguments cannot run on the GPU, or null. */
 export function multiHeadUnsupported(a: MultiHeadArgs): string | null {
-  if (a.rope) return 'options.rope is not implemented';
   if (!fused(a) && a.B * a.H > MAX_SLICES) return `more than ${MAX_SLICES} batch x head slices with needWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
 }
@@ -35,8 +34,9 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
     return result;
   }
   const isFused = fused(a);
-  const [linearP, flashP, scoresP, softmaxP, mixP, meanP] = await Promise.all([
+  const [linearP, ropeP, flashP, scoresP, softmaxP, mixP, meanP] = await Promise.all([
     dev.pipeline(matmulKernel(true)),
+    a.rope ? dev.pipeline(ropeKernel) : null,
     isFused ? dev.pipeline(flashKernel(hd, hd, dev.workgroupBytes)) : null,
     isFused ? null : dev.pipeline(matmulKernel(true)),
     isFused ? null : dev.pipeline(softmaxKernel),
@@ -61,10 +61,16 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
         M: rows, N: E, K: E, slices: 1, heads: 1, alpha: 1, biasOffset: bias ? part * E : null,
         a: rowsOf(), b: { offset: part * E * E, batchStride: 0, headStride: 0, rowStride: 1 }, bCol: E, c: rowsOf(),
       }, x, w, bias, y);
-    const q = call.scratch(B * L * E), k = call.scratch(B * S * E), v = call.scratch(B * S * E);
+    let q = call.scratch(B * L * E), k = call.scratch(B * S * E);
+    const v = call.scratch(B * S * E);
     linear(query, B * L, inW, inB, 0, q);
     linear(key, B * S, inW, inB, 1, k);
     linear(value, B * S, inW, inB, 2, v);
+    if (ropeP && a.rope) {
+      // Each head's slice of the projections turns, by position within the sequence.
+      q = rope(call, ropeP, a.rope, { outer: B, S: L, inner: H, D: hd }, q);
+      k = rope(call, ropeP, a.rope, { outer: B, S, inner: H, D: hd }, k);
+    }
 
     const alibi = alibiMask(a.alibi, H, B * H, L, S);
     const masks = uploadMasks(call, alibi ? { ...a.layout, masks: [...a.layout.masks, alibi] } : a.layout);
