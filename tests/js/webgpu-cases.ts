@@ -53,6 +53,12 @@ const attentionCases: GpuCase[] = [
   }),
   attn("score 'dot' with a scale", [2, 50, 16], [2, 60, 16], [2, 60, 8], { score: 'dot', scale: 0.3, returnWeights: true }),
   attn("score 'general', Dq != Dk", [2, 30, 24], [2, 40, 16], [2, 40, 16], { score: 'general', params: { W: randn([24, 16], 9, 0.3) } }),
+  attn("score 'additive', Dq != Dk, hidden 33, causal, weights", [2, 37, 20], [2, 41, 12], [2, 41, 8], {
+    score: 'additive', params: { Wq: randn([33, 20], 10), Wk: randn([33, 12], 11), wv: randn([33], 12) }, causal: true, returnWeights: true,
+  }),
+  attn("score 'additive', validLens", [2, 70, 16], [2, 70, 16], [2, 70, 16], {
+    score: 'additive', params: { Wq: randn([16, 16], 10), Wk: randn([16, 16], 11), wv: randn([16], 12) }, validLens: new Int32Array([40, 0]),
+  }),
   attn('Sk = 0', [2, 3, 16], [2, 0, 16], [2, 0, 8], { returnWeights: true }),
   attn('head size 160 (over the fused limit)', [1, 70, 160], [1, 70, 160], [1, 70, 16], { causal: true }),
   attn('no leading dimensions', [65, 16], [65, 16], [65, 16], { causal: true }),

@@ -80,8 +80,8 @@ export class Attnlab {
 
   /**
    * attention() on this instance's backend; resolves with the same result. On WebGPU the scores
-   * matrix exists in GPU memory only when `returnWeights` asks for it. Score `'additive'` and
-   * `pattern` are not implemented on WebGPU: with backend `'auto'` such calls run on WebAssembly,
+   * matrix exists in GPU memory only when `returnWeights` (or score `'additive'`) needs it. Sparse
+   * `pattern`s are not implemented on WebGPU: with backend `'auto'` such calls run on WebAssembly,
    * with `'webgpu'` they reject.
    */
   async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {

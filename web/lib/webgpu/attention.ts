@@ -1,13 +1,15 @@
 // attention() on the GPU. Without weights: the fused kernel (one pass, no Sq x Sk buffer). With
-// weights, or heads too wide for the fused kernel's registers: scores by tiled matmul, masked
-// softmax into the weights, weights times values by tiled matmul.
+// weights, score 'additive', or heads too wide for the fused kernel's registers: scores (tiled
+// matmul, or the additive kernel), masked softmax into the weights, weights times values (matmul).
 import type { AttentionArgs } from '../attention.js';
 import { numel } from '../tensor.js';
 import { alibiMask } from './alibi.js';
 import type { AttentionResult } from '../types.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
-import { dense, flash, flashKernel, matmul, matmulKernel, rope, ropeKernel, softmax, softmaxKernel, uploadMasks } from './kernels.js';
+import {
+  additiveKernel, additiveScores, dense, flash, flashKernel, matmul, matmulKernel, rope, ropeKernel, softmax, softmaxKernel, uploadMasks,
+} from './kernels.js';
 import { FLASH_MAX_DIM } from './shaders/flash.js';
 
 /** Slices per dispatch of the matmul path (a grid's z extent). */
@@ -21,14 +23,13 @@ function dotScale(a: AttentionArgs): { D: number; scale: number } {
 }
 
 function fused(a: AttentionArgs): boolean {
-  return !a.returnWeights && dotScale(a).D <= FLASH_MAX_DIM && a.d.Dv <= FLASH_MAX_DIM;
+  return !a.returnWeights && a.score !== 'additive' && dotScale(a).D <= FLASH_MAX_DIM && a.d.Dv <= FLASH_MAX_DIM;
 }
 
 /** Why these arguments cannot run on the GPU, or null. */
 export function attentionUnsupported(a: AttentionArgs): string | null {
-  if (a.score === 'additive') return "options.score 'additive' is not implemented";
   if (a.pattern) return 'options.pattern (sparse attention) is not implemented';
-  if (!fused(a) && numel(a.d.lead) > MAX_SLICES) return `more than ${MAX_SLICES} slices with returnWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
+  if (!fused(a) && numel(a.d.lead) > MAX_SLICES) return `more than ${MAX_SLICES} slices with returnWeights, score 'additive' or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
 }
 
@@ -45,11 +46,13 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
     return result;
   }
   const isFused = fused(a);
-  const [ropeP, project, flashP, scoresP, softmaxP, mixP] = await Promise.all([
+  const [ropeP, project, flashP, scoresP, additiveP, softmaxP, mixP] = await Promise.all([
     a.rope ? dev.pipeline(ropeKernel) : null,
     a.score === 'general' ? dev.pipeline(matmulKernel(false)) : null,
     isFused ? dev.pipeline(flashKernel(D, d.Dv, dev.workgroupBytes)) : null,
+    // Scores: q k^T by matmul, or for 'additive' the projections (matmul) and the tanh sums.
     isFused ? null : dev.pipeline(matmulKernel(true)),
+    a.score === 'additive' ? dev.pipeline(additiveKernel) : null,
     isFused ? null : dev.pipeline(softmaxKernel),
     isFused ? null : dev.pipeline(matmulKernel(false)),
   ]);
@@ -82,10 +85,25 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
       return [[out, outLen]];
     }
     const scores = call.scratch(wLen), probs = call.scratch(wLen);
-    matmul(call, scoresP!, {
-      M: d.Sq, N: d.Sk, K: D, slices: batch, heads: 1, alpha: scale, biasOffset: null,
-      a: dense(d.Sq, D), b: { ...dense(d.Sk, D), rowStride: 1 }, bCol: D, c: dense(d.Sq, d.Sk),
-    }, q, k, null, scores);
+    if (additiveP) {
+      // qp = q Wq^T and kp = k Wk^T (PyTorch Linear layout), then the tanh sums.
+      const hidden = a.hidden;
+      const project = (x: GPUBuffer, rows: number, Din: number, W: Float32Array) => {
+        const y = call.scratch(rows * hidden);
+        matmul(call, scoresP!, {
+          M: rows, N: hidden, K: Din, slices: 1, heads: 1, alpha: 1, biasOffset: null,
+          a: dense(rows, Din), b: { ...dense(hidden, Din), rowStride: 1 }, bCol: Din, c: dense(rows, hidden),
+        }, x, call.upload(W), null, y);
+        return y;
+      };
+      const qp = project(q, batch * d.Sq, d.Dq, a.params.Wq.data), kp = project(k, batch * d.Sk, d.Dk, a.params.Wk.data);
+      additiveScores(call, additiveP, { Sq: d.Sq, Sk: d.Sk, hidden, slices: batch }, qp, kp, call.upload(a.params.wv.data), scores);
+    } else {
+      matmul(call, scoresP!, {
+        M: d.Sq, N: d.Sk, K: D, slices: batch, heads: 1, alpha: scale, biasOffset: null,
+        a: dense(d.Sq, D), b: { ...dense(d.Sk, D), rowStride: 1 }, bCol: D, c: dense(d.Sq, d.Sk),
+      }, q, k, null, scores);
+    }
     softmax(call, softmaxP!, { Sq: d.Sq, Sk: d.Sk, rows: batch * d.Sq }, masks, scores, probs);
     matmul(call, mixP!, {
       M: d.Sq, N: d.Dv, K: d.Sk, slices: batch, heads: 1, alpha: 1, biasOffset: null,

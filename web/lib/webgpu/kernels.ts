@@ -4,6 +4,7 @@
 import type { MaskLayout } from '../mask-layout.js';
 import type { RopeArgs } from '../rope.js';
 import type { GpuCall } from './call.js';
+import { additiveParams, additiveShader, additiveWorkgroups, type AdditiveShape } from './shaders/additive.js';
 import { flashKeyTile, flashParams, flashShader, flashWorkgroups, type FlashShape } from './shaders/flash.js';
 import { packMasks } from './shaders/masks.js';
 import { headMeanParams, headMeanShader, headMeanWorkgroups, type HeadMeanShape } from './shaders/head-mean.js';
@@ -28,6 +29,7 @@ export function flashKernel(D: number, Dv: number, workgroupBytes: number): Kern
 export const softmaxKernel: KernelSpec = { key: 'softmax', source: softmaxShader };
 export const headMeanKernel: KernelSpec = { key: 'head-mean', source: headMeanShader };
 export const ropeKernel: KernelSpec = { key: 'rope', source: ropeShader };
+export const additiveKernel: KernelSpec = { key: 'additive', source: additiveShader };
 
 /** The masks of a call on the GPU: the uniform block and the data buffer of shaders/masks.ts. */
 export interface GpuMasks {
@@ -55,6 +57,11 @@ export function flash(call: GpuCall, p: GPUComputePipeline, s: FlashShape, masks
 
 export function softmax(call: GpuCall, p: GPUComputePipeline, s: SoftmaxShape, masks: GpuMasks, x: GPUBuffer, y: GPUBuffer): void {
   call.dispatch(p, [call.uniform(softmaxParams(s)), masks.params, masks.data, x, y], softmaxWorkgroups(s));
+}
+
+/** Additive (Bahdanau) scores from projected queries and keys. */
+export function additiveScores(call: GpuCall, p: GPUComputePipeline, s: AdditiveShape, qp: GPUBuffer, kp: GPUBuffer, wv: GPUBuffer, scores: GPUBuffer): void {
+  call.dispatch(p, [call.uniform(additiveParams(s)), qp, kp, wv, scores], additiveWorkgroups(s));
 }
 
 export function headMean(call: GpuCall, p: GPUComputePipeline, s: HeadMeanShape, w: GPUBuffer, out: GPUBuffer): void {
