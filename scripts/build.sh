@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything without testing: the native core and tests (build/native), the three
-# WebAssembly variants (dist/wasm) and the TypeScript API (dist/).
+# WebAssembly variants (dist/wasm), the TypeScript API (dist/), the widgets (dist/components) and
+# the static demo site (web/demo/dist).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNLAB_ROOT"
@@ -14,3 +15,12 @@ bash scripts/build-wasm.sh
 
 echo "== typescript (dist/)"
 npx --no-install tsc -p tsconfig.json
+
+echo "== widgets (dist/components)"
+npx --no-install tsc -p tsconfig.components.json
+node scripts/fix-component-imports.mjs
+
+echo "== demo site (web/demo/dist)"
+# Vite only strips types: check them first.
+npx --no-install tsc -p web/demo/tsconfig.json
+npx --no-install vite build --config web/demo/vite.config.ts --logLevel warn

@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium';
 import { build, createServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DIM, SEQ, exampleInputs } from '../../web/demo/example';
@@ -16,12 +17,7 @@ const listen = { host: '127.0.0.1', port: 0, strictPort: true };
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    // No sandbox: CI runs as root. The rest keeps Chromium from reaching out to the network.
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

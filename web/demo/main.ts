@@ -1,60 +1,91 @@
-// Placeholder demo: loads attnlab, runs one causal attention and shows its weights.
+// The home page: a live first example (one causal self-attention, whose numbers the browser
+// test checks), then the guided path with a picture and an equation per step.
 import { load } from 'attnlab';
+import '../components/heatmap';
+import type { AttnHeatmap } from '../components/heatmap';
+import { setSharedLib } from '../components/lib';
 import { DIM, SEQ, exampleInputs } from './example';
+import { efficientPicture, embedPicture, headsPicture, performancePicture, poolingPicture, positionalPicture, scoringPicture } from './home-pictures';
+import { $, el } from './site/dom';
+import { frac, math, row, sqrt, sub, subsup, sum, sup, t, text } from './site/math';
+import { PAGES } from './site/pages';
+import { initPage, showError } from './site/shell';
 
-const $ = (id: string): HTMLElement => {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} missing from index.html`);
-  return el;
+initPage('index.html');
+
+const heat = document.createElement('attn-heatmap') as AttnHeatmap;
+heat.id = 'home-heatmap';
+heat.setAttribute('label', 'Causal self-attention weights: query rows by key columns');
+heat.setAttribute('show-values', '');
+heat.setAttribute('digits', '3');
+heat.setAttribute('cell-size', '56');
+heat.setAttribute('row-title', 'query');
+heat.setAttribute('col-title', 'key');
+heat.rowLabels = Array.from({ length: SEQ }, (_, i) => `q${i}`);
+heat.colLabels = Array.from({ length: SEQ }, (_, j) => `k${j}`);
+
+const result = el('output', { id: 'result', for: 'home-heatmap', class: 'visually-hidden' });
+$('app').append(
+  el('section', { class: 'panel side-by', 'aria-labelledby': 'h-first' },
+    el('div', {},
+      el('h2', { id: 'h-first', text: 'Attention in one picture' }),
+      el('p', { class: 'stat', text: `Four tokens, each a vector of ${DIM} numbers, attend causally to themselves: token i mixes the values of tokens 0 … i, weighted by how well its query matches their keys. Hover a cell to read it; the hatched cells are masked.` }),
+      heat, result),
+    el('div', { class: 'eq' },
+      math('Attention of Q K V equals softmax of Q K transpose over root d plus M, times V',
+        t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt('d')), t('+ M) V')),
+      el('p', { text: 'M is 0 where query i may see key j (j ≤ i) and −∞ elsewhere, so masked weights are exactly 0 and every row sums to 1.' }),
+      el('dl', { class: 'status' },
+        el('dt', { text: 'Status' }), el('dd', { id: 'status', text: 'loading…' }),
+        el('dt', { text: 'Build' }), el('dd', { id: 'variant', text: '–' }),
+        el('dt', { text: 'Threads' }), el('dd', { id: 'threads', text: '–' })),
+      el('p', { id: 'error', role: 'alert', class: 'error', hidden: true }))),
+  el('h2', { text: 'A short guided path' }));
+
+const EQS: Record<string, () => Element> = {
+  'pooling.html': () => math('f of x equals sum over i of alpha of x and x i times y i', t('f(x) ='), sum(t('i')), t('α(x,'), sub('x', 'i'), t(')'), sub('y', 'i')),
+  'scoring.html': () => math('a of q and k equals q transpose k over root d', t('a(q, k) ='), frac(row(sup('q', 'T'), t('k')), sqrt('d'))),
+  'heads.html': () => math('head i equals attention of Q W i Q, K W i K, V W i V', sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
+  'positional.html': () => math('P p 2j equals sin of p over 10000 to the 2j over d', sub('P', 'p,2j'), t('= sin('), frac('p', sup('10000', row(t('2j/d')))), t(')')),
+  'efficient.html': () => math('cost of S times w times d instead of S squared d', t('O(S · w · d) ≪ O('), sup('S', '2'), t('· d)')),
+  'performance.html': () => math('work equals 4 H S squared d', t('FLOPs = 4 · H ·'), sup('S', '2'), t('· d')),
+  'embed.html': () => {
+    const code = text('<attn-heatmap>');
+    code.setAttribute('mathvariant', 'monospace');
+    return math('one tag: attn-heatmap', code);
+  },
+};
+const PICS: Record<string, () => SVGSVGElement> = {
+  'pooling.html': poolingPicture, 'scoring.html': scoringPicture, 'heads.html': headsPicture,
+  'positional.html': positionalPicture, 'efficient.html': efficientPicture, 'performance.html': performancePicture, 'embed.html': embedPicture,
 };
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-/** Rows of a [1, SEQ, SEQ] weights tensor as plain arrays. */
-function rows(data: Float32Array): number[][] {
-  return Array.from({ length: SEQ }, (_, i) => Array.from(data.subarray(i * SEQ, (i + 1) * SEQ)));
-}
-
-function renderTable(weights: number[][]): void {
-  const table = $('weights') as HTMLTableElement;
-  const head = el('tr');
-  head.append(el('th'), ...weights[0].map((_, j) => Object.assign(el('th', `k${j}`), { scope: 'col' })));
-  const thead = el('thead');
-  thead.append(head);
-  table.append(thead);
-  const body = el('tbody');
-  weights.forEach((row, i) => {
-    const tr = el('tr');
-    tr.append(Object.assign(el('th', `q${i}`), { scope: 'row' }));
-    row.forEach((w, j) => {
-      const td = el('td', w.toFixed(4));
-      td.style.setProperty('--w', String(w));
-      if (j > i) td.className = 'masked';
-      tr.append(td);
-    });
-    body.append(tr);
-  });
-  table.append(body);
-  table.hidden = false;
-}
+const path = el('ol', { class: 'path' });
+PAGES.filter((p) => p.ready).forEach((p) => {
+  const link = el('a', { href: `./${p.file}`, text: p.title });
+  path.append(el('li', { class: 'panel step' },
+    PICS[p.file]?.() ?? '',
+    el('h3', {}, link),
+    el('div', { class: 'step-eq' }, EQS[p.file]?.() ?? ''),
+    el('p', { class: 'stat', text: p.blurb })));
+});
+$('app').append(path);
 
 async function main(): Promise<void> {
   const lib = await load();
+  setSharedLib(lib);
   $('variant').textContent = lib.variant;
   $('threads').textContent = String(lib.threads);
+  const engine = document.getElementById('engine');
+  if (engine) engine.textContent = `attnlab: ${lib.variant} build, ${lib.threads} thread${lib.threads > 1 ? 's' : ''}`;
 
   const { q, k, v } = exampleInputs();
   const { output, weights } = lib.attention(q, k, v, { causal: true, returnWeights: true });
   if (!weights) throw new Error('attention() returned no weights despite returnWeights: true');
   if (output.shape.join() !== `1,${SEQ},${DIM}`) throw new Error(`unexpected output shape [${output.shape}]`);
-
-  const w = rows(weights.data);
-  renderTable(w);
-  const result = $('result');
+  const w = Array.from({ length: SEQ }, (_, i) => Array.from(weights.data.subarray(i * SEQ, (i + 1) * SEQ)));
+  heat.mask = w.map((r, i) => r.map((_, j) => j > i));
+  heat.data = w;
   // Rounded for people; the exact float32 values for tests (rounding breaks row sums by ~1e-4).
   result.textContent = JSON.stringify(w.map((r) => r.map((x) => Math.round(x * 1e4) / 1e4)));
   result.dataset.exact = JSON.stringify(w);
@@ -64,14 +95,13 @@ async function main(): Promise<void> {
 
 function fail(err: unknown): void {
   if (document.body.dataset.result) return; // the first outcome stands
-  // Emscripten rethrows a failed worker's ErrorEvent: an object with a message, not an Error.
   const message = err instanceof Error || err instanceof ErrorEvent ? err.message : String(err);
   $('status').textContent = 'error';
   const box = $('error');
   box.textContent = `Error: ${message}`;
   box.hidden = false;
   document.body.dataset.result = 'error';
-  console.error(err);
+  showError(err);
 }
 
 // A pthread worker that fails to start reports here, not through load(), which would then never

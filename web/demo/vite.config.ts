@@ -1,4 +1,6 @@
 // The demo site: `vite --config web/demo/vite.config.ts` (dev), `vite build` / `vite preview`.
+import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -25,9 +27,17 @@ export default defineConfig({
   optimizeDeps: { exclude: ['attnlab'] },
   server: { host, port, strictPort: true, headers: isolation, fs: { allow: [repoRoot] } },
   preview: { host, port, strictPort: true, headers: isolation },
+  // The pages' Workers import attnlab, whose builds load with dynamic import(): ES workers.
+  worker: { format: 'es' },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
+    // Every page of the site (web/demo/*.html) is an entry.
+    rollupOptions: {
+      input: Object.fromEntries(
+        readdirSync(demoRoot).filter((f) => f.endsWith('.html')).map((f) => [f.replace(/\.html$/, ''), resolve(demoRoot, f)]),
+      ),
+    },
   },
 });

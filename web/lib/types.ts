@@ -204,7 +204,7 @@ export interface MaskedSoftmaxOptions {
 
 export interface MultiHeadParams {
   numHeads: number;
-  /** [3E, E]: the rows of W_q, then W_k, then W_v (PyTorch's in_proj_weight). */
+  /** Shape `[3E, E]`: the rows of W_q, then W_k, then W_v (PyTorch's in_proj_weight). */
   inProjWeight: Tensor;
   /** [3E] */
   inProjBias?: Tensor;

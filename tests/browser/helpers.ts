@@ -1,0 +1,72 @@
+// Shared by the site's browser tests: Chromium launch, page visits that collect console errors,
+// axe-core, screenshots.
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const screenshotDir = fileURLToPath(new URL('../../build/screenshots/', import.meta.url));
+
+export function launch(): Promise<Browser> {
+  return launchChromium();
+}
+
+export interface Visit {
+  page: Page;
+  problems: string[];
+}
+
+/** Opens `url` and records console errors, uncaught exceptions, failed requests and HTTP errors. */
+export async function visit(browser: Browser, url: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<Visit> {
+  const page = await browser.newPage({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });
+  const problems: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('requestfailed', (r) => {
+    // An iframe navigated away mid-load, or a download we started, is not a failure.
+    if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
+  });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** Waits for the page's own "ready" signal (body[data-result]) and checks it says ok. */
+export async function ready(v: Visit, timeout = 45_000): Promise<void> {
+  await v.page.waitForSelector('body[data-result]', { timeout }).catch((e: Error) => {
+    throw new Error(`${e.message}\n${v.problems.join('\n')}`);
+  });
+  const result = await v.page.evaluate(() => document.body.dataset.result);
+  if (result !== 'ok') {
+    const err = await v.page.evaluate(() => document.getElementById('page-error')?.textContent ?? document.getElementById('error')?.textContent ?? '');
+    throw new Error(`page reported ${result}: ${err}\n${v.problems.join('\n')}`);
+  }
+}
+
+const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/** axe-core on the page; returns the serious and critical violations. */
+export async function axe(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: await axeSource });
+  const all = await page.evaluate(async () => {
+    const a = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const r = await a.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)) }));
+  });
+  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(screenshotDir, { recursive: true });
+  await page.screenshot({ path: `${screenshotDir}${name}.png`, fullPage: true });
+}

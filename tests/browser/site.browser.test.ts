@@ -1,0 +1,341 @@
+// Every page of the built demo site in Chromium: no console errors, the page's main interaction
+// changes what the widgets report, axe-core finds nothing serious, and a screenshot per page
+// (light and dark) lands in build/screenshots/. Served twice: cross-origin isolated (threads)
+// and plain (SIMD, one thread).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { axe, launch, ready, screenshot, visit, type Visit } from './helpers';
+import { serveStatic, type StaticServer } from './static-server';
+
+const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
+const PAGES = ['index', 'pooling', 'scoring', 'heads', 'translation', 'positional', 'efficient', 'performance', 'embed'];
+
+let browser: Browser;
+let outDir: string;
+let isolated: StaticServer;
+let plain: StaticServer;
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'attnlab-site-'));
+  await build({ configFile, logLevel: 'warn', build: { outDir } });
+  [browser, isolated, plain] = await Promise.all([launch(), serveStatic(outDir, true), serveStatic(outDir, false)]);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await isolated?.close();
+  await plain?.close();
+  if (outDir) await rm(outDir, { recursive: true, force: true });
+});
+
+async function finish(v: Visit, name: string): Promise<void> {
+  await screenshot(v.page, name);
+  const serious = await axe(v.page);
+  const problems = [...v.problems];
+  await v.page.close();
+  expect({ axe: serious, problems }).toEqual({ axe: [], problems: [] });
+}
+
+/** Evaluates `fn` on the element with this id (widgets expose their state as properties). */
+function on<T>(page: Page, id: string, fn: (el: any) => T): Promise<T> {
+  return page.evaluate(({ id, src }) => {
+    // eslint-disable-next-line no-new-func
+    const f = new Function('el', `return (${src})(el)`) as (el: unknown) => T;
+    return f(document.getElementById(id));
+  }, { id, src: fn.toString() });
+}
+
+async function longTasks(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __long: number[] };
+    w.__long = [];
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: 'longtask' });
+  });
+}
+const maxLongTask = (page: Page) => page.evaluate(() => Math.max(0, ...(window as unknown as { __long: number[] }).__long));
+/**
+ * Main-thread tasks must stay under 100 ms. When this machine is far oversubscribed (other
+ * builds and trainings sharing its cores) a task can be descheduled for longer than it ran, so the
+ * bound then widens and the measured value is logged.
+ */
+function longTaskLimit(what: string, measured: number): number {
+  const perCore = loadavg()[0] / cpus().length;
+  const limit = perCore > 2 ? 400 : 100;
+  console.log(`${what}: longest main-thread task ${measured.toFixed(0)} ms (load ${perCore.toFixed(1)} per core, limit ${limit} ms)`);
+  return limit;
+}
+
+describe('demo site, cross-origin isolated', () => {
+  test('home: causal attention on the threaded build, guided path links every ready page', async () => {
+    const v = await visit(browser, isolated.url);
+    await ready(v);
+    const s = await v.page.evaluate(() => ({
+      variant: document.getElementById('variant')?.textContent,
+      links: [...document.querySelectorAll('ol.path a')].map((a) => a.getAttribute('href')),
+      rows: JSON.parse(document.getElementById('result')!.dataset.exact!) as number[][],
+    }));
+    expect(s.variant).toBe('simd-threads');
+    // Pages whose library API is not in this build stay out of the path (translation: the translator).
+    expect(s.links).toEqual(['./pooling.html', './scoring.html', './heads.html', './positional.html', './efficient.html', './performance.html', './embed.html']);
+    s.rows.forEach((r) => expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-5));
+    // The heatmap shows the same numbers it was given.
+    expect(await on(v.page, 'home-heatmap', (el) => el.valueAt(3, 1))).toBeCloseTo(s.rows[3][1], 6);
+    await finish(v, 'home-light');
+  });
+
+  test('home: first view stays under 300 KB of compressed JavaScript and WebAssembly', async () => {
+    const page = await browser.newPage();
+    const bodies: Promise<number>[] = [];
+    page.on('response', (r) => {
+      if (/\.(m?js|wasm)(\?|$)/.test(r.url())) bodies.push(r.body().then((b) => gzipSync(b).length).catch(() => 0));
+    });
+    await page.goto(isolated.url);
+    await page.waitForSelector('body[data-result="ok"]', { timeout: 45_000 });
+    await page.waitForTimeout(500);
+    const total = (await Promise.all(bodies)).reduce((a, b) => a + b, 0);
+    console.log(`home page: ${bodies.length} JS/WASM files, ${(total / 1024).toFixed(1)} KiB gzip`);
+    expect(total).toBeLessThan(300 * 1024);
+    await page.close();
+  });
+
+  test('pooling: bandwidth slider, dragging a point, training the bandwidth in a Worker', async () => {
+    const v = await visit(browser, `${isolated.url}pooling.html`);
+    await ready(v);
+    const { page } = v;
+    const peak = (el: { data: number[][] }) => Math.max(...el.data[20]);
+    const before = { h: await on(page, 'weights', (el) => Number(el.dataset.bandwidth)), peak: await on(page, 'weights', peak) };
+    expect(before.h).toBeCloseTo(0.5, 2);
+    // Keyboard: 40 steps right on the log-scaled slider.
+    await page.focus('#bandwidth');
+    for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
+    // Settled: the slider's value has reached the heatmap (h = 0.05 * 60^(v/100)) and the hash.
+    await page.waitForFunction(() => {
+      const h = 0.05 * 60 ** (Number((document.getElementById('bandwidth') as HTMLInputElement).value) / 100);
+      const shown = Number(document.getElementById('weights')!.dataset.bandwidth);
+      return Math.abs(shown - h) < 1e-4 && location.hash.includes(`h=${h.toFixed(3)}`);
+    });
+    const after = { h: await on(page, 'weights', (el) => Number(el.dataset.bandwidth)), peak: await on(page, 'weights', peak) };
+    expect(after.h).toBeGreaterThan(before.h * 1.5);
+    expect(after.peak).toBeLessThan(before.peak); // a wider kernel spreads the weights
+
+    // Drag training point 5 upwards: its y grows, the curve near it rises.
+    const p5 = await on(page, 'regression', (el) => el.points[5]);
+    const yhat = await on(page, 'regression', (el) => el.predictionAt(el.points[5].x));
+    const box = (await page.locator('#regression circle[data-index="5"]').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, box.y - 40, { steps: 5 });
+    await page.mouse.move(box.x + box.width / 2, box.y - 80, { steps: 5 });
+    await page.mouse.up();
+    const moved = await on(page, 'regression', (el) => el.points[5]);
+    expect(moved.y).toBeGreaterThan(p5.y + 1);
+    expect(Math.abs(moved.x - p5.x)).toBeLessThan(0.2);
+    await page.waitForFunction(() => location.hash.includes('pts='));
+    expect(await on(page, 'regression', (el) => el.predictionAt(el.points[5].x))).toBeGreaterThan(yhat);
+
+    // Train: the leave-one-out loss falls, and the main thread never blocks for 100 ms.
+    const loss0 = Number(await page.getAttribute('#loss', 'data-value'));
+    await longTasks(page);
+    await page.click('#train');
+    await page.waitForSelector('#train-status[data-done="1"]', { timeout: 60_000 });
+    const loss1 = Number(await page.getAttribute('#loss', 'data-value'));
+    expect(loss1).toBeLessThan(loss0);
+    const longest = await maxLongTask(page);
+    expect(longest).toBeLessThan(longTaskLimit('pooling training', longest));
+    await finish(v, 'pooling-light');
+  });
+
+  test('scoring: the dimension slider saturates the unscaled softmax; masks zero the weights', async () => {
+    const v = await visit(browser, `${isolated.url}scoring.html`);
+    await ready(v);
+    const { page } = v;
+    const meanMax = (id: string) => page.getAttribute(`#stat-${id}`, 'data-mean-max').then(Number);
+    const d8 = { dot: await meanMax('dot'), scaled: await meanMax('scaled_dot') };
+    await longTasks(page);
+    await page.focus('#dim');
+    await page.keyboard.press('End'); // d = 512
+    await page.waitForFunction(() => location.hash.includes('logd=9'));
+    const d512 = { dot: await meanMax('dot'), scaled: await meanMax('scaled_dot') };
+    expect(d512.dot).toBeGreaterThan(0.9);
+    expect(d512.dot).toBeGreaterThan(d8.dot);
+    expect(d512.scaled).toBeLessThan(0.7);
+    await page.click('#reseed');
+    await page.waitForTimeout(500);
+    const longest = await maxLongTask(page);
+    expect(longest).toBeLessThan(longTaskLimit('scoring slider and new draws', longest));
+    await page.check('#causal');
+    await page.waitForFunction(() => (document.getElementById('heat-scaled_dot') as unknown as { mask: boolean[][] | null }).mask?.[0]?.[1] === true);
+    const row0 = await on(page, 'heat-scaled_dot', (el) => el.data[0]);
+    expect(row0[0]).toBeCloseTo(1, 6);
+    expect(row0.slice(1).every((x: number) => x === 0)).toBe(true);
+    await finish(v, 'scoring-light');
+  });
+
+  test('heads: toggling and soloing heads changes the lines; the model view enlarges a head', async () => {
+    const v = await visit(browser, `${isolated.url}heads.html`);
+    await ready(v);
+    const { page } = v;
+    await page.waitForFunction(() => (document.getElementById('head-view') as unknown as { lineCount: number }).lineCount > 0);
+    const all = await on(page, 'head-view', (el) => ({ active: el.activeHeads, lines: el.lineCount }));
+    expect(all.active).toEqual([0, 1, 2, 3]);
+    await page.click('#head-view button[data-head="0"]');
+    await page.waitForFunction((n) => (document.getElementById('head-view') as unknown as { lineCount: number }).lineCount < n, all.lines);
+    expect(await on(page, 'head-view', (el) => el.activeHeads)).toEqual([1, 2, 3]);
+    await page.dblclick('#head-view button[data-head="2"]');
+    expect(await on(page, 'head-view', (el) => el.activeHeads)).toEqual([2]);
+    await page.waitForFunction(() => location.hash.includes('heads=2'));
+    // Model view: open layer 2, head 3.
+    await page.click('#model-view g[data-layer="1"][data-head="2"]');
+    expect(await on(page, 'model-view', (el) => el.selected)).toEqual({ layer: 1, head: 2 });
+    // Cross-attention: queries are the target tokens.
+    await page.selectOption('#kind', 'cross');
+    await page.waitForFunction(() => (document.getElementById('head-view') as unknown as { leftTokens: string[] }).leftTokens[0] === '<bos>');
+    const right = await on(page, 'head-view', (el) => el.rightTokens);
+    expect(right.at(-1)).toBe('<eos>');
+    expect(await page.textContent('#model-note')).toContain('Untrained');
+    await finish(v, 'heads-light');
+  });
+
+  test('positional: sinusoids from attnlab, ALiBi slope halves per head', async () => {
+    const v = await visit(browser, `${isolated.url}positional.html`);
+    await ready(v);
+    const { page } = v;
+    expect(await on(page, 'pe', (el) => el.valueAt(1, 0))).toBeCloseTo(Math.sin(1), 5);
+    expect(await on(page, 'pe', (el) => el.valueAt(1, 1))).toBeCloseTo(Math.cos(1), 5);
+    // RoPE: the score depends only on n - m (constant along diagonals).
+    const rope = await on(page, 'rope', (el) => [el.valueAt(3, 7), el.valueAt(10, 14)]);
+    expect(rope[0]).toBeCloseTo(rope[1], 4);
+    // ALiBi alone through the library (q·k = 0), head 1, slope 1/2: row 1 is softmax([-0.5, 0]).
+    const row1 = await on(page, 'alibi-weights', (el) => el.data[1].slice(0, 2));
+    expect(row1[0]).toBeCloseTo(Math.exp(-0.5) / (1 + Math.exp(-0.5)), 5);
+    expect(row1[1]).toBeCloseTo(1 / (1 + Math.exp(-0.5)), 5);
+    const s1 = Number(await page.getAttribute('#alibi-stat', 'data-slope'));
+    await page.focus('#head');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((s) => Number(document.getElementById('alibi-stat')!.dataset.slope) < s, s1);
+    expect(Number(await page.getAttribute('#alibi-stat', 'data-slope'))).toBeCloseTo(s1 / 2, 6);
+    await finish(v, 'positional-light');
+  });
+
+  test('performance: the benchmark runs in a Worker and reports every build', async () => {
+    const v = await visit(browser, `${isolated.url}performance.html`);
+    await ready(v);
+    const { page } = v;
+    await longTasks(page);
+    await page.click('#run');
+    await page.waitForSelector('body[data-bench="done"]', { timeout: 90_000 });
+    const cells = await page.$$eval('#bench-table td[data-ms]', (tds) => tds.map((td) => ({ v: td.getAttribute('data-variant'), ms: Number(td.getAttribute('data-ms')) })));
+    for (const variant of ['scalar', 'simd', 'simd-threads']) {
+      const mine = cells.filter((c) => c.v === variant);
+      expect(mine).toHaveLength(4);
+      mine.forEach((c) => expect(c.ms).toBeGreaterThan(0));
+    }
+    const longest = await maxLongTask(page);
+    expect(longest).toBeLessThan(longTaskLimit('benchmark', longest));
+    await finish(v, 'performance-light');
+  }, 120_000);
+
+  test('embed: snippets, copy button, and the iframe resizes to the height it reports', async () => {
+    const v = await visit(browser, `${isolated.url}embed.html`);
+    await ready(v);
+    const { page } = v;
+    // The frame reports again as its content loads; wait until its last report is applied.
+    await page.waitForFunction(() => {
+      const h = document.getElementById('preview-height')!.dataset.height;
+      return h !== undefined && Number(h) > 300 && (document.getElementById('preview') as HTMLIFrameElement).style.height === `${h}px`;
+    }, undefined, { timeout: 45_000 });
+    // And the frame ends as tall as the page inside it.
+    await expect.poll(async () => {
+      const h = Number(await page.getAttribute('#preview-height', 'data-height'));
+      const inner = await page.frameLocator('#preview').locator('html').evaluate((e) => e.scrollHeight);
+      const applied = await page.$eval('#preview', (f) => (f as HTMLIFrameElement).style.height);
+      return Math.abs(inner - h) <= 2 && applied === `${h}px`;
+    }, { timeout: 20_000 }).toBe(true);
+    expect(await page.textContent('#snippet-iframe')).toContain('embed=1');
+    expect(await page.textContent('#snippet-element')).toContain('<attn-regression');
+    await page.click('#snippet-iframe-copy');
+    await page.waitForFunction(() => /Copied|Selected/.test(document.querySelector('#snippet-iframe-copy + .stat')?.textContent ?? ''));
+    await page.waitForTimeout(1500); // let the preview settle for the screenshot
+    await finish(v, 'embed-light');
+  });
+
+  test('translation: translates with the shipped model, or says plainly that this build has none', async () => {
+    const v = await visit(browser, `${isolated.url}translation.html`);
+    await ready(v, 90_000);
+    const { page } = v;
+    const api = await page.evaluate(() => document.body.dataset.api);
+    if (api === 'missing') {
+      expect(await page.textContent('#model-status')).toContain('no translator yet');
+    } else {
+      await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+      const r = await on(page, 'translate', (el) => ({ text: el.result.text, tokens: el.result.targetTokens.length, step: el.step }));
+      expect(r.text.length).toBeGreaterThan(0);
+      expect(r.step).toBe(r.tokens - 1);
+      await page.click('#translate button[aria-label="Previous step"]');
+      expect(await on(page, 'translate', (el) => el.step)).toBe(r.tokens - 2);
+    }
+    await finish(v, 'translation-light');
+  });
+
+  test('efficient: sparse patterns drawn by the library, or a plain note when this build lacks them', async () => {
+    const v = await visit(browser, `${isolated.url}efficient.html`);
+    await ready(v);
+    const { page } = v;
+    const api = await page.evaluate(() => document.body.dataset.api);
+    if (api === 'missing') {
+      expect(await page.isVisible('#api-note')).toBe(true);
+      expect(await page.isHidden('#live')).toBe(true);
+    } else {
+      // S = 48, window 3, not causal: 48 * 7 pairs minus the clipped corners (2 * (3 + 2 + 1)).
+      expect(Number(await page.getAttribute('#visible-local', 'data-visible'))).toBe(324);
+      await page.focus('#window');
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(() => document.getElementById('visible-local')!.dataset.visible === String(48 * 9 - 2 * (4 + 3 + 2 + 1)));
+      await page.click('#run-cost');
+      await page.waitForSelector('body[data-cost="done"]', { timeout: 120_000 });
+    }
+    await finish(v, 'efficient-light');
+  }, 150_000);
+
+  test.each(PAGES)('%s in dark mode: no errors, no serious axe findings', async (name) => {
+    const v = await visit(browser, `${isolated.url}${name === 'index' ? '' : `${name}.html`}`, { colorScheme: 'dark' });
+    await ready(v);
+    await v.page.waitForTimeout(400);
+    await finish(v, `${name}-dark`);
+  });
+
+  test('the theme switch turns widgets dark and their exports follow', async () => {
+    const v = await visit(browser, `${isolated.url}pooling.html`);
+    await ready(v);
+    const { page } = v;
+    const light = await on(page, 'regression', (el) => el.toSVG());
+    await page.selectOption('#theme-select', 'dark');
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await page.waitForTimeout(100);
+    const dark = await on(page, 'regression', (el) => el.toSVG());
+    expect(light).toContain('#ffffff');
+    expect(dark).toContain('#1c1d24');
+    const png = await page.evaluate(async () => (await (document.getElementById('weights') as unknown as { toPNG(): Promise<Blob> }).toPNG()).size);
+    expect(png).toBeGreaterThan(1000);
+    await v.page.close();
+    expect(v.problems).toEqual([]);
+  });
+});
+
+describe('demo site without COOP/COEP', () => {
+  test('falls back to the SIMD build with one thread, and still works', async () => {
+    const v = await visit(browser, `${plain.url}pooling.html`);
+    await ready(v);
+    expect(await v.page.evaluate(() => globalThis.crossOriginIsolated)).toBe(false);
+    expect(await v.page.textContent('#engine')).toContain('simd build, 1 thread');
+    expect(await on(v.page, 'weights', (el) => el.rowCount)).toBe(40);
+    await v.page.close();
+    expect(v.problems).toEqual([]);
+  });
+});

@@ -1,0 +1,178 @@
+// The widgets as a course author would use them: a plain HTML page (no bundler, no import map)
+// that loads only the built package's dist/components/index.js, served without COOP/COEP.
+// Checks that each element draws, reads its attributes, answers the keyboard and the mouse,
+// fires its events and exports SVG and PNG.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { axe, launch, repoRoot, screenshot, visit, type Visit } from './helpers';
+import { serveStatic, type StaticServer } from './static-server';
+
+let browser: Browser;
+let server: StaticServer;
+let v: Visit;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launch(), serveStatic(repoRoot, false)]);
+  v = await visit(browser, `${server.url}tests/browser/fixtures/widgets.html`);
+  await v.page.waitForFunction(() => (document.getElementById('reg') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+});
+
+afterAll(async () => {
+  await v?.page.close();
+  await browser?.close();
+  await server?.close();
+});
+
+describe('widgets from dist/ in a plain page', () => {
+  test('load only the package: the regression widget loaded attnlab itself', async () => {
+    const urls = await v.page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
+    expect(urls.every((u) => u.startsWith('/dist/'))).toBe(true);
+    const r = await v.page.evaluate(() => {
+      const el = document.getElementById('reg') as unknown as { result: { output: Float32Array; kernel: string; bandwidth: number }; points: unknown[] };
+      return { n: el.points.length, kernel: el.result.kernel, h: el.result.bandwidth, finite: Array.from(el.result.output).every(Number.isFinite) };
+    });
+    expect(r).toEqual({ n: 30, kernel: 'epanechnikov', h: 0.4, finite: true });
+  });
+
+  test('regression: keyboard picks, moves, adds and removes points', async () => {
+    const { page } = v;
+    const pts = () => page.evaluate(() => (document.getElementById('reg') as unknown as { points: { x: number; y: number }[] }).points);
+    const before = await pts();
+    await page.locator('#reg .plot').focus();
+    await page.keyboard.press('PageDown'); // picks point 1 of 30
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    const moved = await pts();
+    expect(moved[0].y).toBeGreaterThan(before[0].y);
+    expect(moved[0].x).toBe(before[0].x);
+    await page.keyboard.press('a');
+    expect(await pts()).toHaveLength(31);
+    await page.keyboard.press('Delete');
+    expect(await pts()).toHaveLength(30);
+    await expect.poll(() => page.locator('#reg .readout').textContent()).toMatch(/point \d+ of 30/);
+  });
+
+  test('heatmap: attributes, hover read-out, click to pin, keyboard', async () => {
+    const { page } = v;
+    expect(await page.evaluate(() => (document.getElementById('heat') as unknown as { valueAt(r: number, c: number): number }).valueAt(2, 3))).toBe(0.8);
+    const pins: unknown[] = [];
+    await page.exposeFunction('__pin', (d: unknown) => pins.push(d));
+    await page.evaluate(() => document.getElementById('heat')!.addEventListener('attn-pin', (e) => (window as unknown as { __pin(d: unknown): void }).__pin((e as CustomEvent).detail)));
+    const cells = page.locator('#heat rect[fill^="rgb"]');
+    expect(await cells.count()).toBe(12);
+    await cells.nth(5).hover();
+    await expect.poll(() => page.locator('#heat .readout').textContent()).toContain('suis → am: 0.8500');
+    await cells.nth(5).click();
+    await expect.poll(() => pins.length).toBe(1);
+    expect(pins[0]).toMatchObject({ row: 1, col: 1, value: 0.85, rowLabel: 'suis', colLabel: 'am' });
+    // Keyboard: focus starts on the pinned cell; move right, pin with Enter.
+    await page.locator('#heat .plot').focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => pins.length).toBe(2);
+    expect(pins[1]).toMatchObject({ row: 1, col: 2, value: 0.05 });
+  });
+
+  test('head view: click toggles a head, double-click solos it', async () => {
+    const { page } = v;
+    const state = () => page.evaluate(() => {
+      const el = document.getElementById('hv') as unknown as { activeHeads: number[]; lineCount: number };
+      return { active: el.activeHeads, lines: el.lineCount };
+    });
+    await expect.poll(async () => (await state()).lines).toBeGreaterThan(0);
+    const all = await state();
+    await page.click('#hv button[data-head="1"]');
+    await expect.poll(async () => (await state()).active).toEqual([0]);
+    expect((await state()).lines).toBeLessThan(all.lines);
+    await page.dblclick('#hv button[data-head="1"]');
+    await expect.poll(async () => (await state()).active).toEqual([1]);
+    // Keyboard: Shift+Enter on head 1's button solos it.
+    await page.focus('#hv button[data-head="0"]');
+    await page.keyboard.press('Shift+Enter');
+    await expect.poll(async () => (await state()).active).toEqual([0]);
+  });
+
+  test('model view: Enter on a thumbnail enlarges it', async () => {
+    const { page } = v;
+    await page.focus('#mv g[data-layer="1"][data-head="0"]');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => (document.getElementById('mv') as unknown as { selected: unknown }).selected)).toEqual({ layer: 1, head: 0 });
+    await expect.poll(() => page.locator('#mv .detail').isVisible()).toBe(true);
+  });
+
+  test('beam tree: shared prefixes merge, the best hypothesis is chosen', async () => {
+    const { page } = v;
+    const texts = await page.locator('#beams svg text').allTextContents();
+    expect(texts.filter((t) => t === 'i')).toHaveLength(1); // one node for the shared first word
+    expect(texts.filter((t) => t === 'am')).toHaveLength(1);
+    expect(await page.evaluate(() => (document.getElementById('beams') as unknown as { chosen: number }).chosen)).toBe(0);
+    await page.locator('#beams .plot').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => page.locator('#beams .readout').textContent()).toContain('i am student');
+  });
+
+  test('translate: drives any object with the translator API; steps and flags unknown words', async () => {
+    const { page } = v;
+    // A test double with the documented API (the real translators live in the library).
+    await page.evaluate(() => {
+      const el = document.getElementById('tr') as unknown as { translator: unknown };
+      el.translator = {
+        translate: async (text: string, opts: { beam: number }) => ({
+          text: 'i am a student',
+          sourceTokens: [...text.split(' ').slice(0, 2), '<unk>'],
+          targetTokens: ['i', 'am', 'a', 'student'],
+          attention: { data: new Float32Array([0.9, 0.05, 0.05, 0.1, 0.8, 0.1, 0.1, 0.2, 0.7, 0.05, 0.05, 0.9]), shape: [4, 3] },
+          beams: opts.beam > 1 ? [{ tokens: ['i', 'am', 'a', 'student'], score: -1 }, { tokens: ['i', 'am', 'student'], score: -2 }] : undefined,
+        }),
+      };
+    });
+    await page.evaluate(() => document.getElementById('tr')!.setAttribute('beam', '2'));
+    await page.click('#tr button[type=submit]');
+    await expect.poll(() => page.locator('#tr .readout').first().textContent()).toContain('Unknown to the model: <unk>');
+    expect(await page.locator('#tr .tok.unk').count()).toBe(1);
+    await page.click('#tr button[aria-label="Previous step"]');
+    await page.click('#tr button[aria-label="Previous step"]');
+    const s = await page.evaluate(() => {
+      const el = document.getElementById('tr') as unknown as { step: number; shadowRoot: ShadowRoot };
+      const heat = el.shadowRoot.querySelector('attn-heatmap') as unknown as { mask: boolean[][]; pinned: { row: number; col: number } };
+      return { step: el.step, masked: heat.mask.map((r) => r[0]), pinned: heat.pinned && { row: heat.pinned.row, col: heat.pinned.col } };
+    });
+    expect(s).toEqual({ step: 1, masked: [false, false, true, true], pinned: { row: 1, col: 1 } });
+    expect(await page.locator('#tr attn-beam-tree').isVisible()).toBe(true);
+  });
+
+  test('exports: SVG text and PNG bytes; a theme="dark" widget exports dark', async () => {
+    const { page } = v;
+    const out = await page.evaluate(async () => {
+      const ids = ['reg', 'heat', 'dark', 'hv', 'mv', 'beams'];
+      const res: Record<string, { svg: number; png: number; dark: boolean }> = {};
+      for (const id of ids) {
+        const el = document.getElementById(id) as unknown as { toSVG(): string; toPNG(): Promise<Blob> };
+        const svg = el.toSVG();
+        const png = await el.toPNG();
+        res[id] = { svg: svg.length, png: png.size, dark: svg.includes('#1c1d24') };
+      }
+      return res;
+    });
+    for (const [id, r] of Object.entries(out)) {
+      expect(r.svg, id).toBeGreaterThan(300);
+      expect(r.png, id).toBeGreaterThan(500);
+      expect(r.dark, id).toBe(id === 'dark');
+    }
+  });
+
+  test('resizing the page redraws the widgets at the new width', async () => {
+    const { page } = v;
+    const width = () => page.evaluate(() => (document.getElementById('reg')!.shadowRoot!.querySelector('svg') as SVGSVGElement).viewBox.baseVal.width);
+    const w0 = await width();
+    await page.setViewportSize({ width: 600, height: 900 });
+    await expect.poll(width).toBeLessThan(w0);
+  });
+
+  test('no console errors, no serious axe findings', async () => {
+    await screenshot(v.page, 'widgets-plain-page');
+    expect(await axe(v.page)).toEqual([]);
+    expect(v.problems).toEqual([]);
+  });
+});

@@ -1,0 +1,263 @@
+// What every attnlab widget shares: a shadow root, light/dark palettes, redraw on resize,
+// export to SVG and PNG, and events that cross the shadow boundary.
+import { onThemeChange, paletteFor, type Palette } from './theme.js';
+
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+
+type Attrs = Record<string, string | number | undefined | null>;
+
+/** An SVG element with attributes; text goes in with textContent, never as markup. */
+export function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string | null | undefined)[]): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+/** An HTML element with properties and children (text as text nodes). */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> & { [k: string]: unknown } = {}, ...children: (Node | string | null | undefined)[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k.startsWith('aria-') || k.startsWith('data-') || k === 'role' || k === 'for') node.setAttribute(k, String(v));
+    else (node as unknown as Record<string, unknown>)[k] = v;
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+/** Parses an attribute holding JSON, or returns undefined (and warns) when it is not valid. */
+export function jsonAttr<T>(el: Element, name: string): T | undefined {
+  const text = el.getAttribute(name);
+  if (text === null || text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    console.warn(`<${el.localName}>: attribute ${name} is not valid JSON`);
+    return undefined;
+  }
+}
+
+/** Labels from an attribute: a JSON array, or words separated by spaces or commas. */
+export function labelsAttr(el: Element, name: string): string[] | undefined {
+  const text = el.getAttribute(name);
+  if (text === null) return undefined;
+  const t = text.trim();
+  if (t.startsWith('[')) {
+    const arr = jsonAttr<unknown[]>(el, name);
+    return Array.isArray(arr) ? arr.map(String) : undefined;
+  }
+  return t === '' ? [] : t.split(t.includes(',') ? /\s*,\s*/ : /\s+/);
+}
+
+export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
+
+const BASE_CSS = `
+:host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
+:host([hidden]) { display: none; }
+.frame { position: relative; }
+.bar { display: flex; justify-content: flex-end; gap: 4px; height: 20px; margin-bottom: 2px; }
+:host([no-export]) .bar { display: none; }
+.bar[hidden] { display: none; }
+button { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 4px; cursor: pointer;
+  border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
+button:focus-visible, [tabindex]:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+svg { display: block; max-width: 100%; overflow: visible; user-select: none; -webkit-user-select: none; }
+.readout { min-height: 1.4em; color: var(--muted); font-variant-numeric: tabular-nums; }
+`;
+
+// One queue of pending redraws for every widget on the page. Each animation frame draws widgets
+// until a small time budget is spent and leaves the rest for the next frame, so several widgets
+// updating together never add up to one long task.
+const pending = new Map<object, () => void>();
+let frame = 0;
+const FRAME_BUDGET_MS = 12;
+
+function schedule(key: object, fn: () => void): void {
+  pending.set(key, fn);
+  frame ||= requestAnimationFrame(flush);
+}
+
+function unschedule(key: object): void {
+  pending.delete(key);
+}
+
+function flush(): void {
+  frame = 0;
+  const start = performance.now();
+  for (const [key, fn] of pending) {
+    pending.delete(key);
+    fn();
+    if (performance.now() - start > FRAME_BUDGET_MS) break;
+  }
+  if (pending.size) frame = requestAnimationFrame(flush);
+}
+
+export abstract class AttnElement extends HTMLElement {
+  static get observedAttributes(): string[] {
+    return ['theme'];
+  }
+
+  protected readonly root: ShadowRoot;
+  protected readonly frame: HTMLDivElement;
+  /** The SVG/PNG buttons; a widget with nothing to export yet hides them. */
+  protected readonly bar: HTMLDivElement;
+  protected palette!: Palette;
+  #raf = 0;
+  #resize: ResizeObserver | null = null;
+  #unTheme: (() => void) | null = null;
+  #lastWidth = 0;
+
+  constructor() {
+    super();
+    this.root = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = BASE_CSS + this.css();
+    this.frame = h('div', { className: 'body' });
+    const bar = this.bar = h('div', { className: 'bar' },
+      h('button', { type: 'button', textContent: 'SVG', title: 'Download as SVG', 'aria-label': `Download ${this.localName} as SVG`, onclick: () => void this.download('svg') }),
+      h('button', { type: 'button', textContent: 'PNG', title: 'Download as PNG', 'aria-label': `Download ${this.localName} as PNG`, onclick: () => void this.download('png') }));
+    this.root.append(style, h('div', { className: 'frame' }, bar, this.frame));
+  }
+
+  /** Extra CSS for the shadow root. */
+  protected css(): string {
+    return '';
+  }
+
+  /** Builds the widget's view for the current data, palette and width. */
+  protected abstract render(width: number): void;
+
+  /** The SVG element to export (the main picture). */
+  protected abstract exportTarget(): SVGSVGElement | null;
+
+  connectedCallback(): void {
+    this.#applyPalette();
+    this.#unTheme = onThemeChange(() => this.#themeChanged());
+    // Redraw when the width changes by more than a scroll bar: the SVG scales (max-width: 100%)
+    // in between, and a page whose scroll bar comes and goes with the widget's height would
+    // otherwise redraw back and forth for ever.
+    this.#resize = new ResizeObserver(() => {
+      if (Math.abs(this.#width() - this.#lastWidth) > 24) this.invalidate();
+    });
+    this.#resize.observe(this);
+    this.invalidate();
+  }
+
+  disconnectedCallback(): void {
+    this.#resize?.disconnect();
+    this.#unTheme?.();
+    unschedule(this);
+    this.#raf = 0;
+  }
+
+  attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    if (old === value) return;
+    if (name === 'theme') this.#themeChanged();
+    else this.attributeChanged(name, value);
+  }
+
+  /** Subclasses read their own attributes here. */
+  protected attributeChanged(_name: string, _value: string | null): void {
+    this.invalidate();
+  }
+
+  #applyPalette(): void {
+    this.palette = paletteFor(this);
+    const p = this.palette;
+    for (const [k, v] of Object.entries({ bg: p.bg, fg: p.fg, muted: p.muted, line: p.line, accent: p.accent })) {
+      this.style.setProperty(`--${k}`, v);
+    }
+    this.style.setProperty('color', p.fg);
+  }
+
+  #themeChanged(): void {
+    this.#applyPalette();
+    this.invalidate();
+  }
+
+  /** Schedules one redraw (on the next animation frame with time to spare). */
+  invalidate(): void {
+    if (this.#raf || !this.isConnected) return;
+    this.#raf = -1;
+    schedule(this, () => {
+      this.#raf = 0;
+      if (this.isConnected) this.renderNow();
+    });
+  }
+
+  /** Redraws at once (tests and exports call this to read a settled view). */
+  renderNow(): void {
+    if (!this.palette) this.#applyPalette();
+    const w = this.#width();
+    this.#lastWidth = w;
+    this.render(w);
+  }
+
+  #width(): number {
+    return Math.max(120, Math.round(this.clientWidth || 480));
+  }
+
+  protected emit<T>(type: string, detail: T): void {
+    this.dispatchEvent(new CustomEvent<T>(type, { detail, bubbles: true, composed: true }));
+  }
+
+  /** The picture as a standalone SVG document (colours inlined, background filled). */
+  toSVG(): string {
+    if (this.#raf) {
+      unschedule(this);
+      this.#raf = 0;
+      this.renderNow();
+    }
+    const svg = this.exportTarget();
+    if (!svg) return '';
+    const copy = svg.cloneNode(true) as SVGSVGElement;
+    copy.setAttribute('xmlns', SVG_NS);
+    copy.querySelectorAll('[data-no-export]').forEach((n) => n.remove());
+    const vb = svg.viewBox.baseVal;
+    const bg = s('rect', { x: vb.x, y: vb.y, width: vb.width, height: vb.height, fill: this.palette.bg });
+    copy.insertBefore(bg, copy.firstChild);
+    copy.setAttribute('font-family', 'system-ui, -apple-system, Segoe UI, Roboto, sans-serif');
+    return new XMLSerializer().serializeToString(copy);
+  }
+
+  /** The picture as a PNG, `scale` pixels per CSS pixel. */
+  async toPNG(scale = 2): Promise<Blob> {
+    const text = this.toSVG();
+    const svg = this.exportTarget();
+    if (!svg) throw new Error(`${this.localName}: nothing to export yet`);
+    const vb = svg.viewBox.baseVal;
+    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+    try {
+      const img = new Image();
+      img.width = vb.width;
+      img.height = vb.height;
+      img.src = url;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.ceil(vb.width * scale);
+      canvas.height = Math.ceil(vb.height * scale);
+      const ctx = canvas.getContext('2d')!;
+      ctx.scale(scale, scale);
+      ctx.drawImage(img, 0, 0, vb.width, vb.height);
+      return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('toBlob failed'))), 'image/png'));
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+  }
+
+  /** Saves the picture as a file: `${filename}.svg` or `.png`. */
+  async download(kind: 'svg' | 'png', filename = this.getAttribute('filename') ?? this.localName): Promise<void> {
+    const blob = kind === 'svg' ? new Blob([this.toSVG()], { type: 'image/svg+xml' }) : await this.toPNG();
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `${filename}.${kind}`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+}
+
+/** Registers a custom element once (a second bundle on the same page must not throw). */
+export function define(name: string, ctor: CustomElementConstructor): void {
+  if (!customElements.get(name)) customElements.define(name, ctor);
+}

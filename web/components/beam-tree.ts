@@ -1,0 +1,166 @@
+// <attn-beam-tree>: the hypotheses of a beam search as a prefix tree, left to right. Shared
+// prefixes merge; the chosen hypothesis is drawn bold; each leaf shows its score.
+import { AttnElement, define, fmt, h, jsonAttr, s } from './base.js';
+
+export interface BeamHypothesis {
+  tokens: string[];
+  /** Log-probability (or any score: higher is better). */
+  score: number;
+}
+
+interface Node {
+  token: string;
+  depth: number;
+  children: Node[];
+  leaves: number[];
+  y: number;
+}
+
+export class AttnBeamTree extends AttnElement {
+  static get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'data', 'chosen', 'label'];
+  }
+
+  #beams: BeamHypothesis[] = [];
+  #focus = -1;
+  #svg: SVGSVGElement | null = null;
+  #plot: HTMLDivElement;
+  #readout: HTMLDivElement;
+
+  constructor() {
+    super();
+    this.#plot = h('div', { className: 'plot', tabIndex: 0, role: 'application', 'aria-roledescription': 'beam tree' });
+    this.#readout = h('div', { className: 'readout', 'aria-live': 'polite' });
+    this.frame.append(this.#plot, this.#readout);
+    this.#plot.addEventListener('keydown', (e) => {
+      const n = this.#beams.length;
+      if (!n) return;
+      if (e.key === 'ArrowDown' || e.key === 'ArrowRight') this.#focus = (this.#focus + 1) % n;
+      else if (e.key === 'ArrowUp' || e.key === 'ArrowLeft') this.#focus = (this.#focus - 1 + n) % n;
+      else if (e.key === 'Escape') this.#focus = -1;
+      else return;
+      e.preventDefault();
+      this.invalidate();
+      if (this.#focus >= 0) this.emit('attn-beam', { index: this.#focus, ...this.#beams[this.#focus] });
+    });
+    this.#plot.addEventListener('pointermove', (e) => {
+      const leaf = (e.target as Element).closest?.('[data-leaf]');
+      const i = leaf ? Number(leaf.getAttribute('data-leaf')) : -1;
+      if (i !== this.#focus) {
+        this.#focus = i;
+        this.invalidate();
+      }
+    });
+  }
+
+  protected css(): string {
+    return `.plot { outline: none; border-radius: 4px; overflow-x: auto; }
+.plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }`;
+  }
+
+  /** Final hypotheses, best first unless `chosen` says otherwise. */
+  set data(b: BeamHypothesis[] | null) {
+    this.#beams = (b ?? []).map((x) => ({ tokens: [...x.tokens].map(String), score: Number(x.score) }));
+    this.#focus = -1;
+    this.invalidate();
+  }
+  get data(): BeamHypothesis[] {
+    return this.#beams;
+  }
+
+  /** The hypothesis drawn as chosen (default: the highest score). */
+  get chosen(): number {
+    const a = this.getAttribute('chosen');
+    if (a !== null && a !== '') return Number(a);
+    let best = 0;
+    this.#beams.forEach((b, i) => { if (b.score > this.#beams[best].score) best = i; });
+    return best;
+  }
+
+  protected attributeChanged(name: string): void {
+    if (name === 'data') this.data = jsonAttr<BeamHypothesis[]>(this, 'data') ?? null;
+    else this.invalidate();
+  }
+
+  protected exportTarget(): SVGSVGElement | null {
+    return this.#svg;
+  }
+
+  protected render(width: number): void {
+    const p = this.palette;
+    const label = this.getAttribute('label') ?? 'Beam search hypotheses';
+    this.#plot.setAttribute('aria-label', `${label}: ${this.#beams.length} hypotheses. Arrow keys step through them.`);
+    const root: Node = { token: '<bos>', depth: 0, children: [], leaves: [], y: 0 };
+    this.#beams.forEach((b, i) => {
+      let node = root;
+      node.leaves.push(i);
+      b.tokens.forEach((t, d) => {
+        let next = node.children.find((c) => c.token === t);
+        if (!next) {
+          next = { token: t, depth: d + 1, children: [], leaves: [], y: 0 };
+          node.children.push(next);
+        }
+        next.leaves.push(i);
+        node = next;
+      });
+    });
+    // Leaves in order get rows; an inner node sits at the mean of its children.
+    let row = 0;
+    const place = (n: Node): number => {
+      if (!n.children.length) n.y = row++;
+      else n.y = n.children.map(place).reduce((a, b) => a + b, 0) / n.children.length;
+      return n.y;
+    };
+    place(root);
+    const depth = Math.max(1, ...this.#beams.map((b) => b.tokens.length));
+    const rowH = 26;
+    const colW = Math.max(64, Math.min(110, (width - 90) / (depth + 1)));
+    const W = Math.ceil(colW * (depth + 1) + 90);
+    const H = Math.max(40, row * rowH + 16);
+    const X = (d: number) => 10 + d * colW;
+    const Y = (y: number) => 12 + y * rowH + rowH / 2;
+    const chosen = this.chosen;
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
+    svg.append(s('title', {}, label));
+    const edges = s('g', { fill: 'none' });
+    const nodes = s('g', { 'font-size': 12 });
+    const walk = (n: Node) => {
+      const onChosen = n.leaves.includes(chosen);
+      const onFocus = n.leaves.includes(this.#focus);
+      for (const c of n.children) {
+        const cOn = c.leaves.includes(chosen);
+        const cF = c.leaves.includes(this.#focus);
+        edges.append(s('path', {
+          d: `M${X(n.depth) + 44},${Y(n.y)} C${X(n.depth) + colW * 0.7},${Y(n.y)} ${X(c.depth) - colW * 0.3},${Y(c.y)} ${X(c.depth) - 2},${Y(c.y)}`,
+          stroke: cF ? p.highlight : cOn ? p.accent : p.line, 'stroke-width': cOn || cF ? 2.5 : 1.2,
+        }));
+        walk(c);
+      }
+      nodes.append(s('text', {
+        x: X(n.depth), y: Y(n.y) + 4, fill: onFocus ? p.highlight : onChosen ? p.fg : p.muted,
+        'font-weight': onChosen ? 'bold' : undefined,
+      }, n.token.length > 10 ? `${n.token.slice(0, 9)}…` : n.token));
+      if (!n.children.length && n.leaves.length) {
+        const i = n.leaves[0];
+        nodes.append(s('text', { x: X(n.depth) + Math.min(colW - 6, 7.5 * n.token.length + 6), y: Y(n.y) + 4, fill: p.muted, 'font-size': 11, 'data-leaf': i }, fmt(this.#beams[i].score, 2)));
+        nodes.append(s('rect', { x: X(n.depth) - 4, y: Y(n.y) - rowH / 2, width: colW + 40, height: rowH, fill: 'transparent', 'data-leaf': i }));
+      }
+    };
+    walk(root);
+    svg.append(edges, nodes);
+    this.#svg = svg;
+    this.#plot.replaceChildren(svg);
+    const f = this.#beams[this.#focus];
+    this.#readout.textContent = f
+      ? `hypothesis ${this.#focus + 1}: “${f.tokens.join(' ')}”, score ${fmt(f.score, 3)}${this.#focus === chosen ? ' (chosen)' : ''}`
+      : this.#beams.length ? `${this.#beams.length} hypotheses; chosen: “${this.#beams[chosen]?.tokens.join(' ')}”` : 'No beams yet';
+  }
+}
+
+define('attn-beam-tree', AttnBeamTree);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attn-beam-tree': AttnBeamTree;
+  }
+}

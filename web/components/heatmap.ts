@@ -1,0 +1,416 @@
+// <attn-heatmap>: a matrix with row and column labels, a colour scale, a hover read-out and a
+// pinned cell (click, or Enter on the keyboard cursor).
+import { AttnElement, define, fmt, h, jsonAttr, labelsAttr, s } from './base.js';
+import { extent, toRows, type MatrixInput } from './matrix.js';
+import { inkOn, rgbString, scaleRGB, type ScaleName } from './theme.js';
+
+export interface CellDetail {
+  row: number;
+  col: number;
+  value: number;
+  rowLabel: string;
+  colLabel: string;
+  masked: boolean;
+}
+
+const SCALES: readonly ScaleName[] = ['viridis', 'blues', 'diverging'];
+/**
+ * Above this many cells (or whenever values are not printed in the cells) the matrix is drawn as
+ * one image rather than one rect per cell: thousands of SVG nodes would cost a frame each redraw.
+ */
+const RECT_LIMIT = 1600;
+const IMAGE_ABOVE = 300;
+
+export class AttnHeatmap extends AttnElement {
+  static get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'data', 'mask', 'row-labels', 'col-labels', 'scale', 'min', 'max',
+      'row-title', 'col-title', 'label', 'show-values', 'digits', 'cell-size'];
+  }
+
+  #rows: number[][] = [];
+  #mask: boolean[][] | null = null;
+  #rowLabels: string[] | null = null;
+  #colLabels: string[] | null = null;
+  #min: number | null = null;
+  #max: number | null = null;
+  #cursor: { row: number; col: number } | null = null;
+  #pinned: { row: number; col: number } | null = null;
+  #svg: SVGSVGElement | null = null;
+  #overlay: SVGGElement | null = null;
+  #geom = { x0: 0, y0: 0, cw: 1, ch: 1 };
+  #plot: HTMLDivElement;
+  #readout: HTMLDivElement;
+
+  constructor() {
+    super();
+    this.#plot = h('div', { className: 'plot', tabIndex: 0, role: 'application', 'aria-roledescription': 'heatmap' });
+    this.#readout = h('div', { className: 'readout', 'aria-live': 'polite' });
+    this.frame.append(this.#plot, this.#readout);
+    this.#plot.addEventListener('pointermove', (e) => this.#pointer(e, false));
+    this.#plot.addEventListener('pointerleave', () => {
+      this.#cursor = null;
+      this.#drawOverlay();
+    });
+    this.#plot.addEventListener('click', (e) => this.#pointer(e, true));
+    this.#plot.addEventListener('keydown', (e) => this.#key(e));
+    this.#plot.addEventListener('focus', () => {
+      if (!this.#cursor && this.rowCount) this.#cursor = this.#pinned ?? { row: 0, col: 0 };
+      this.#drawOverlay();
+    });
+    this.#plot.addEventListener('blur', () => {
+      this.#cursor = null;
+      this.#drawOverlay();
+    });
+  }
+
+  protected css(): string {
+    return `.plot { outline: none; border-radius: 4px; }
+.plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.cells { cursor: crosshair; }`;
+  }
+
+  // --- data ---------------------------------------------------------------------------------
+
+  /** The matrix: nested arrays or a tensor (its first [rows, cols] slice). */
+  set data(m: MatrixInput) {
+    this.#rows = toRows(m);
+    if (this.#pinned && (this.#pinned.row >= this.rowCount || this.#pinned.col >= this.colCount)) this.#pinned = null;
+    this.invalidate();
+  }
+  get data(): number[][] {
+    return this.#rows;
+  }
+
+  /** Cells to draw as masked (hatched): true = masked. */
+  set mask(m: boolean[][] | null) {
+    this.#mask = m;
+    this.invalidate();
+  }
+  get mask(): boolean[][] | null {
+    return this.#mask;
+  }
+
+  set rowLabels(l: string[] | null) {
+    this.#rowLabels = l;
+    this.invalidate();
+  }
+  get rowLabels(): string[] {
+    return this.#rowLabels ?? this.#rows.map((_, i) => String(i));
+  }
+
+  set colLabels(l: string[] | null) {
+    this.#colLabels = l;
+    this.invalidate();
+  }
+  get colLabels(): string[] {
+    return this.#colLabels ?? (this.#rows[0] ?? []).map((_, j) => String(j));
+  }
+
+  /** Colour scale bounds; null = from the data (0..1 when every value lies there). */
+  set min(v: number | null) { this.#min = v; this.invalidate(); }
+  get min(): number | null { return this.#min; }
+  set max(v: number | null) { this.#max = v; this.invalidate(); }
+  get max(): number | null { return this.#max; }
+
+  get rowCount(): number { return this.#rows.length; }
+  get colCount(): number { return this.#rows[0]?.length ?? 0; }
+
+  valueAt(row: number, col: number): number {
+    return this.#rows[row]?.[col] ?? NaN;
+  }
+
+  /** The pinned cell, or null. Setting it pins (or, with null, unpins) without an event. */
+  get pinned(): CellDetail | null {
+    return this.#pinned ? this.#detail(this.#pinned.row, this.#pinned.col) : null;
+  }
+  set pinned(c: { row: number; col: number } | null) {
+    this.#pinned = c ? { row: c.row, col: c.col } : null;
+    this.#drawOverlay();
+  }
+
+  protected attributeChanged(name: string, value: string | null): void {
+    switch (name) {
+      case 'data': this.data = jsonAttr<number[][]>(this, 'data') ?? []; return;
+      case 'mask': this.mask = jsonAttr<boolean[][]>(this, 'mask') ?? null; return;
+      case 'row-labels': this.rowLabels = labelsAttr(this, 'row-labels') ?? null; return;
+      case 'col-labels': this.colLabels = labelsAttr(this, 'col-labels') ?? null; return;
+      case 'min': this.min = value === null || value === '' ? null : Number(value); return;
+      case 'max': this.max = value === null || value === '' ? null : Number(value); return;
+      default: this.invalidate();
+    }
+  }
+
+  get #scale(): ScaleName {
+    const v = this.getAttribute('scale') as ScaleName | null;
+    return v && SCALES.includes(v) ? v : 'viridis';
+  }
+
+  #bounds(): [number, number] {
+    let [lo, hi] = extent(this.#rows, this.#mask ?? undefined);
+    if (this.#min === null && this.#max === null && lo >= 0 && hi <= 1) [lo, hi] = [0, 1];
+    if (this.#scale === 'diverging' && this.#min === null && this.#max === null) {
+      const m = Math.max(Math.abs(lo), Math.abs(hi)) || 1;
+      [lo, hi] = [-m, m];
+    }
+    lo = this.#min ?? lo;
+    hi = this.#max ?? hi;
+    if (!(hi > lo)) hi = lo + 1;
+    return [lo, hi];
+  }
+
+  #detail(row: number, col: number): CellDetail {
+    return {
+      row, col, value: this.valueAt(row, col),
+      rowLabel: this.rowLabels[row] ?? String(row),
+      colLabel: this.colLabels[col] ?? String(col),
+      masked: Boolean(this.#mask?.[row]?.[col]),
+    };
+  }
+
+  // --- drawing ------------------------------------------------------------------------------
+
+  protected exportTarget(): SVGSVGElement | null {
+    return this.#svg;
+  }
+
+  protected render(width: number): void {
+    const p = this.palette;
+    const R = this.rowCount;
+    const C = this.colCount;
+    const label = this.getAttribute('label') ?? 'Attention weights';
+    this.#plot.setAttribute('aria-label', `${label}: ${R} rows by ${C} columns. Arrow keys move, Enter pins a cell, Escape unpins.`);
+    if (!R || !C) {
+      this.#svg = null;
+      this.#plot.replaceChildren(h('div', { className: 'readout', textContent: 'No data' }));
+      return;
+    }
+    const rowLabels = this.rowLabels;
+    const colLabels = this.colLabels;
+    const font = 12;
+    const charW = font * 0.6;
+    const rowTitle = this.getAttribute('row-title');
+    const colTitle = this.getAttribute('col-title');
+    const maxRow = Math.min(14, Math.max(1, ...rowLabels.map((l) => l.length)));
+    const maxCol = Math.min(14, Math.max(1, ...colLabels.map((l) => l.length)));
+    const legendW = 56;
+    const left = maxRow * charW + 8 + (rowTitle ? 18 : 0);
+    const maxCell = Number(this.getAttribute('cell-size')) || 44;
+    let cw = Math.max(2, Math.min(maxCell, (width - left - legendW - 4) / C));
+    const rotate = maxCol * charW > cw - 2;
+    const top = (rotate ? Math.min(maxCol * charW * 0.75 + 8, 90) : font + 8) + (colTitle ? 18 : 0);
+    const ch = cw;
+    // Thin the labels when cells are smaller than the text: every step-th one.
+    const rowStep = Math.max(1, Math.ceil(13 / ch));
+    const colStep = Math.max(1, Math.ceil(13 / cw));
+    const showColLabels = true;
+    const showRowLabels = true;
+    const gw = cw * C;
+    const gh = ch * R;
+    const W = Math.ceil(left + gw + legendW);
+    const H = Math.ceil(top + gh + 4);
+    this.#geom = { x0: left, y0: top, cw, ch };
+    const [lo, hi] = this.#bounds();
+    const scale = this.#scale;
+    const t = (v: number) => (v - lo) / (hi - lo);
+
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
+    svg.append(s('title', {}, label));
+    const cells = s('g', { class: 'cells' });
+    const masked: [number, number][] = [];
+    const asRects = R * C <= (this.hasAttribute('show-values') ? RECT_LIMIT : IMAGE_ABOVE);
+    if (asRects) {
+      const showValues = this.hasAttribute('show-values') && cw >= 30;
+      const digits = Number(this.getAttribute('digits') ?? 2);
+      for (let i = 0; i < R; i++) {
+        for (let j = 0; j < C; j++) {
+          const x = left + j * cw;
+          const y = top + i * ch;
+          if (this.#mask?.[i]?.[j]) {
+            masked.push([i, j]);
+            continue;
+          }
+          const rgb = scaleRGB(scale, t(this.#rows[i][j]), p.dark);
+          cells.append(s('rect', { x: x.toFixed(2), y: y.toFixed(2), width: (cw + 0.3).toFixed(2), height: (ch + 0.3).toFixed(2), fill: rgbString(rgb) }));
+          if (showValues) {
+            cells.append(s('text', { x: (x + cw / 2).toFixed(1), y: (y + ch / 2 + 4).toFixed(1), 'text-anchor': 'middle', 'font-size': 10, fill: inkOn(rgb), 'pointer-events': 'none' }, fmt(this.#rows[i][j], digits)));
+          }
+        }
+      }
+    } else {
+      const canvas = document.createElement('canvas');
+      canvas.width = C;
+      canvas.height = R;
+      const ctx = canvas.getContext('2d')!;
+      const img = ctx.createImageData(C, R);
+      for (let i = 0; i < R; i++) {
+        for (let j = 0; j < C; j++) {
+          const o = (i * C + j) * 4;
+          if (this.#mask?.[i]?.[j]) masked.push([i, j]);
+          const rgb = this.#mask?.[i]?.[j] ? hexRGB(p.masked) : scaleRGB(scale, t(this.#rows[i][j]), p.dark);
+          img.data[o] = rgb[0];
+          img.data[o + 1] = rgb[1];
+          img.data[o + 2] = rgb[2];
+          img.data[o + 3] = 255;
+        }
+      }
+      ctx.putImageData(img, 0, 0);
+      cells.append(s('image', { x: left, y: top, width: gw, height: gh, href: canvas.toDataURL(), preserveAspectRatio: 'none', style: 'image-rendering: pixelated' }));
+    }
+    // Masked cells: a neutral fill with a diagonal hatch, so "hidden" never reads as "zero".
+    if (masked.length) {
+      const defs = s('defs');
+      const pid = `hatch-${Math.random().toString(36).slice(2, 8)}`;
+      defs.append(s('pattern', { id: pid, patternUnits: 'userSpaceOnUse', width: 6, height: 6, patternTransform: 'rotate(45)' },
+        s('rect', { width: 6, height: 6, fill: p.masked }),
+        s('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: p.hatch, 'stroke-width': 1.5 })));
+      svg.append(defs);
+      if (asRects || masked.length < 4000) {
+        for (const [i, j] of masked) {
+          cells.append(s('rect', { x: (left + j * cw).toFixed(2), y: (top + i * ch).toFixed(2), width: (cw + 0.3).toFixed(2), height: (ch + 0.3).toFixed(2), fill: `url(#${pid})`, 'data-masked': '' }));
+        }
+      }
+    }
+    svg.append(cells, s('rect', { x: left, y: top, width: gw, height: gh, fill: 'none', stroke: p.line }));
+
+    const labels = s('g', { 'font-size': font, fill: p.fg });
+    if (showRowLabels) {
+      rowLabels.forEach((l, i) => i % rowStep === 0 && labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4, 'text-anchor': 'end', 'data-row': i }, clip(l))));
+    }
+    if (showColLabels) {
+      colLabels.forEach((l, j) => {
+        if (j % colStep !== 0) return;
+        const x = left + j * cw + cw / 2;
+        labels.append(rotate
+          ? s('text', { x, y: top - 5, transform: `rotate(-50 ${x} ${top - 5})`, 'text-anchor': 'start', 'data-col': j }, clip(l))
+          : s('text', { x, y: top - 5, 'text-anchor': 'middle', 'data-col': j }, clip(l)));
+      });
+    }
+    if (rowTitle) {
+      const y = top + gh / 2;
+      labels.append(s('text', { x: 12, y, transform: `rotate(-90 12 ${y})`, 'text-anchor': 'middle', fill: p.muted }, rowTitle));
+    }
+    if (colTitle) labels.append(s('text', { x: left + gw / 2, y: 12, 'text-anchor': 'middle', fill: p.muted }, colTitle));
+    svg.append(labels);
+
+    // Colour bar.
+    const lx = left + gw + 12;
+    const lh = Math.max(40, gh);
+    const gid = `grad-${Math.random().toString(36).slice(2, 8)}`;
+    const grad = s('linearGradient', { id: gid, x1: 0, y1: 1, x2: 0, y2: 0 });
+    for (let k = 0; k <= 8; k++) grad.append(s('stop', { offset: k / 8, 'stop-color': rgbString(scaleRGB(scale, k / 8, p.dark)) }));
+    svg.append(s('defs', {}, grad),
+      s('rect', { x: lx, y: top, width: 10, height: lh, fill: `url(#${gid})`, stroke: p.line }),
+      s('text', { x: lx + 14, y: top + 9, 'font-size': 10, fill: p.muted }, fmt(hi, 2)),
+      s('text', { x: lx + 14, y: top + lh, 'font-size': 10, fill: p.muted }, fmt(lo, 2)));
+
+    this.#overlay = s('g', { 'pointer-events': 'none' });
+    svg.append(this.#overlay);
+    this.#svg = svg;
+    this.#plot.replaceChildren(svg);
+    this.#drawOverlay();
+  }
+
+  #drawOverlay(): void {
+    const g = this.#overlay;
+    if (!g || !this.#svg) return;
+    const p = this.palette;
+    const { x0, y0, cw, ch } = this.#geom;
+    g.replaceChildren();
+    const box = (c: { row: number; col: number }, color: string, width: number, dashed: boolean, exportIt: boolean) => {
+      const r = s('rect', { x: x0 + c.col * cw, y: y0 + c.row * ch, width: cw, height: ch, fill: 'none', stroke: color, 'stroke-width': width, 'stroke-dasharray': dashed ? '3 2' : undefined });
+      if (!exportIt) r.setAttribute('data-no-export', '');
+      g.append(r);
+    };
+    if (this.#pinned) box(this.#pinned, p.highlight, 2.5, false, true);
+    if (this.#cursor) box(this.#cursor, p.fg, 1.5, true, false);
+    this.#svg.querySelectorAll('text[data-row], text[data-col]').forEach((t) => t.removeAttribute('font-weight'));
+    const focus = this.#cursor ?? this.#pinned;
+    if (focus) {
+      this.#svg.querySelector(`text[data-row="${focus.row}"]`)?.setAttribute('font-weight', 'bold');
+      this.#svg.querySelector(`text[data-col="${focus.col}"]`)?.setAttribute('font-weight', 'bold');
+    }
+    const shown = this.#cursor ?? this.#pinned;
+    if (shown) {
+      const d = this.#detail(shown.row, shown.col);
+      const pin = this.#pinned && this.#pinned.row === shown.row && this.#pinned.col === shown.col ? ' (pinned)' : '';
+      this.#readout.textContent = `${d.rowLabel} → ${d.colLabel}: ${d.masked ? 'masked' : fmt(d.value, 4)}${pin}`;
+    } else {
+      this.#readout.textContent = '\u00a0';
+    }
+  }
+
+  // --- interaction --------------------------------------------------------------------------
+
+  #cellAt(e: MouseEvent): { row: number; col: number } | null {
+    if (!this.#svg) return null;
+    const r = this.#svg.getBoundingClientRect();
+    const vb = this.#svg.viewBox.baseVal;
+    const x = ((e.clientX - r.left) * vb.width) / r.width;
+    const y = ((e.clientY - r.top) * vb.height) / r.height;
+    const { x0, y0, cw, ch } = this.#geom;
+    const col = Math.floor((x - x0) / cw);
+    const row = Math.floor((y - y0) / ch);
+    if (row < 0 || col < 0 || row >= this.rowCount || col >= this.colCount) return null;
+    return { row, col };
+  }
+
+  #pointer(e: MouseEvent, click: boolean): void {
+    const c = this.#cellAt(e);
+    if (click) {
+      if (!c) return;
+      this.#togglePin(c);
+      return;
+    }
+    const same = c && this.#cursor && c.row === this.#cursor.row && c.col === this.#cursor.col;
+    this.#cursor = c;
+    this.#drawOverlay();
+    if (c && !same) this.emit<CellDetail>('attn-hover', this.#detail(c.row, c.col));
+  }
+
+  #togglePin(c: { row: number; col: number }): void {
+    const same = this.#pinned && this.#pinned.row === c.row && this.#pinned.col === c.col;
+    this.#pinned = same ? null : { ...c };
+    this.#drawOverlay();
+    this.emit<CellDetail | null>('attn-pin', this.#pinned ? this.#detail(c.row, c.col) : null);
+  }
+
+  #key(e: KeyboardEvent): void {
+    if (!this.rowCount) return;
+    const c = this.#cursor ?? { row: 0, col: 0 };
+    const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (e.key in moves) {
+      const [dr, dc] = moves[e.key];
+      this.#cursor = { row: clamp(c.row + dr, 0, this.rowCount - 1), col: clamp(c.col + dc, 0, this.colCount - 1) };
+    } else if (e.key === 'Home') this.#cursor = { row: c.row, col: 0 };
+    else if (e.key === 'End') this.#cursor = { row: c.row, col: this.colCount - 1 };
+    else if (e.key === 'Enter' || e.key === ' ') this.#togglePin(c);
+    else if (e.key === 'Escape' && this.#pinned) {
+      this.#pinned = null;
+      this.emit('attn-pin', null);
+    } else return;
+    e.preventDefault();
+    this.#drawOverlay();
+    if (this.#cursor) this.emit<CellDetail>('attn-hover', this.#detail(this.#cursor.row, this.#cursor.col));
+  }
+}
+
+function clamp(x: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, x));
+}
+
+function clip(l: string): string {
+  return l.length > 14 ? `${l.slice(0, 13)}…` : l;
+}
+
+function hexRGB(hex: string): [number, number, number] {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+define('attn-heatmap', AttnHeatmap);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attn-heatmap': AttnHeatmap;
+  }
+}

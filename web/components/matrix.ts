@@ -1,0 +1,52 @@
+// Turning what callers pass (nested arrays, attnlab tensors, JSON) into plain row arrays.
+
+export interface TensorLike {
+  data: ArrayLike<number>;
+  shape: number[];
+}
+
+export type MatrixInput = number[][] | TensorLike | null | undefined;
+
+/** Rows of a 2-D matrix. A tensor with more dimensions gives its first [rows, cols] slice. */
+export function toRows(m: MatrixInput): number[][] {
+  if (!m) return [];
+  if (Array.isArray(m)) return m.map((r) => Array.from(r, Number));
+  const { data, shape } = m;
+  if (!shape || shape.length === 0) return [];
+  const cols = shape[shape.length - 1];
+  const rows = shape.length >= 2 ? shape[shape.length - 2] : 1;
+  const out: number[][] = [];
+  for (let i = 0; i < rows; i++) {
+    const r: number[] = new Array(cols);
+    for (let j = 0; j < cols; j++) r[j] = Number(data[i * cols + j]);
+    out.push(r);
+  }
+  return out;
+}
+
+/** Slices of a tensor with shape [..., R, C]: one matrix per leading index. */
+export function toMatrices(t: TensorLike | number[][][] | null | undefined): number[][][] {
+  if (!t) return [];
+  if (Array.isArray(t)) return t.map((m) => toRows(m));
+  const { data, shape } = t;
+  if (shape.length < 2) return [toRows(t)];
+  const [R, C] = shape.slice(-2);
+  const n = shape.slice(0, -2).reduce((a, b) => a * b, 1);
+  const out: number[][][] = [];
+  for (let k = 0; k < n; k++) {
+    out.push(toRows({ data: Array.prototype.slice.call(data, k * R * C, (k + 1) * R * C) as number[], shape: [R, C] }));
+  }
+  return out;
+}
+
+export function extent(rows: number[][], skip?: boolean[][]): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  rows.forEach((r, i) => r.forEach((v, j) => {
+    if (skip?.[i]?.[j] || !Number.isFinite(v)) return;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }));
+  if (lo === Infinity) return [0, 1];
+  return [lo, hi];
+}

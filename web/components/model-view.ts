@@ -1,0 +1,170 @@
+// <attn-model-view>: every layer and head at a glance, a grid of thumbnails (rows: layers,
+// columns: heads). Click (or Enter on) a thumbnail to enlarge it as a labelled heatmap.
+import { AttnElement, define, h, jsonAttr, labelsAttr, s } from './base.js';
+import { AttnHeatmap } from './heatmap.js';
+import { toMatrices, type TensorLike } from './matrix.js';
+import { rgbString, scaleRGB } from './theme.js';
+
+export interface ModelSelection {
+  layer: number;
+  head: number;
+}
+
+export class AttnModelView extends AttnElement {
+  static get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'data', 'tokens', 'row-labels', 'col-labels', 'label', 'layer-name'];
+  }
+
+  #layers: number[][][][] = [];
+  #rowLabels: string[] | null = null;
+  #colLabels: string[] | null = null;
+  #selected: ModelSelection | null = null;
+  #svg: SVGSVGElement | null = null;
+  #grid: HTMLDivElement;
+  #detail: HTMLDivElement;
+  #heatmap: AttnHeatmap;
+
+  constructor() {
+    super();
+    this.#grid = h('div', { className: 'grid' });
+    this.#heatmap = document.createElement('attn-heatmap') as AttnHeatmap;
+    this.#heatmap.setAttribute('no-export', '');
+    this.#detail = h('div', { className: 'detail', hidden: true });
+    const close = h('button', { type: 'button', textContent: 'Close', onclick: () => this.select(null) });
+    this.#detail.append(h('div', { className: 'dhead' }, h('strong', { className: 'dtitle' }), close), this.#heatmap);
+    this.frame.append(this.#grid, this.#detail);
+  }
+
+  protected css(): string {
+    return `.grid svg g[role=button] { cursor: pointer; outline: none; }
+.grid svg g[role=button]:focus-visible rect.frame-r { stroke: var(--accent); stroke-width: 3; }
+.detail { margin-top: 8px; border-top: 1px solid var(--line); padding-top: 6px; }
+.dhead { display: flex; justify-content: space-between; align-items: center; margin-bottom: 4px; }`;
+  }
+
+  /** Per layer, per head attention: an array of [H, L, S] tensors, or [layers][heads][L][S]. */
+  set data(d: (TensorLike | number[][][])[] | null) {
+    this.#layers = (d ?? []).map((l) => toMatrices(l));
+    if (this.#selected && !this.#layers[this.#selected.layer]?.[this.#selected.head]) this.#selected = null;
+    this.invalidate();
+  }
+  get data(): number[][][][] {
+    return this.#layers;
+  }
+  set tokens(t: string[] | null) { this.#rowLabels = t; this.#colLabels = null; this.invalidate(); }
+  set rowLabels(t: string[] | null) { this.#rowLabels = t; this.invalidate(); }
+  set colLabels(t: string[] | null) { this.#colLabels = t; this.invalidate(); }
+
+  get selected(): ModelSelection | null {
+    return this.#selected;
+  }
+
+  /** Enlarges one thumbnail (null closes the enlarged view). */
+  select(sel: ModelSelection | null): void {
+    this.#selected = sel;
+    this.invalidate();
+    this.emit<ModelSelection | null>('attn-select', sel);
+  }
+
+  protected attributeChanged(name: string): void {
+    if (name === 'data') this.data = jsonAttr<number[][][][]>(this, 'data') ?? null;
+    else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens') ?? null;
+    else if (name === 'row-labels') this.rowLabels = labelsAttr(this, 'row-labels') ?? null;
+    else if (name === 'col-labels') this.colLabels = labelsAttr(this, 'col-labels') ?? null;
+    else this.invalidate();
+  }
+
+  protected exportTarget(): SVGSVGElement | null {
+    return this.#svg;
+  }
+
+  protected render(width: number): void {
+    const p = this.palette;
+    const layers = this.#layers;
+    const nl = layers.length;
+    const nh = Math.max(0, ...layers.map((l) => l.length));
+    const label = this.getAttribute('label') ?? 'Attention by layer and head';
+    const layerName = this.getAttribute('layer-name') ?? 'Layer';
+    const left = 64;
+    const top = 20;
+    const gap = 8;
+    const cell = Math.max(36, Math.min(110, (width - left - 4) / Math.max(1, nh) - gap));
+    const W = Math.ceil(left + nh * (cell + gap));
+    const H = Math.ceil(top + nl * (cell + gap));
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'group', 'aria-label': `${label}: ${nl} layers by ${nh} heads. Choose a thumbnail to enlarge it.` });
+    const text = s('g', { 'font-size': 12, fill: p.muted });
+    for (let hd = 0; hd < nh; hd++) text.append(s('text', { x: left + hd * (cell + gap) + cell / 2, y: 13, 'text-anchor': 'middle' }, `Head ${hd + 1}`));
+    for (let l = 0; l < nl; l++) text.append(s('text', { x: left - 8, y: top + l * (cell + gap) + cell / 2 + 4, 'text-anchor': 'end' }, `${layerName} ${l + 1}`));
+    svg.append(text);
+    layers.forEach((heads, l) => heads.forEach((m, hd) => {
+      const x = left + hd * (cell + gap);
+      const y = top + l * (cell + gap);
+      const g = s('g', { role: 'button', tabindex: 0, 'aria-label': `${layerName} ${l + 1}, head ${hd + 1}`, 'data-layer': l, 'data-head': hd });
+      g.append(s('image', { x, y, width: cell, height: cell, href: thumb(m, p.dark), preserveAspectRatio: 'none', style: 'image-rendering: pixelated' }));
+      const sel = this.#selected?.layer === l && this.#selected?.head === hd;
+      g.append(s('rect', { class: 'frame-r', x, y, width: cell, height: cell, fill: 'none', stroke: sel ? p.highlight : p.line, 'stroke-width': sel ? 3 : 1 }));
+      const open = () => this.select(sel ? null : { layer: l, head: hd });
+      g.addEventListener('click', open);
+      g.addEventListener('keydown', (e) => {
+        const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          open();
+        } else if (e.key in moves) {
+          e.preventDefault();
+          const [dl, dh] = moves[e.key];
+          (this.#grid.querySelector(`g[data-layer="${l + dl}"][data-head="${hd + dh}"]`) as SVGGElement | null)?.focus();
+        }
+      });
+      svg.append(g);
+    }));
+    const focused = this.root.activeElement as Element | null;
+    const refocus = focused?.getAttribute?.('data-layer') !== null && focused?.getAttribute?.('data-layer') !== undefined
+      ? `g[data-layer="${focused.getAttribute('data-layer')}"][data-head="${focused.getAttribute('data-head')}"]` : null;
+    this.#svg = svg;
+    this.#grid.replaceChildren(svg);
+    if (refocus) (this.#grid.querySelector(refocus) as SVGGElement | null)?.focus();
+
+    const sel = this.#selected;
+    this.#detail.hidden = !sel;
+    if (sel) {
+      const m = layers[sel.layer][sel.head];
+      this.#detail.querySelector('.dtitle')!.textContent = `${layerName} ${sel.layer + 1}, head ${sel.head + 1}`;
+      this.#heatmap.setAttribute('label', `${layerName} ${sel.layer + 1}, head ${sel.head + 1}`);
+      const theme = this.getAttribute('theme');
+      if (theme) this.#heatmap.setAttribute('theme', theme);
+      else this.#heatmap.removeAttribute('theme');
+      this.#heatmap.rowLabels = this.#rowLabels;
+      this.#heatmap.colLabels = this.#colLabels ?? this.#rowLabels;
+      this.#heatmap.data = m;
+    }
+  }
+}
+
+/** A matrix as a tiny PNG data URL, one pixel per cell (viridis, 0..1 or min..max). */
+function thumb(m: number[][], dark: boolean): string {
+  const R = m.length;
+  const C = m[0]?.length ?? 0;
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.max(1, C);
+  canvas.height = Math.max(1, R);
+  const ctx = canvas.getContext('2d')!;
+  let hi = 0;
+  m.forEach((r) => r.forEach((v) => { if (v > hi) hi = v; }));
+  hi = hi > 0 ? hi : 1;
+  for (let i = 0; i < R; i++) {
+    for (let j = 0; j < C; j++) {
+      ctx.fillStyle = rgbString(scaleRGB('viridis', m[i][j] / hi, dark));
+      ctx.fillRect(j, i, 1, 1);
+    }
+  }
+  return canvas.toDataURL();
+}
+
+define('attn-model-view', AttnModelView);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attn-model-view': AttnModelView;
+  }
+}

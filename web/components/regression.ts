@@ -1,0 +1,407 @@
+// <attn-regression>: Nadaraya-Watson regression as attention pooling. Training points (keys and
+// values) can be dragged, added and removed; the prediction curve is sum_i softmax-like weights
+// alpha(x, x_i) y_i, computed by attnlab. Hovering (or the keyboard cursor) picks a query x and
+// sizes each training point by its attention weight for that query.
+import type { Attnlab, KernelName } from 'attnlab';
+import { AttnElement, define, fmt, h, jsonAttr, s } from './base.js';
+import { gaussian, rng, sharedLib } from './lib.js';
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface RegressionResult {
+  /** Query positions (the curve's x). */
+  queries: Float32Array;
+  /** Predictions at the queries. */
+  output: Float32Array;
+  /** Attention weights [queries, points]. */
+  weights: Float32Array;
+  kernel: KernelName;
+  bandwidth: number;
+}
+
+const KERNELS: readonly KernelName[] = ['gaussian', 'boxcar', 'epanechnikov', 'triangular'];
+
+/** y = 2 sin x + x (+ noise): the d2l example. */
+export const truthFn = (x: number): number => 2 * Math.sin(x) + x;
+
+/** The d2l training set: n points, x uniform in [0, 5], y = 2 sin x + x + N(0, noise²). */
+export function samplePoints(n: number, seed: number, noise = 0.5): Point[] {
+  const r = rng(seed);
+  const g = gaussian(r);
+  const xs = Array.from({ length: n }, () => r() * 5).sort((a, b) => a - b);
+  return xs.map((x) => ({ x, y: truthFn(x) + noise * g() }));
+}
+
+export class AttnRegression extends AttnElement {
+  static get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'kernel', 'bandwidth', 'points', 'n', 'seed', 'noise', 'samples', 'readonly', 'label'];
+  }
+
+  #points: Point[] | null = null;
+  #lib: Attnlab | null = null;
+  #loading = false;
+  #result: RegressionResult | null = null;
+  #dirty = true;
+  #query: number | null = null;
+  #selected = -1;
+  #drag: { index: number; id: number } | null = null;
+  #svg: SVGSVGElement | null = null;
+  #plot: HTMLDivElement;
+  #readout: HTMLDivElement;
+  #geom = { x0: 0, x1: 1, y0: 0, y1: 1, left: 0, top: 0, w: 1, h: 1 };
+  #error = '';
+
+  constructor() {
+    super();
+    this.#plot = h('div', { className: 'plot', tabIndex: 0, role: 'application', 'aria-roledescription': 'regression plot' });
+    this.#readout = h('div', { className: 'readout', 'aria-live': 'polite' });
+    this.frame.append(this.#plot, this.#readout);
+    this.#plot.addEventListener('pointerdown', (e) => this.#down(e));
+    this.#plot.addEventListener('pointermove', (e) => this.#move(e));
+    this.#plot.addEventListener('pointerup', (e) => this.#up(e));
+    this.#plot.addEventListener('pointercancel', (e) => this.#up(e));
+    this.#plot.addEventListener('pointerleave', () => {
+      if (!this.#drag) {
+        this.#query = null;
+        this.invalidate();
+      }
+    });
+    this.#plot.addEventListener('dblclick', (e) => {
+      const i = this.#hit(e);
+      if (i >= 0 && !this.hasAttribute('readonly')) this.#remove(i);
+    });
+    this.#plot.addEventListener('keydown', (e) => this.#key(e));
+  }
+
+  protected css(): string {
+    return `.plot { outline: none; border-radius: 4px; touch-action: none; }
+.plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.pt { cursor: grab; }`;
+  }
+
+  // --- data ---------------------------------------------------------------------------------
+
+  /** An attnlab instance to compute with; without one the widget loads its own on first draw. */
+  set lib(l: Attnlab | null) {
+    this.#lib = l;
+    this.#dirty = true;
+    this.invalidate();
+  }
+  get lib(): Attnlab | null {
+    return this.#lib;
+  }
+
+  /** Training points (keys x, values y). Default: the d2l set, `n` points from `seed`. */
+  set points(p: Point[]) {
+    this.#points = p.map((q) => ({ x: Number(q.x), y: Number(q.y) }));
+    this.#selected = Math.min(this.#selected, this.#points.length - 1);
+    this.#dirty = true;
+    this.invalidate();
+  }
+  get points(): Point[] {
+    if (!this.#points) {
+      this.#points = samplePoints(Number(this.getAttribute('n') ?? 40), Number(this.getAttribute('seed') ?? 0), Number(this.getAttribute('noise') ?? 0.5));
+    }
+    return this.#points.map((p) => ({ ...p }));
+  }
+
+  get kernel(): KernelName {
+    const k = this.getAttribute('kernel') as KernelName | null;
+    return k && KERNELS.includes(k) ? k : 'gaussian';
+  }
+  set kernel(k: KernelName) {
+    this.setAttribute('kernel', k);
+  }
+
+  get bandwidth(): number {
+    const b = Number(this.getAttribute('bandwidth') ?? 0.5);
+    return Number.isFinite(b) && b > 0 ? b : 0.5;
+  }
+  set bandwidth(b: number) {
+    this.setAttribute('bandwidth', String(b));
+  }
+
+  /** The last computed curve and weights (null before the first draw). */
+  get result(): RegressionResult | null {
+    this.#compute();
+    return this.#result;
+  }
+
+  /** The prediction at x, from the curve (nearest sample). */
+  predictionAt(x: number): number {
+    const r = this.result;
+    if (!r) return NaN;
+    let best = 0;
+    for (let i = 1; i < r.queries.length; i++) if (Math.abs(r.queries[i] - x) < Math.abs(r.queries[best] - x)) best = i;
+    return r.output[best];
+  }
+
+  protected attributeChanged(name: string): void {
+    if (name === 'points') {
+      const p = jsonAttr<Point[] | [number, number][]>(this, 'points');
+      if (Array.isArray(p)) this.points = p.map((q) => (Array.isArray(q) ? { x: q[0], y: q[1] } : q));
+      return;
+    }
+    if (name === 'n' || name === 'seed' || name === 'noise') this.#points = null;
+    this.#dirty = true;
+    this.invalidate();
+  }
+
+  #compute(): void {
+    if (!this.#dirty) return;
+    const lib = this.#lib;
+    if (!lib) {
+      if (!this.#loading) {
+        this.#loading = true;
+        sharedLib().then((l) => {
+          this.#lib ??= l;
+          this.#dirty = true;
+          this.invalidate();
+        }, (e: unknown) => {
+          this.#error = `attnlab failed to load: ${e instanceof Error ? e.message : String(e)}`;
+          this.invalidate();
+        });
+      }
+      return;
+    }
+    const pts = this.points;
+    const n = Math.max(2, Math.min(400, Number(this.getAttribute('samples') ?? 60)));
+    const [x0, x1] = this.#xDomain(pts);
+    const queries = Float32Array.from({ length: n }, (_, i) => x0 + ((x1 - x0) * i) / (n - 1));
+    const kernel = this.kernel;
+    const bandwidth = this.bandwidth;
+    if (pts.length === 0) {
+      this.#result = { queries, output: new Float32Array(n), weights: new Float32Array(0), kernel, bandwidth };
+    } else {
+      const keys = { data: Float32Array.from(pts, (p) => p.x), shape: [pts.length] };
+      const values = { data: Float32Array.from(pts, (p) => p.y), shape: [pts.length] };
+      const r = lib.nadarayaWatson({ data: queries, shape: [n] }, keys, values, { kernel, bandwidth });
+      this.#result = { queries, output: r.output.data, weights: r.weights.data, kernel, bandwidth };
+    }
+    this.#dirty = false;
+    this.emit<RegressionResult>('attn-change', this.#result);
+  }
+
+  #xDomain(pts: Point[]): [number, number] {
+    const lo = Math.min(0, ...pts.map((p) => p.x));
+    const hi = Math.max(5, ...pts.map((p) => p.x));
+    return [lo, hi];
+  }
+
+  // --- drawing ------------------------------------------------------------------------------
+
+  protected exportTarget(): SVGSVGElement | null {
+    return this.#svg;
+  }
+
+  protected render(width: number): void {
+    this.#compute();
+    const p = this.palette;
+    const pts = this.points;
+    const r = this.#result;
+    const label = this.getAttribute('label') ?? 'Nadaraya-Watson regression';
+    this.#plot.setAttribute('aria-label', `${label}, ${this.kernel} kernel, bandwidth ${fmt(this.bandwidth, 2)}, ${pts.length} training points. `
+      + 'Left and right arrows move the query; Page Up and Page Down pick a point; with a point picked, arrows move it; A adds a point, Delete removes it.');
+    const W = width;
+    const H = Math.round(Math.min(420, Math.max(220, width * 0.55)));
+    const left = 40;
+    const top = 10;
+    const w = W - left - 12;
+    const hgt = H - top - 28;
+    const [x0, x1] = this.#xDomain(pts);
+    const ys = [...pts.map((q) => q.y), ...(r ? Array.from(r.output) : []), -1, 7];
+    const y0 = Math.floor(Math.min(...ys));
+    const y1 = Math.ceil(Math.max(...ys));
+    this.#geom = { x0, x1, y0, y1, left, top, w, h: hgt };
+    const X = (x: number) => left + ((x - x0) / (x1 - x0)) * w;
+    const Y = (y: number) => top + (1 - (y - y0) / (y1 - y0)) * hgt;
+
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
+    svg.append(s('title', {}, label));
+    // Axes and grid.
+    const axes = s('g', { 'font-size': 11, fill: p.muted });
+    for (let t = Math.ceil(x0); t <= x1; t++) {
+      axes.append(s('line', { x1: X(t), x2: X(t), y1: top, y2: top + hgt, stroke: p.grid }),
+        s('text', { x: X(t), y: top + hgt + 16, 'text-anchor': 'middle' }, String(t)));
+    }
+    const ystep = y1 - y0 > 12 ? 4 : 2;
+    for (let t = Math.ceil(y0 / ystep) * ystep; t <= y1; t += ystep) {
+      axes.append(s('line', { x1: left, x2: left + w, y1: Y(t), y2: Y(t), stroke: p.grid }),
+        s('text', { x: left - 6, y: Y(t) + 4, 'text-anchor': 'end' }, String(t)));
+    }
+    axes.append(s('rect', { x: left, y: top, width: w, height: hgt, fill: 'none', stroke: p.line }));
+    svg.append(axes);
+    // Truth.
+    const truth: string[] = [];
+    for (let i = 0; i <= 100; i++) {
+      const x = x0 + ((x1 - x0) * i) / 100;
+      truth.push(`${i ? 'L' : 'M'}${X(x).toFixed(1)},${Y(truthFn(x)).toFixed(1)}`);
+    }
+    svg.append(s('path', { d: truth.join(''), fill: 'none', stroke: p.muted, 'stroke-width': 1.5, 'stroke-dasharray': '5 4' }));
+    // Query line and weights.
+    let qi = -1;
+    if (r && this.#query !== null) {
+      qi = Math.round(((this.#query - x0) / (x1 - x0)) * (r.queries.length - 1));
+      qi = Math.max(0, Math.min(r.queries.length - 1, qi));
+      const qx = r.queries[qi];
+      svg.append(s('line', { x1: X(qx), x2: X(qx), y1: top, y2: top + hgt, stroke: p.highlight, 'stroke-width': 1, 'stroke-dasharray': '2 3', 'data-no-export': '' }));
+    }
+    // Prediction.
+    if (r && pts.length) {
+      const d = Array.from(r.queries, (x, i) => `${i ? 'L' : 'M'}${X(x).toFixed(1)},${Y(r.output[i]).toFixed(1)}`).join('');
+      svg.append(s('path', { d, fill: 'none', stroke: p.accent, 'stroke-width': 2.5 }));
+    }
+    // Training points, sized by their weight for the current query.
+    const N = pts.length;
+    const g = s('g');
+    pts.forEach((pt, i) => {
+      const wgt = qi >= 0 && r ? r.weights[qi * N + i] : 0;
+      const rad = qi >= 0 ? 3 + 9 * Math.sqrt(wgt) : 4.5;
+      g.append(s('circle', {
+        class: 'pt', cx: X(pt.x).toFixed(1), cy: Y(pt.y).toFixed(1), r: rad.toFixed(2),
+        fill: qi >= 0 && wgt > 0 ? p.highlight : p.bg, 'fill-opacity': qi >= 0 ? Math.min(1, 0.25 + wgt * 3).toFixed(2) : 1,
+        stroke: i === this.#selected ? p.fg : p.highlight, 'stroke-width': i === this.#selected ? 2.5 : 1.5, 'data-index': i,
+      }));
+    });
+    svg.append(g);
+    // Legend.
+    const lg = s('g', { 'font-size': 11, fill: p.fg });
+    const lx = left + 10;
+    lg.append(s('line', { x1: lx, x2: lx + 18, y1: top + 12, y2: top + 12, stroke: p.accent, 'stroke-width': 2.5 }),
+      s('text', { x: lx + 24, y: top + 16 }, `prediction (${this.kernel}, h = ${fmt(this.bandwidth, 2)})`),
+      s('line', { x1: lx, x2: lx + 18, y1: top + 28, y2: top + 28, stroke: p.muted, 'stroke-width': 1.5, 'stroke-dasharray': '5 4' }),
+      s('text', { x: lx + 24, y: top + 32 }, 'truth 2 sin x + x'));
+    svg.append(lg);
+    this.#svg = svg;
+    this.#plot.replaceChildren(svg);
+
+    if (this.#error) this.#readout.textContent = this.#error;
+    else if (!r) this.#readout.textContent = 'loading attnlab…';
+    else if (qi >= 0) {
+      const top3 = Array.from({ length: N }, (_, i) => i).sort((a, b) => r.weights[qi * N + b] - r.weights[qi * N + a]).slice(0, 3);
+      this.#readout.textContent = `query x = ${fmt(r.queries[qi], 2)} → ŷ = ${fmt(r.output[qi], 3)}; largest weights: `
+        + top3.map((i) => `${fmt(r.weights[qi * N + i], 3)} on (${fmt(pts[i].x, 2)}, ${fmt(pts[i].y, 2)})`).join(', ');
+    } else if (this.#selected >= 0 && pts[this.#selected]) {
+      const q = pts[this.#selected];
+      this.#readout.textContent = `point ${this.#selected + 1} of ${N}: (${fmt(q.x, 2)}, ${fmt(q.y, 2)})`;
+    } else {
+      this.#readout.textContent = `${N} training points. Drag a point, click empty space to add one, double-click one to remove it.`;
+    }
+  }
+
+  // --- interaction --------------------------------------------------------------------------
+
+  #toData(e: MouseEvent): Point {
+    const rect = this.#svg!.getBoundingClientRect();
+    const vb = this.#svg!.viewBox.baseVal;
+    const sx = ((e.clientX - rect.left) * vb.width) / rect.width;
+    const sy = ((e.clientY - rect.top) * vb.height) / rect.height;
+    const { x0, x1, y0, y1, left, top, w, h: hh } = this.#geom;
+    return { x: x0 + ((sx - left) / w) * (x1 - x0), y: y1 - ((sy - top) / hh) * (y1 - y0) };
+  }
+
+  #hit(e: MouseEvent): number {
+    const t = e.target as Element | null;
+    const idx = t?.getAttribute?.('data-index');
+    return idx === null || idx === undefined ? -1 : Number(idx);
+  }
+
+  #down(e: PointerEvent): void {
+    if (!this.#svg || e.button !== 0) return;
+    const i = this.#hit(e);
+    if (this.hasAttribute('readonly')) return;
+    if (i >= 0) {
+      this.#selected = i;
+      this.#drag = { index: i, id: e.pointerId };
+      this.#plot.setPointerCapture(e.pointerId);
+      e.preventDefault();
+      return;
+    }
+    const q = this.#toData(e);
+    const { x0, x1, y0, y1 } = this.#geom;
+    if (q.x < x0 || q.x > x1 || q.y < y0 || q.y > y1) return;
+    const pts = this.points;
+    pts.push(q);
+    this.#selected = pts.length - 1;
+    this.#commit(pts);
+  }
+
+  #move(e: PointerEvent): void {
+    if (!this.#svg) return;
+    const q = this.#toData(e);
+    if (this.#drag && this.#drag.id === e.pointerId) {
+      const pts = this.points;
+      const { x0, x1, y0, y1 } = this.#geom;
+      pts[this.#drag.index] = { x: Math.min(x1, Math.max(x0, q.x)), y: Math.min(y1, Math.max(y0, q.y)) };
+      this.#commit(pts);
+      return;
+    }
+    this.#query = q.x >= this.#geom.x0 && q.x <= this.#geom.x1 ? q.x : null;
+    this.invalidate();
+  }
+
+  #up(e: PointerEvent): void {
+    if (this.#drag && this.#drag.id === e.pointerId) {
+      this.#drag = null;
+      this.#plot.releasePointerCapture(e.pointerId);
+    }
+  }
+
+  #remove(i: number): void {
+    const pts = this.points;
+    pts.splice(i, 1);
+    this.#selected = Math.min(i, pts.length - 1);
+    this.#commit(pts);
+  }
+
+  #commit(pts: Point[]): void {
+    this.points = pts;
+    this.emit<{ points: Point[] }>('attn-points', { points: this.points });
+  }
+
+  #key(e: KeyboardEvent): void {
+    const pts = this.points;
+    const { x0, x1, y0, y1 } = this.#geom;
+    const dx = (x1 - x0) / 50;
+    const dy = (y1 - y0) / 40;
+    const editable = !this.hasAttribute('readonly');
+    if (e.key === 'PageUp' || e.key === 'PageDown') {
+      if (!pts.length) return;
+      this.#selected = (this.#selected + (e.key === 'PageDown' ? 1 : -1) + pts.length) % pts.length;
+      this.#query = null;
+    } else if (this.#selected >= 0 && editable && e.key.startsWith('Arrow')) {
+      const q = pts[this.#selected];
+      if (e.key === 'ArrowLeft') q.x = Math.max(x0, q.x - dx);
+      if (e.key === 'ArrowRight') q.x = Math.min(x1, q.x + dx);
+      if (e.key === 'ArrowUp') q.y = Math.min(y1, q.y + dy);
+      if (e.key === 'ArrowDown') q.y = Math.max(y0, q.y - dy);
+      this.#commit(pts);
+    } else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      const cur = this.#query ?? (x0 + x1) / 2;
+      this.#query = Math.min(x1, Math.max(x0, cur + (e.key === 'ArrowLeft' ? -dx : dx)));
+    } else if (e.key === 'Escape') {
+      this.#selected = -1;
+      this.#query = null;
+    } else if ((e.key === 'a' || e.key === 'A' || e.key === 'Insert') && editable) {
+      const x = this.#query ?? (x0 + x1) / 2;
+      pts.push({ x, y: truthFn(x) });
+      this.#selected = pts.length - 1;
+      this.#commit(pts);
+    } else if ((e.key === 'Delete' || e.key === 'Backspace') && editable && this.#selected >= 0) {
+      this.#remove(this.#selected);
+    } else return;
+    e.preventDefault();
+    this.invalidate();
+  }
+}
+
+define('attn-regression', AttnRegression);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attn-regression': AttnRegression;
+  }
+}

@@ -1,0 +1,276 @@
+// <attn-translate>: text in, translation out, with the alignment matrix (which source words each
+// output word attends to) and step-by-step playback of the decoding. It drives any object with
+// the translator API: translate(text, { beam, maxLength }) -> { text, sourceTokens, targetTokens,
+// attention [T, S], beams? } (sync or async).
+import { AttnElement, define, fmt, h } from './base.js';
+import { AttnBeamTree } from './beam-tree.js';
+import { AttnHeatmap } from './heatmap.js';
+import { toRows, type TensorLike } from './matrix.js';
+
+/**
+ * The attention behind a translation, in any of the shapes translators return: a matrix
+ * [targetTokens, sourceTokens]; `{ kind: 'alignment', alignment }` (GRU + attention); or
+ * `{ kind: 'transformer', cross: [layers, heads, T, S], … }`, shown as the last layer's
+ * cross-attention averaged over heads.
+ */
+export type TranslationAttention =
+  | TensorLike
+  | number[][]
+  | { kind: 'alignment'; alignment: TensorLike }
+  | { kind: 'transformer'; layers: number; heads: number; cross: TensorLike };
+
+export interface TranslationResult {
+  text: string;
+  sourceTokens: string[];
+  targetTokens: string[];
+  attention: TranslationAttention;
+  beams?: { tokens?: string[]; text?: string; score: number }[];
+  /** Source words the model does not know (also detected as tokens like <unk>). */
+  unknown?: string[];
+}
+
+export interface Translator {
+  translate(text: string, options?: { beam?: number; maxLength?: number }): TranslationResult | Promise<TranslationResult>;
+}
+
+const UNK = /^(<unk>|\[UNK\]|<UNK>)$/;
+
+export class AttnTranslate extends AttnElement {
+  static get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'value', 'beam', 'max-length', 'label', 'placeholder'];
+  }
+
+  #translator: Translator | null = null;
+  #result: TranslationResult | null = null;
+  #rows: number[][] = [];
+  #step = 0;
+  #timer = 0;
+  #busy = false;
+  #input: HTMLInputElement;
+  #go: HTMLButtonElement;
+  #out: HTMLParagraphElement;
+  #src: HTMLParagraphElement;
+  #status: HTMLDivElement;
+  #slider: HTMLInputElement;
+  #play: HTMLButtonElement;
+  #heatmap: AttnHeatmap;
+  #tree: AttnBeamTree;
+  #results: HTMLDivElement;
+
+  constructor() {
+    super();
+    const id = `t${Math.random().toString(36).slice(2, 8)}`;
+    this.#input = h('input', { type: 'text', id: `${id}-in`, autocomplete: 'off', spellcheck: false });
+    this.#go = h('button', { type: 'submit', textContent: 'Translate' });
+    const form = h('form', { className: 'row' },
+      h('label', { htmlFor: `${id}-in`, textContent: 'Text' }), this.#input, this.#go);
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void this.run();
+    });
+    this.#status = h('div', { className: 'readout', 'aria-live': 'polite' });
+    this.#src = h('p', { className: 'tokens src' });
+    this.#out = h('p', { className: 'tokens out' });
+    this.#slider = h('input', { type: 'range', min: '0', max: '0', value: '0', id: `${id}-step` });
+    this.#slider.addEventListener('input', () => this.setStep(Number(this.#slider.value)));
+    this.#play = h('button', { type: 'button', textContent: 'Play', onclick: () => this.#togglePlay() });
+    const prev = h('button', { type: 'button', textContent: '◀', 'aria-label': 'Previous step', onclick: () => this.setStep(this.#step - 1) });
+    const next = h('button', { type: 'button', textContent: '▶', 'aria-label': 'Next step', onclick: () => this.setStep(this.#step + 1) });
+    const controls = h('div', { className: 'row' }, prev, this.#play, next,
+      h('label', { htmlFor: `${id}-step`, textContent: 'Step' }), this.#slider);
+    this.#heatmap = document.createElement('attn-heatmap') as AttnHeatmap;
+    this.#heatmap.setAttribute('row-title', 'output');
+    this.#heatmap.setAttribute('col-title', 'source');
+    this.#heatmap.setAttribute('label', 'Alignment: output words (rows) attending to source words (columns)');
+    this.#tree = document.createElement('attn-beam-tree') as AttnBeamTree;
+    this.#tree.hidden = true;
+    this.#results = h('div', { hidden: true },
+      h('div', { className: 'cap', textContent: 'Source (shaded by the current step’s attention)' }), this.#src,
+      h('div', { className: 'cap', textContent: 'Translation' }), this.#out, controls, this.#heatmap, this.#tree);
+    this.frame.append(form, this.#status, this.#results);
+    this.bar.hidden = true;
+  }
+
+  protected css(): string {
+    return `.row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
+input[type=text] { flex: 1 1 14em; font: inherit; font-size: 15px; padding: 4px 8px; border-radius: 4px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
+input[type=range] { flex: 1 1 8em; }
+form button { font-size: 13px; padding: 4px 10px; }
+.cap { color: var(--muted); font-size: 12px; margin-top: 6px; }
+.tokens { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0 6px; font-size: 15px; }
+.tok { padding: 1px 5px; border-radius: 4px; border: 1px solid transparent; }
+.tok.cur { border-color: var(--accent); }
+.tok.future { color: var(--muted); border-bottom: 1px dotted var(--line); border-radius: 0; }
+.tok.unk { border: 1px dashed #d9480f; }
+.tok.unk::after { content: ' ?'; color: #d9480f; font-weight: bold; }`;
+  }
+
+  /** The object that translates (see the file comment for its API). */
+  set translator(t: Translator | null) {
+    this.#translator = t;
+  }
+  get translator(): Translator | null {
+    return this.#translator;
+  }
+
+  get result(): TranslationResult | null {
+    return this.#result;
+  }
+
+  get step(): number {
+    return this.#step;
+  }
+
+  get value(): string {
+    return this.#input.value;
+  }
+  set value(v: string) {
+    this.#input.value = v;
+  }
+
+  protected attributeChanged(name: string, value: string | null): void {
+    if (name === 'value') this.#input.value = value ?? '';
+    else if (name === 'placeholder') this.#input.placeholder = value ?? '';
+    else this.invalidate();
+  }
+
+  /** Translates the input's text; resolves with the result (null without a translator). */
+  async run(text = this.#input.value): Promise<TranslationResult | null> {
+    if (!this.#translator) {
+      this.#status.textContent = 'No translator loaded.';
+      return null;
+    }
+    if (this.#busy) return null;
+    this.#busy = true;
+    this.#go.disabled = true;
+    this.#status.textContent = 'Translating…';
+    try {
+      const beam = Math.max(1, Number(this.getAttribute('beam') ?? 1) || 1);
+      const maxLength = Math.max(1, Number(this.getAttribute('max-length') ?? 40) || 40);
+      const r = await this.#translator.translate(text, { beam, maxLength });
+      this.#result = r;
+      this.#rows = alignmentRows(r.attention, r.targetTokens.length, r.sourceTokens.length);
+      const unknown = this.#unknownIndices(r);
+      this.#status.textContent = unknown.length
+        ? `Unknown to the model: ${unknown.map((i) => r.sourceTokens[i]).join(', ')} (marked with ?).`
+        : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`;
+      this.#slider.max = String(Math.max(0, r.targetTokens.length - 1));
+      this.#results.hidden = false;
+      this.bar.hidden = false;
+      this.#heatmap.rowLabels = r.targetTokens;
+      this.#heatmap.colLabels = r.sourceTokens;
+      const beams = (r.beams ?? []).map((b) => ({ tokens: 'tokens' in b && b.tokens ? b.tokens : String((b as { text?: string }).text ?? '').split(/\s+/), score: b.score }));
+      this.#tree.data = beams;
+      this.#tree.hidden = beams.length < 2;
+      this.setStep(r.targetTokens.length - 1, false);
+      this.emit<TranslationResult>('attn-translated', r);
+      return r;
+    } catch (e) {
+      this.#status.textContent = `Translation failed: ${e instanceof Error ? e.message : String(e)}`;
+      throw e;
+    } finally {
+      this.#busy = false;
+      this.#go.disabled = false;
+    }
+  }
+
+  #unknownIndices(r: TranslationResult): number[] {
+    const unk = new Set(r.unknown ?? []);
+    return r.sourceTokens.flatMap((t, i) => (UNK.test(t) || unk.has(t) ? [i] : []));
+  }
+
+  /** Shows the decoding up to output token `t`. */
+  setStep(t: number, announce = true): void {
+    const r = this.#result;
+    if (!r) return;
+    const T = r.targetTokens.length;
+    this.#step = Math.max(0, Math.min(T - 1, t));
+    this.#slider.value = String(this.#step);
+    this.#heatmap.data = this.#rows;
+    this.#heatmap.mask = this.#rows.map((row, i) => row.map(() => i > this.#step));
+    this.#heatmap.pinned = T ? { row: this.#step, col: argmax(this.#rows[this.#step] ?? []) } : null;
+    const unknown = new Set(this.#unknownIndices(r));
+    const w = this.#rows[this.#step] ?? [];
+    const hi = Math.max(1e-9, ...w);
+    const accent = this.palette?.accent ?? '#3559e0';
+    this.#src.replaceChildren(...r.sourceTokens.map((tok, j) => {
+      const span = h('span', { className: `tok${unknown.has(j) ? ' unk' : ''}`, textContent: tok, title: `attention ${fmt(w[j] ?? 0, 3)}` });
+      span.style.background = `color-mix(in srgb, ${accent} ${Math.round(((w[j] ?? 0) / hi) * 55)}%, transparent)`;
+      return span;
+    }));
+    this.#out.replaceChildren(...r.targetTokens.map((tok, i) => h('span', {
+      className: `tok${i === this.#step ? ' cur' : ''}${i > this.#step ? ' future' : ''}`, textContent: tok,
+    })));
+    if (announce) this.emit('attn-step', { step: this.#step, token: r.targetTokens[this.#step] });
+  }
+
+  #togglePlay(): void {
+    if (this.#timer) {
+      this.#stop();
+      return;
+    }
+    const r = this.#result;
+    if (!r) return;
+    if (this.#step >= r.targetTokens.length - 1) this.setStep(0);
+    this.#play.textContent = 'Pause';
+    this.#timer = window.setInterval(() => {
+      if (!this.#result || this.#step >= this.#result.targetTokens.length - 1) this.#stop();
+      else this.setStep(this.#step + 1);
+    }, 700);
+  }
+
+  #stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = 0;
+    this.#play.textContent = 'Play';
+  }
+
+  disconnectedCallback(): void {
+    this.#stop();
+    super.disconnectedCallback();
+  }
+
+  protected exportTarget(): SVGSVGElement | null {
+    return this.#heatmap.shadowRoot?.querySelector('svg') ?? null;
+  }
+
+  protected render(): void {
+    const theme = this.getAttribute('theme');
+    for (const el of [this.#heatmap, this.#tree]) {
+      if (theme) el.setAttribute('theme', theme);
+      else el.removeAttribute('theme');
+      el.setAttribute('no-export', '');
+    }
+    this.#input.setAttribute('aria-label', this.getAttribute('label') ?? 'Text to translate');
+  }
+}
+
+/** The [T, S] alignment of any TranslationAttention. */
+export function alignmentRows(a: TranslationAttention, T: number, S: number): number[][] {
+  if (Array.isArray(a)) return toRows(a);
+  if ('kind' in a && a.kind === 'alignment') return toRows(a.alignment);
+  const t: TensorLike = 'kind' in a && a.kind === 'transformer' ? a.cross : (a as TensorLike);
+  const n = t.shape.length;
+  if (n <= 2) return toRows(t);
+  // [..., heads, T, S]: the last layer (last leading block), averaged over heads.
+  const heads = t.shape[n - 3];
+  const block = heads * T * S;
+  const start = t.data.length - block;
+  const rows = Array.from({ length: T }, () => new Array<number>(S).fill(0));
+  for (let h = 0; h < heads; h++) {
+    for (let i = 0; i < T; i++) for (let j = 0; j < S; j++) rows[i][j] += Number(t.data[start + (h * T + i) * S + j]) / heads;
+  }
+  return rows;
+}
+
+function argmax(a: number[]): number {
+  return a.reduce((b, v, i) => (v > a[b] ? i : b), 0);
+}
+
+define('attn-translate', AttnTranslate);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attn-translate': AttnTranslate;
+  }
+}

@@ -1,0 +1,143 @@
+// Page 3: self-, cross- and multi-head attention in the head view and the model view.
+import '../components/head-view';
+import '../components/model-view';
+import type { AttnHeadView } from '../components/head-view';
+import type { AttnModelView } from '../components/model-view';
+import { translatorModel, untrainedModel, type AttentionMaps, type AttentionModel, type TrainedTranslator } from './model-source';
+import { $, el, select } from './site/dom';
+import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
+import { getLib, initPage, showError } from './site/shell';
+import { num, oneOf, param, readHash, writeHash } from './site/state';
+
+initPage('heads.html');
+
+const KINDS = ['encoder', 'decoder', 'cross'] as const;
+type Kind = (typeof KINDS)[number];
+const KIND_TITLES: Record<Kind, string> = {
+  encoder: 'Encoder self-attention',
+  decoder: 'Decoder self-attention (causal)',
+  cross: 'Cross-attention (decoder → encoder)',
+};
+
+const hash = readHash();
+const state = {
+  src: (hash.get('src') ?? 'the cat sat on the mat .').slice(0, 200),
+  tgt: (hash.get('tgt') ?? 'le chat était assis sur le tapis .').slice(0, 200),
+  kind: param<Kind>('kind', 'encoder', oneOf(KINDS)),
+  layer: param('layer', 0, num(0, 11)),
+  heads: hash.get('heads'),
+};
+
+const srcIn = el('input', { type: 'text', id: 'src', value: state.src, size: 36, spellcheck: 'false' });
+const tgtIn = el('input', { type: 'text', id: 'tgt', value: state.tgt, size: 36, spellcheck: 'false' });
+const kind = select('kind', 'Attention', KINDS.map((k) => [k, KIND_TITLES[k]] as const), state.kind);
+const layerSel = select<string>('layer', 'Layer', [['0', '1'], ['1', '2']], String(state.layer));
+const banner = el('p', { class: 'note', id: 'model-note' });
+const headView = document.createElement('attn-head-view') as AttnHeadView;
+headView.id = 'head-view';
+headView.setAttribute('filename', 'head-view');
+const modelView = document.createElement('attn-model-view') as AttnModelView;
+modelView.id = 'model-view';
+modelView.setAttribute('filename', 'model-view');
+const headTitle = el('h2', { id: 'h-head' });
+
+$('app').append(
+  banner,
+  el('form', { class: 'controls', id: 'sentences' },
+    el('div', { class: 'control' }, el('label', { for: 'src', text: 'Source' }), srcIn),
+    el('div', { class: 'control' }, el('label', { for: 'tgt', text: 'Target' }), tgtIn),
+    el('button', { type: 'submit', text: 'Run' })),
+  el('div', { class: 'controls' }, kind.wrap, layerSel.wrap),
+  el('div', { class: 'side' },
+    el('div', { class: 'grid2' },
+      el('section', { class: 'panel', 'aria-labelledby': 'h-head' }, headTitle,
+        el('p', { class: 'stat', text: 'Click a head to show or hide it; double-click (or Shift+Enter) to show it alone. Hover a token to see only its lines.' }), headView),
+      el('section', { class: 'panel', 'aria-labelledby': 'h-model' }, el('h2', { id: 'h-model', text: 'Model view: every layer and head' }),
+        el('p', { class: 'stat', text: 'Rows are layers, columns heads. Choose a thumbnail to enlarge it.' }), modelView)),
+    el('section', { class: 'panel eq', 'aria-labelledby': 'h-eq' },
+      el('h2', { id: 'h-eq', text: 'The equations' }),
+      math('head i equals attention of Q W i Q, K W i K, V W i V',
+        sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
+      math('Attention of Q K V equals softmax of Q K transpose over root d k, times V',
+        t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))), t(') V')),
+      math('MultiHead equals concat of head 1 to head h times W O',
+        t('MultiHead = Concat('), sub('head', '1'), t(', …,'), sub('head', 'h'), t(')'), sup('W', 'O')),
+      el('p', { text: 'Self-attention: Q, K and V all come from the same sequence. Decoder self-attention adds a causal mask so a token cannot look ahead. Cross-attention takes Q from the decoder and K, V from the encoder’s output.' }))));
+
+let model: AttentionModel | null = null;
+let maps: AttentionMaps | null = null;
+
+function show(): void {
+  if (!maps || !model) return;
+  const k = kind.input.value as Kind;
+  const layer = Math.min(Number(layerSel.input.value), model.layers - 1);
+  const all = k === 'encoder' ? maps.encoderSelf : k === 'decoder' ? maps.decoderSelf : maps.cross;
+  const left = k === 'encoder' ? maps.sourceTokens : maps.targetTokens;
+  const right = k === 'decoder' ? maps.targetTokens : maps.sourceTokens;
+  headTitle.textContent = `${KIND_TITLES[k]}, layer ${layer + 1}`;
+  headView.leftTokens = left;
+  headView.rightTokens = right;
+  headView.data = all[layer];
+  modelView.rowLabels = left;
+  modelView.colLabels = right;
+  modelView.data = all;
+  writeHash({ src: srcIn.value, tgt: tgtIn.value, kind: k, layer });
+  document.body.dataset.result = 'ok';
+}
+
+async function run(): Promise<void> {
+  if (!model) return;
+  maps = await model.run(srcIn.value, tgtIn.value);
+  show();
+}
+
+$('sentences').addEventListener('submit', (e) => {
+  e.preventDefault();
+  run().catch(showError);
+});
+kind.input.addEventListener('change', show);
+layerSel.input.addEventListener('change', show);
+headView.addEventListener('attn-heads', (e) => writeHash({ heads: (e as CustomEvent<{ active: number[] }>).detail.active.join('.') }));
+
+type LoadTranslator = (name: string, o: { arch: string; onProgress?: (p: { loaded: number; total: number }) => void }) => Promise<TrainedTranslator & { info?: { config?: string } }>;
+
+/** Offers the trained Transformer when this attnlab build ships one (lib.loadTranslator). */
+function offerTrained(lib: object): void {
+  const loadTranslator = (lib as { loadTranslator?: LoadTranslator }).loadTranslator;
+  if (typeof loadTranslator !== 'function') return;
+  const btn = el('button', { type: 'button', id: 'use-trained', class: 'primary', text: 'Use the trained Transformer (French → English)' });
+  const bar = el('progress', { max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
+  banner.after(el('div', { class: 'controls' }, btn, bar));
+  btn.addEventListener('click', async () => {
+    btn.disabled = true;
+    bar.hidden = false;
+    try {
+      const tr = await loadTranslator.call(lib, 'fra-eng', { arch: 'transformer', onProgress: (p) => { bar.value = p.total ? p.loaded / p.total : 0; } });
+      // Layers and heads come with the first result; 2 x 4 until then.
+      model = translatorModel(tr, 'trained Transformer, French → English', 2, 4);
+      const probe = await model.run(srcIn.value, '');
+      model = translatorModel(tr, 'trained Transformer, French → English', probe.encoderSelf.length, probe.encoderSelf[0]?.length ?? 4);
+      banner.textContent = 'Trained model: the shipped French → English Transformer. The target side is its own translation of the source.';
+      tgtIn.disabled = true;
+      layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1) })));
+      await run();
+    } catch (e) {
+      showError(e);
+    } finally {
+      bar.hidden = true;
+    }
+  });
+}
+
+getLib().then(async (lib) => {
+  // Seeded random weights, labelled as such; the trained translator replaces them when offered.
+  model = untrainedModel(lib);
+  offerTrained(lib);
+  banner.textContent = `Untrained model: ${model.name}. The patterns show how the mechanism works (shapes, masks, which side attends to which); they are not what a trained translator learned.`;
+  layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1), selected: l === state.layer })));
+  await run();
+  if (state.heads) {
+    const list = state.heads.split('.').map(Number).filter((h) => Number.isInteger(h) && h >= 0 && h < model!.heads);
+    if (list.length) headView.activeHeads = list;
+  }
+}).catch(showError);

@@ -1,0 +1,158 @@
+// Where the heads page gets its attention maps. Today: a Transformer-shaped stack with seeded
+// random weights run through attnlab's multiHeadAttention, labelled as untrained. When the
+// trained translator lands (lib.loadTranslator), a second AttentionModel wraps it: the page only
+// talks to this interface.
+import type { Attnlab, MultiHeadParams, Tensor } from 'attnlab';
+import { gaussian, rng } from '../components/lib';
+
+export type Maps = number[][][][]; // [layer][head][queries][keys]
+
+export interface AttentionMaps {
+  sourceTokens: string[];
+  targetTokens: string[];
+  encoderSelf: Maps;
+  decoderSelf: Maps;
+  cross: Maps;
+}
+
+export interface AttentionModel {
+  name: string;
+  trained: boolean;
+  layers: number;
+  heads: number;
+  run(source: string, target: string): AttentionMaps | Promise<AttentionMaps>;
+}
+
+/** Words and punctuation, lower-cased. */
+export function tokenize(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}']+|[^\s\p{L}\p{N}]/gu) ?? []).slice(0, 40);
+}
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+function normals(n: number, seed: number, sd: number): Float32Array {
+  const g = gaussian(rng(seed));
+  return Float32Array.from({ length: n }, () => g() * sd);
+}
+
+function layerNorm(x: Float32Array, rows: number, E: number): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let i = 0; i < rows; i++) {
+    const r = x.subarray(i * E, (i + 1) * E);
+    const mean = r.reduce((a, b) => a + b, 0) / E;
+    const v = r.reduce((a, b) => a + (b - mean) ** 2, 0) / E;
+    const s = 1 / Math.sqrt(v + 1e-5);
+    for (let j = 0; j < E; j++) out[i * E + j] = (r[j] - mean) * s;
+  }
+  return out;
+}
+
+function split(w: Tensor, H: number, L: number, S: number): number[][][] {
+  return Array.from({ length: H }, (_, h) => Array.from({ length: L }, (_, i) =>
+    Array.from(w.data.subarray((h * L + i) * S, (h * L + i + 1) * S))));
+}
+
+/** A Transformer encoder-decoder's attention with seeded random weights: untrained. */
+export function untrainedModel(lib: Attnlab, seed = 7, layers = 2, heads = 4, E = 32): AttentionModel {
+  // Queries and keys projected with a larger spread than PyTorch's init, so the random heads
+  // are visibly different from one another rather than all near-uniform.
+  const params = (tag: number): MultiHeadParams => {
+    const w = normals(3 * E * E, seed * 1000 + tag, 1 / Math.sqrt(E));
+    for (let i = 0; i < 2 * E * E; i++) w[i] *= 2.2;
+    return {
+      numHeads: heads,
+      inProjWeight: { data: w, shape: [3 * E, E] },
+      inProjBias: { data: new Float32Array(3 * E), shape: [3 * E] },
+      outProjWeight: { data: normals(E * E, seed * 1000 + tag + 500, 1 / Math.sqrt(E)), shape: [E, E] },
+      outProjBias: { data: new Float32Array(E), shape: [E] },
+    };
+  };
+  const embed = (tokens: string[]): Float32Array => {
+    const L = tokens.length;
+    const pe = lib.positionalEncoding(Math.max(1, L), E).data;
+    const x = new Float32Array(L * E);
+    tokens.forEach((tok, i) => {
+      const e = normals(E, hash(tok) ^ seed, 1);
+      for (let j = 0; j < E; j++) x[i * E + j] = e[j] + pe[i * E + j];
+    });
+    return x;
+  };
+  return {
+    name: `untrained Transformer (random weights, seed ${seed})`,
+    trained: false,
+    layers,
+    heads,
+    run(source: string, target: string): AttentionMaps {
+      const src = [...tokenize(source), '<eos>'];
+      const tgt = ['<bos>', ...tokenize(target)];
+      const Ls = src.length;
+      const Lt = tgt.length;
+      const T = (data: Float32Array, L: number): Tensor => ({ data, shape: [1, L, E] });
+      let x = embed(src);
+      const encoderSelf: Maps = [];
+      for (let l = 0; l < layers; l++) {
+        const r = lib.multiHeadAttention(T(x, Ls), T(x, Ls), T(x, Ls), params(l), { needWeights: true, averageWeights: false });
+        encoderSelf.push(split(r.weights!, heads, Ls, Ls));
+        x = layerNorm(x.map((v, i) => v + r.output.data[i]), Ls, E);
+      }
+      let y = embed(tgt);
+      const decoderSelf: Maps = [];
+      const cross: Maps = [];
+      for (let l = 0; l < layers; l++) {
+        const a = lib.multiHeadAttention(T(y, Lt), T(y, Lt), T(y, Lt), params(100 + l), { causal: true, needWeights: true, averageWeights: false });
+        decoderSelf.push(split(a.weights!, heads, Lt, Lt));
+        y = layerNorm(y.map((v, i) => v + a.output.data[i]), Lt, E);
+        const c = lib.multiHeadAttention(T(y, Lt), T(x, Ls), T(x, Ls), params(200 + l), { needWeights: true, averageWeights: false });
+        cross.push(split(c.weights!, heads, Lt, Ls));
+        y = layerNorm(y.map((v, i) => v + c.output.data[i]), Lt, E);
+      }
+      return { sourceTokens: src, targetTokens: tgt, encoderSelf, decoderSelf, cross };
+    },
+  };
+}
+
+/** What the trained Transformer translator returns (see lib.loadTranslator), structurally. */
+interface TransformerTranslation {
+  sourceTokens: string[];
+  targetTokens: string[];
+  attention: { kind: string; layers: number; heads: number; encoderSelf?: Tensor; decoderSelf?: Tensor; cross?: Tensor };
+}
+export interface TrainedTranslator {
+  translate(text: string, options?: { beam?: number; maxLength?: number }): TransformerTranslation | Promise<TransformerTranslation>;
+}
+
+function layersOf(t: Tensor | undefined, layers: number, heads: number, L: number, S: number): Maps {
+  if (!t) return [];
+  return Array.from({ length: layers }, (_, l) => split({ data: t.data.subarray(l * heads * L * S, (l + 1) * heads * L * S), shape: [heads, L, S] }, heads, L, S));
+}
+
+/**
+ * The shipped Transformer translator as an AttentionModel: the target side is the model's own
+ * translation of the source (the typed target is ignored).
+ */
+export function translatorModel(tr: TrainedTranslator, name: string, layers: number, heads: number): AttentionModel {
+  return {
+    name,
+    trained: true,
+    layers,
+    heads,
+    async run(source: string): Promise<AttentionMaps> {
+      const r = await tr.translate(source, { beam: 1 });
+      const a = r.attention;
+      if (a.kind !== 'transformer') throw new Error(`expected a Transformer's attention, got '${a.kind}'`);
+      const S = r.sourceTokens.length;
+      const T = r.targetTokens.length;
+      return {
+        sourceTokens: r.sourceTokens,
+        targetTokens: r.targetTokens,
+        encoderSelf: layersOf(a.encoderSelf, a.layers, a.heads, S, S),
+        decoderSelf: layersOf(a.decoderSelf, a.layers, a.heads, T, T),
+        cross: layersOf(a.cross, a.layers, a.heads, T, S),
+      };
+    },
+  };
+}

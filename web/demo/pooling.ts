@@ -1,0 +1,214 @@
+// Page 1: attention pooling (Nadaraya-Watson regression), with a trainable bandwidth.
+import type { KernelName } from 'attnlab';
+import '../components/heatmap';
+import '../components/regression';
+import type { AttnHeatmap } from '../components/heatmap';
+import { samplePoints, type AttnRegression, type Point, type RegressionResult } from '../components/regression';
+import { lineChart, svgEl } from './site/chart';
+import { $, checkbox, el, select, slider } from './site/dom';
+import { frac, math, row, sub, sum, t, text } from './site/math';
+import { getLib, initPage, showError } from './site/shell';
+import { num, oneOf, param, readHash, writeHash } from './site/state';
+import { looLoss } from './nw-loss';
+import type { TrainMessage, TrainRequest } from './train.worker';
+
+initPage('pooling.html');
+
+const KERNELS = ['gaussian', 'boxcar', 'epanechnikov'] as const;
+const H_MIN = 0.05;
+const H_MAX = 3;
+const toH = (v: number) => H_MIN * (H_MAX / H_MIN) ** (v / 100);
+const toSlider = (h: number) => (100 * Math.log(h / H_MIN)) / Math.log(H_MAX / H_MIN);
+
+function encodePoints(p: Point[]): string {
+  return p.map((q) => `${q.x.toFixed(2)}_${q.y.toFixed(2)}`).join('~');
+}
+function decodePoints(s: string): Point[] | undefined {
+  const pts = s.split('~').map((pair) => pair.split('_').map(Number));
+  if (!pts.length || pts.length > 300 || pts.some((p) => p.length !== 2 || !p.every(Number.isFinite))) return undefined;
+  return pts.map(([x, y]) => ({ x, y }));
+}
+
+const state = {
+  kernel: param<KernelName>('kernel', 'gaussian', oneOf(KERNELS)),
+  h: param('h', 0.5, num(H_MIN, H_MAX)),
+  n: param('n', 40, num(2, 200)),
+  seed: param('seed', 0, num(0, 1e9)),
+  sorted: param('sorted', true, (s) => (s === '0' ? false : s === '1' ? true : undefined)),
+};
+const initialPoints = readHash().has('pts') ? decodePoints(readHash().get('pts')!) : undefined;
+
+// --- layout --------------------------------------------------------------------------------
+const kernel = select('kernel', 'Kernel', [['gaussian', 'Gaussian'], ['boxcar', 'Boxcar'], ['epanechnikov', 'Epanechnikov']], state.kernel);
+const bw = slider({ id: 'bandwidth', label: 'Bandwidth h', min: 0, max: 100, step: 0.5, value: toSlider(state.h), format: (v) => toH(v).toFixed(3) });
+const npts = slider({ id: 'npoints', label: 'Points', min: 5, max: 100, step: 1, value: state.n });
+const reset = el('button', { type: 'button', id: 'reset', text: 'New sample' });
+const sortKeys = checkbox('sorted', 'Sort keys by x', state.sorted);
+
+const reg = document.createElement('attn-regression') as AttnRegression;
+reg.id = 'regression';
+reg.setAttribute('samples', '40');
+reg.setAttribute('filename', 'nadaraya-watson');
+reg.kernel = state.kernel;
+reg.bandwidth = state.h;
+reg.setAttribute('n', String(state.n));
+reg.setAttribute('seed', String(state.seed));
+if (initialPoints) reg.points = initialPoints;
+
+const heat = document.createElement('attn-heatmap') as AttnHeatmap;
+heat.id = 'weights';
+heat.setAttribute('label', 'Attention weights: queries (rows) by training keys (columns)');
+heat.setAttribute('row-title', 'query x');
+heat.setAttribute('col-title', 'key xᵢ');
+heat.setAttribute('filename', 'nw-weights');
+heat.setAttribute('cell-size', '14');
+
+const lossOut = el('span', { id: 'loss', class: 'stat', text: '–' });
+const trainBtn = el('button', { type: 'button', id: 'train', class: 'primary', text: 'Train the bandwidth' });
+const cancelBtn = el('button', { type: 'button', id: 'cancel', text: 'Cancel', disabled: true });
+const progress = el('progress', { id: 'train-progress', max: 1, value: 0, 'aria-label': 'Training progress' });
+const trainStatus = el('span', { id: 'train-status', class: 'stat', 'aria-live': 'polite', text: 'Not trained yet.' });
+const lossChart = svgEl('loss-chart');
+
+const K = (name: string, body: Element) => el('div', {}, el('h3', { text: name }), body);
+const equations = el('div', { class: 'panel eq' },
+  el('h2', { text: 'The equations' }),
+  math('f of x equals the sum over i of alpha of x and x i times y i',
+    t('f(x) ='), sum(t('i=1'), t('n')), t('α(x, '), sub('x', 'i'), t(')'), sub('y', 'i')),
+  math('alpha equals K of x minus x i over h, divided by the sum over j of K of x minus x j over h',
+    t('α(x, '), sub('x', 'i'), t(') ='), frac(row(t('K('), frac(row(t('x -'), sub('x', 'i')), 'h'), t(')')), row(sum(t('j')), t('K('), frac(row(t('x -'), sub('x', 'j')), 'h'), t(')')))),
+  el('p', { text: 'The query is x, the keys are the training inputs xᵢ, the values are the targets yᵢ. Kernels, with u = (x − xᵢ)/h:' }),
+  K('Gaussian', math('K of u equals exp of minus u squared over 2', t('K(u) = exp(-'), frac(row(t('u'), t('²')), '2'), t(')'))),
+  K('Boxcar', math('K of u equals 1 if absolute u at most 1, else 0', t('K(u) = 1'), text('\u00a0 if \u00a0'), t('|u| ≤ 1'), text(',\u00a0 else \u00a0'), t('0'))),
+  K('Epanechnikov', math('K of u equals max of 0 and 1 minus u squared', t('K(u) = max(0, 1 - u²)'))),
+  el('p', { text: 'Training minimises the leave-one-out loss: each yᵢ predicted from the other points, (1/n) Σ (f₋ᵢ(xᵢ) − yᵢ)², by gradient descent on log h.' }));
+
+$('app').append(
+  el('div', { class: 'controls' }, kernel.wrap, bw.wrap, npts.wrap, reset, sortKeys.wrap),
+  el('div', { class: 'side' },
+    el('section', { class: 'panel', 'aria-labelledby': 'h-plot' }, el('h2', { id: 'h-plot', text: 'Regression' }), reg),
+    equations),
+  el('div', { class: 'grid2', style: 'margin-top: 1rem' },
+    el('section', { class: 'panel', 'aria-labelledby': 'h-weights' }, el('h2', { id: 'h-weights', text: 'Weights (queries × keys)' }), heat),
+    el('section', { class: 'panel', 'aria-labelledby': 'h-train' },
+      el('h2', { id: 'h-train', text: 'Learn the bandwidth' }),
+      el('div', { class: 'controls' }, trainBtn, cancelBtn, progress),
+      el('p', { class: 'stat' }, 'Leave-one-out loss at this h: ', lossOut),
+      trainStatus, lossChart)));
+
+// --- behaviour -----------------------------------------------------------------------------
+let lib: Awaited<ReturnType<typeof getLib>> | null = null;
+let lossHistory: [number, number][] = [];
+
+function drawLoss(): void {
+  lineChart(lossChart, [{ name: 'leave-one-out loss', color: 'var(--accent)', points: lossHistory }], {
+    width: 420, height: 200, xLabel: 'step', yLabel: 'loss', label: 'Training loss by step',
+  });
+}
+drawLoss();
+
+function updateLoss(): void {
+  if (!lib) return;
+  const loss = looLoss(lib, reg.points, reg.kernel, reg.bandwidth);
+  lossOut.textContent = Number.isFinite(loss) ? loss.toFixed(4) : '–';
+  lossOut.dataset.value = String(loss);
+}
+
+function onResult(r: RegressionResult): void {
+  const pts = reg.points;
+  const N = pts.length;
+  const Q = r.queries.length;
+  const order = pts.map((_, i) => i);
+  if (sortKeys.input.checked) order.sort((a, b) => pts[a].x - pts[b].x);
+  const rows: number[][] = [];
+  for (let q = 0; q < Q; q++) rows.push(order.map((j) => r.weights[q * N + j]));
+  heat.rowLabels = Array.from(r.queries, (x) => x.toFixed(2));
+  heat.colLabels = order.map((j) => pts[j].x.toFixed(2));
+  heat.data = rows;
+  heat.dataset.kernel = r.kernel;
+  heat.dataset.bandwidth = String(r.bandwidth);
+  updateLoss();
+  document.body.dataset.result = 'ok';
+}
+
+reg.addEventListener('attn-change', (e) => onResult((e as CustomEvent<RegressionResult>).detail));
+reg.addEventListener('attn-points', (e) => writeHash({ pts: encodePoints((e as CustomEvent<{ points: Point[] }>).detail.points) }));
+
+kernel.input.addEventListener('change', () => {
+  reg.kernel = kernel.input.value as KernelName;
+  writeHash({ kernel: kernel.input.value });
+});
+bw.input.addEventListener('input', () => {
+  const h = toH(Number(bw.input.value));
+  reg.bandwidth = h;
+  writeHash({ h: h.toFixed(3) });
+});
+npts.input.addEventListener('change', () => {
+  reg.setAttribute('n', npts.input.value);
+  writeHash({ n: npts.input.value, pts: null });
+});
+reset.addEventListener('click', () => {
+  const seed = Math.floor(Math.random() * 1e6);
+  reg.setAttribute('seed', String(seed));
+  reg.points = samplePoints(Number(npts.input.value), seed);
+  writeHash({ seed, pts: null });
+});
+sortKeys.input.addEventListener('change', () => {
+  writeHash({ sorted: sortKeys.input.checked });
+  const r = reg.result;
+  if (r) onResult(r);
+});
+
+let worker: Worker | null = null;
+function stopTraining(message: string): void {
+  worker?.terminate();
+  worker = null;
+  trainBtn.disabled = false;
+  cancelBtn.disabled = true;
+  trainStatus.textContent = message;
+}
+
+trainBtn.addEventListener('click', () => {
+  if (worker) return;
+  lossHistory = [];
+  worker = new Worker(new URL('./train.worker.ts', import.meta.url), { type: 'module' });
+  trainBtn.disabled = true;
+  cancelBtn.disabled = false;
+  progress.value = 0;
+  trainStatus.textContent = 'Training in a Worker…';
+  const start = reg.bandwidth;
+  if (lib) lossHistory.push([0, looLoss(lib, reg.points, reg.kernel, start)]);
+  worker.onmessage = (e: MessageEvent<TrainMessage>) => {
+    const m = e.data;
+    if (m.type === 'error') {
+      stopTraining(`Training failed: ${m.message}`);
+      showError(new Error(m.message));
+      return;
+    }
+    if (m.type === 'step') {
+      lossHistory.push([m.step, m.loss]);
+      progress.value = m.step / m.steps;
+      reg.bandwidth = m.bandwidth;
+      bw.input.value = String(toSlider(m.bandwidth));
+      bw.input.dispatchEvent(new Event('input'));
+      trainStatus.textContent = `step ${m.step}/${m.steps}: h = ${m.bandwidth.toFixed(3)}, loss ${m.loss.toFixed(4)}`;
+      drawLoss();
+      return;
+    }
+    progress.value = 1;
+    stopTraining(`Done: h = ${m.bandwidth.toFixed(3)} (from ${start.toFixed(3)}), leave-one-out loss ${m.loss.toFixed(4)}.`);
+    trainStatus.dataset.done = '1';
+  };
+  worker.onerror = (e) => {
+    stopTraining('Training failed to start.');
+    showError(e.message || 'training worker failed');
+  };
+  const req: TrainRequest = { points: reg.points, kernel: reg.kernel, bandwidth: start, steps: 80, lr: 0.08, delayMs: 20 };
+  worker.postMessage(req);
+});
+cancelBtn.addEventListener('click', () => stopTraining(`Cancelled at h = ${reg.bandwidth.toFixed(3)}.`));
+
+getLib().then((l) => {
+  lib = l;
+  reg.lib = l;
+}).catch(showError);

@@ -1,0 +1,99 @@
+// A small line chart in inline SVG for the pages (loss curves, saturation, benchmarks). It draws
+// with the page's CSS variables, so it follows the theme without redrawing.
+const NS = 'http://www.w3.org/2000/svg';
+
+export interface Series {
+  name: string;
+  color: string;
+  points: [number, number][];
+  dashed?: boolean;
+}
+
+function node<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function ticks(lo: number, hi: number, log: boolean): number[] {
+  if (!(Number.isFinite(lo) && Number.isFinite(hi))) return [];
+  if (log) {
+    if (lo <= 0) return [];
+    const out: number[] = [];
+    for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+      for (const m of [1, 2, 5]) {
+        const v = m * 10 ** e;
+        if (v >= lo * 0.999 && v <= hi * 1.001) out.push(v);
+      }
+    }
+    return out;
+  }
+  const span = hi - lo || 1;
+  const step = 10 ** Math.floor(Math.log10(span / 4));
+  const nice = [1, 2, 5, 10].map((m) => m * step).find((s) => span / s <= 6) ?? step * 10;
+  const out: number[] = [];
+  for (let v = Math.ceil(lo / nice) * nice; v <= hi + 1e-9; v += nice) out.push(Number(v.toPrecision(6)));
+  return out;
+}
+
+const fmtTick = (v: number) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(Number(v.toPrecision(3))));
+
+export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: number; height?: number; xLabel?: string; yLabel?: string; xLog?: boolean; yLog?: boolean; yMin?: number; yMax?: number; label: string }): void {
+  const W = opts.width ?? 420;
+  const H = opts.height ?? 220;
+  const left = 52;
+  const right = 12;
+  const top = 12;
+  const bottom = 40 + (series.length > 1 ? 18 * Math.ceil(series.length / 2) : 0);
+  const all = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
+  let [x0, x1] = all.length ? [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))] : [1, 10];
+  let [y0, y1] = all.length ? [Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[1]))] : [opts.yLog ? 1 : 0, 10];
+  if (opts.yMin !== undefined) y0 = opts.yMin;
+  if (opts.yMax !== undefined) y1 = Math.max(y1, opts.yMax);
+  if (x1 <= x0) x1 = x0 + 1;
+  if (y1 <= y0) y1 = y0 + (Math.abs(y0) || 1);
+  const fx = (x: number) => (opts.xLog ? Math.log10(x) : x);
+  const fy = (y: number) => (opts.yLog ? Math.log10(y) : y);
+  const X = (x: number) => left + ((fx(x) - fx(x0)) / (fx(x1) - fx(x0) || 1)) * (W - left - right);
+  const Y = (y: number) => top + (1 - (fy(y) - fy(y0)) / (fy(y1) - fy(y0) || 1)) * (H - top - bottom);
+  svg.replaceChildren();
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', opts.label);
+  svg.append(node('title', {}, opts.label));
+  const g = node('g', { 'font-size': 11, style: 'fill: var(--muted)' });
+  for (const t of ticks(x0, x1, Boolean(opts.xLog))) {
+    g.append(node('line', { x1: X(t), x2: X(t), y1: top, y2: H - bottom, style: 'stroke: var(--line)', 'stroke-width': 0.6 }));
+    g.append(node('text', { x: X(t), y: H - bottom + 14, 'text-anchor': 'middle' }, fmtTick(t)));
+  }
+  for (const t of ticks(y0, y1, Boolean(opts.yLog))) {
+    g.append(node('line', { x1: left, x2: W - right, y1: Y(t), y2: Y(t), style: 'stroke: var(--line)', 'stroke-width': 0.6 }));
+    g.append(node('text', { x: left - 5, y: Y(t) + 4, 'text-anchor': 'end' }, fmtTick(t)));
+  }
+  g.append(node('rect', { x: left, y: top, width: W - left - right, height: H - top - bottom, fill: 'none', style: 'stroke: var(--line)' }));
+  if (opts.xLabel) g.append(node('text', { x: (left + W - right) / 2, y: H - bottom + 30, 'text-anchor': 'middle' }, opts.xLabel));
+  if (opts.yLabel) g.append(node('text', { x: 12, y: (top + H - bottom) / 2, transform: `rotate(-90 12 ${(top + H - bottom) / 2})`, 'text-anchor': 'middle' }, opts.yLabel));
+  svg.append(g);
+  series.forEach((s, k) => {
+    const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
+    if (!pts.length) return;
+    svg.append(node('path', {
+      d: pts.map(([x, y], i) => `${i ? 'L' : 'M'}${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(''),
+      fill: 'none', stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none',
+    }));
+    if (pts.length < 12) for (const [x, y] of pts) svg.append(node('circle', { cx: X(x), cy: Y(y), r: 3, fill: s.color }));
+    // Legend under the plot (two per row), or inside the top left for a single series.
+    const lx = series.length > 1 ? left + (k % 2) * ((W - left) / 2) : left + 8;
+    const ly = series.length > 1 ? H - bottom + 48 + Math.floor(k / 2) * 18 : top + 10;
+    svg.append(node('line', { x1: lx, x2: lx + 16, y1: ly, y2: ly, stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none' }));
+    svg.append(node('text', { x: lx + 20, y: ly + 4, 'font-size': 11, style: 'fill: var(--fg)' }, s.name));
+  });
+}
+
+export function svgEl(id?: string): SVGSVGElement {
+  const e = document.createElementNS(NS, 'svg');
+  if (id) e.id = id;
+  e.classList.add('chart');
+  return e;
+}

@@ -1,0 +1,120 @@
+// What every page shares: header with the guided path, theme switch, embed mode (hash embed=1)
+// with its height report to the parent window, the engine status line and visible errors.
+import { load, type Attnlab, type LoadOptions } from 'attnlab';
+import { setSharedLib } from '../../components/lib';
+import { el } from './dom';
+import { PAGES } from './pages';
+import { readHash } from './state';
+import './site.css';
+
+type Theme = 'auto' | 'light' | 'dark';
+const THEME_KEY = 'attnlab-theme';
+
+function applyTheme(theme: Theme): void {
+  if (theme === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+}
+
+/** The theme: the hash's `theme` wins (embeds), then the visitor's choice, then the system. */
+function initialTheme(): Theme {
+  const h = readHash().get('theme');
+  if (h === 'light' || h === 'dark') return h;
+  try {
+    const s = localStorage.getItem(THEME_KEY);
+    if (s === 'light' || s === 'dark' || s === 'auto') return s;
+  } catch { /* storage may be blocked in an iframe */ }
+  return 'auto';
+}
+
+export const embedded = readHash().get('embed') === '1';
+
+function header(current: string): HTMLElement {
+  const nav = el('nav', { 'aria-label': 'Guided path' });
+  const list = el('ol');
+  for (const p of PAGES.filter((x) => x.ready)) {
+    const a = el('a', { href: `./${p.file}`, text: p.short });
+    if (p.file === current) a.setAttribute('aria-current', 'page');
+    list.append(el('li', {}, a));
+  }
+  nav.append(list);
+  const theme = el('select', { id: 'theme-select', 'aria-label': 'Colour theme' });
+  for (const [v, label] of [['auto', 'Theme: system'], ['light', 'Theme: light'], ['dark', 'Theme: dark']] as const) theme.append(el('option', { value: v, text: label }));
+  const t = initialTheme();
+  theme.value = t;
+  theme.addEventListener('change', () => {
+    const v = theme.value as Theme;
+    applyTheme(v);
+    try { localStorage.setItem(THEME_KEY, v); } catch { /* ignore */ }
+  });
+  const home = el('a', { href: './index.html', class: 'brand', text: 'attnlab' });
+  if (current === 'index.html') home.setAttribute('aria-current', 'page');
+  return el('header', { class: 'site' }, el('div', { class: 'wrap' }, home, nav, theme));
+}
+
+function reportHeight(): void {
+  if (window.parent === window) return;
+  let last = 0;
+  const send = () => {
+    const height = Math.ceil(document.documentElement.scrollHeight);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ type: 'attnlab:height', height, href: location.href }, '*');
+  };
+  new ResizeObserver(send).observe(document.body);
+  window.addEventListener('load', send);
+  send();
+}
+
+let failed = false;
+export function showError(err: unknown): void {
+  const message = err instanceof Error || err instanceof ErrorEvent ? err.message : String(err);
+  console.error(err);
+  if (failed) return;
+  failed = true;
+  const box = document.getElementById('page-error') ?? el('p', { id: 'page-error', role: 'alert', class: 'error' });
+  box.textContent = `Something went wrong: ${message}`;
+  document.querySelector('main')?.prepend(box);
+  document.body.dataset.result = document.body.dataset.result ?? 'error';
+}
+
+/** Sets up the page chrome; `file` is this page's file name (for aria-current). */
+export function initPage(file: string): void {
+  applyTheme(initialTheme());
+  if (embedded) document.documentElement.classList.add('embed');
+  else document.body.prepend(header(file));
+  const foot = el('footer', { class: 'site' }, el('div', { class: 'wrap' },
+    el('span', { id: 'engine', text: 'attnlab: loading…' }), ' · ',
+    el('a', { href: './index.html', text: 'attnlab home' }), ' · ',
+    el('a', { href: './embed.html', text: 'embed this view' })));
+  if (!embedded) document.body.append(foot);
+  window.addEventListener('error', (e) => showError(e.error ?? e.message));
+  window.addEventListener('unhandledrejection', (e) => showError(e.reason));
+  reportHeight();
+  // A box that scrolls sideways (a wide equation, a code sample) must be reachable by keyboard.
+  const focusScrollers = () => document.querySelectorAll<HTMLElement>('.eq, pre, .step-eq, math').forEach((e) => {
+    if (e.scrollWidth > e.clientWidth + 1) {
+      e.tabIndex = 0;
+      if (!e.hasAttribute('aria-label') && !e.hasAttribute('aria-labelledby')) e.setAttribute('aria-label', 'Scrollable content');
+    } else if (e.tabIndex === 0 && e.tagName !== 'PRE') e.removeAttribute('tabindex');
+  });
+  window.addEventListener('load', () => requestAnimationFrame(focusScrollers));
+  window.addEventListener('resize', focusScrollers);
+  setTimeout(focusScrollers, 1500);
+}
+
+let libPromise: Promise<Attnlab> | null = null;
+
+/**
+ * The page's attnlab instance (shared with the widgets). The interactive pages compute small
+ * things on every frame: one thread answers at once, where waking a pool costs more than the
+ * work (and a busy pool blocks the main thread). Long work runs in Workers with their own.
+ */
+export function getLib(options: LoadOptions = { threads: 1 }): Promise<Attnlab> {
+  libPromise ??= load(options).then((lib) => {
+    setSharedLib(lib);
+    const engine = document.getElementById('engine');
+    if (engine) engine.textContent = `attnlab: ${lib.variant} build, ${lib.threads} thread${lib.threads > 1 ? 's' : ''}${globalThis.crossOriginIsolated ? '' : ' (page not cross-origin isolated)'}`;
+    return lib;
+  });
+  return libPromise;
+}

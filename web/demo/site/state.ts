@@ -1,0 +1,38 @@
+// Every page keeps its state in the URL hash (#key=value&…), so a link or an iframe reproduces
+// the exact view. Values are plain strings; each page parses its own.
+
+export type State = Record<string, string>;
+
+export function readHash(): URLSearchParams {
+  return new URLSearchParams(location.hash.replace(/^#/, ''));
+}
+
+/** Typed read of a hash value with a default and a validity check. */
+export function param<T>(key: string, fallback: T, parse: (s: string) => T | undefined): T {
+  const v = readHash().get(key);
+  if (v === null) return fallback;
+  const out = parse(v);
+  return out === undefined ? fallback : out;
+}
+
+export const num = (lo: number, hi: number) => (s: string): number | undefined => {
+  const x = Number(s);
+  return Number.isFinite(x) && x >= lo && x <= hi ? x : undefined;
+};
+export const oneOf = <T extends string>(list: readonly T[]) => (s: string): T | undefined => (list.includes(s as T) ? (s as T) : undefined);
+export const bool = (s: string): boolean | undefined => (s === '1' ? true : s === '0' ? false : undefined);
+
+let timer = 0;
+/** Merges `values` into the hash (replaceState: no history entry per slider tick). */
+export function writeHash(values: Record<string, string | number | boolean | null | undefined>): void {
+  const p = readHash();
+  for (const [k, v] of Object.entries(values)) {
+    if (v === null || v === undefined || v === '') p.delete(k);
+    else p.set(k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+  }
+  clearTimeout(timer);
+  timer = window.setTimeout(() => {
+    const text = p.toString();
+    history.replaceState(null, '', `${location.pathname}${location.search}${text ? `#${text}` : ''}`);
+  }, 60);
+}

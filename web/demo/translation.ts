@@ -1,0 +1,147 @@
+// Page 4: translation with the attention shown as it decodes. The translator runs in a Worker
+// (translator.worker.ts); <attn-translate> drives it through a small proxy with the same API.
+import '../components/translate';
+import type { AttnTranslate, TranslationResult, Translator } from '../components/translate';
+import { $, el, select, slider } from './site/dom';
+import { math, row, sub, sum, t } from './site/math';
+import { getLib, initPage, showError } from './site/shell';
+import { num, oneOf, param, readHash, writeHash } from './site/state';
+import type { TranslatorReply, TranslatorRequest } from './translator.worker';
+
+initPage('translation.html');
+
+const DIRS = ['fra-eng', 'eng-fra'] as const;
+const ARCHS = ['transformer', 'gru'] as const;
+const EXAMPLES: Record<(typeof DIRS)[number], string[]> = {
+  'fra-eng': ['je suis étudiant .', 'il est très fatigué .', 'nous sommes en retard .', 'elle est plus grande que moi .'],
+  'eng-fra': ['i am a student .', 'he is very tired .', 'we are late .', 'she is taller than me .'],
+};
+const state = {
+  dir: param('dir', 'fra-eng', oneOf(DIRS)),
+  arch: param('arch', 'transformer', oneOf(ARCHS)),
+  beam: param('beam', 1, num(1, 8)),
+  text: readHash().get('text')?.slice(0, 300),
+};
+
+const dir = select('dir', 'Direction', [['fra-eng', 'French → English'], ['eng-fra', 'English → French']], state.dir);
+const arch = select('arch', 'Model', [['transformer', 'Transformer'], ['gru', 'GRU + Bahdanau attention']], state.arch);
+const beam = slider({ id: 'beam', label: 'Beam width', min: 1, max: 8, step: 1, value: state.beam, format: (v) => (v === 1 ? '1 (greedy)' : String(v)) });
+const progress = el('progress', { id: 'model-progress', max: 1, value: 0, 'aria-label': 'Model download' });
+const cancel = el('button', { type: 'button', id: 'cancel-load', text: 'Cancel', disabled: true });
+const status = el('p', { class: 'stat', id: 'model-status', 'aria-live': 'polite', text: 'Loading attnlab…' });
+const examples = el('div', { class: 'controls', id: 'examples' });
+const widget = document.createElement('attn-translate') as AttnTranslate;
+widget.id = 'translate';
+widget.setAttribute('beam', String(state.beam));
+widget.setAttribute('filename', 'alignment');
+
+$('app').append(
+  el('div', { class: 'controls' }, dir.wrap, arch.wrap, beam.wrap, progress, cancel),
+  status,
+  el('div', { class: 'side' },
+    el('section', { class: 'panel', 'aria-labelledby': 'h-tr' }, el('h2', { id: 'h-tr', text: 'Translate' }), examples, widget),
+    el('section', { class: 'panel eq', 'aria-labelledby': 'h-eq' },
+      el('h2', { id: 'h-eq', text: 'The equations' }),
+      math('context c t equals sum over j of alpha t j times h j', sub('c', 't'), t('='), sum(t('j')), sub('α', 'tj'), sub('h', 'j')),
+      math('alpha t j equals softmax over j of a of s t minus 1 and h j', sub('α', 'tj'), t('= softmax'), sub('', 'j'), t('(a('), sub('s', 't-1'), t(','), sub('h', 'j'), t('))')),
+      el('p', { text: 'At each output step t the decoder state s scores every encoder state h (the source words); the weights α are one row of the alignment matrix, and the context c they mix feeds the next word. Beam search keeps the k best partial translations by total log-probability:' }),
+      math('score equals sum over t of log p of y t given y before t and x', t('score ='), sum(t('t')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')))));
+
+let worker: Worker | null = null;
+let nextId = 1;
+const waiting = new Map<number, { resolve: (r: TranslationResult) => void; reject: (e: Error) => void }>();
+
+/** The worker's translator, as the Translator API <attn-translate> expects. */
+const proxy: Translator = {
+  translate(text, options) {
+    const id = nextId++;
+    const req: TranslatorRequest = { type: 'translate', id, text, beam: options?.beam ?? 1, maxLength: options?.maxLength ?? 40 };
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      worker?.postMessage(req);
+    });
+  },
+};
+
+function openModel(): void {
+  worker?.terminate();
+  waiting.forEach((w) => w.reject(new Error('cancelled')));
+  waiting.clear();
+  widget.translator = null;
+  worker = new Worker(new URL('./translator.worker.ts', import.meta.url), { type: 'module' });
+  progress.value = 0;
+  cancel.disabled = false;
+  status.textContent = `Loading the ${arch.input.value} model (${dir.input.value})…`;
+  worker.onmessage = (e: MessageEvent<TranslatorReply>) => {
+    const m = e.data;
+    if (m.type === 'missing') {
+      cancel.disabled = true;
+      status.textContent = 'This build of attnlab has no translator yet: the trained models ship with the translation part of the library, and this page translates as soon as they are in.';
+      document.body.dataset.api = 'missing';
+      document.body.dataset.result = 'ok';
+    } else if (m.type === 'progress') {
+      progress.value = m.total ? m.loaded / m.total : 0;
+      status.textContent = `Loading the model: ${(m.loaded / 1024).toFixed(0)} KiB${m.total ? ` of ${(m.total / 1024).toFixed(0)} KiB` : ''}…`;
+    } else if (m.type === 'ready') {
+      progress.value = 1;
+      cancel.disabled = true;
+      status.textContent = `Model ready: ${m.info}. Decoding runs in a Worker.`;
+      widget.translator = proxy;
+      document.body.dataset.api = 'ready';
+      document.body.dataset.result = 'ok';
+      void widget.run();
+    } else if (m.type === 'result') {
+      waiting.get(m.id)?.resolve(m.result);
+      waiting.delete(m.id);
+    } else {
+      if (m.id !== undefined) {
+        waiting.get(m.id)?.reject(new Error(m.message));
+        waiting.delete(m.id);
+      } else {
+        cancel.disabled = true;
+        status.textContent = `The model failed to load: ${m.message}`;
+        showError(new Error(m.message));
+      }
+    }
+  };
+  worker.postMessage({ type: 'load', name: dir.input.value, arch: arch.input.value as (typeof ARCHS)[number] } satisfies TranslatorRequest);
+}
+
+function fillExamples(): void {
+  examples.replaceChildren(el('span', { class: 'stat', text: 'Try:' }), ...EXAMPLES[dir.input.value as (typeof DIRS)[number]].map((s) => {
+    const b = el('button', { type: 'button', text: s });
+    b.addEventListener('click', () => {
+      widget.value = s;
+      void widget.run();
+    });
+    return b;
+  }));
+}
+
+dir.input.addEventListener('change', () => {
+  widget.value = EXAMPLES[dir.input.value as (typeof DIRS)[number]][0];
+  fillExamples();
+  writeHash({ dir: dir.input.value, text: null });
+  openModel();
+});
+arch.input.addEventListener('change', () => {
+  writeHash({ arch: arch.input.value });
+  openModel();
+});
+beam.input.addEventListener('change', () => {
+  widget.setAttribute('beam', beam.input.value);
+  writeHash({ beam: beam.input.value });
+  if (widget.translator) void widget.run();
+});
+cancel.addEventListener('click', () => {
+  worker?.terminate();
+  worker = null;
+  cancel.disabled = true;
+  status.textContent = 'Loading cancelled. Change the model to load again.';
+});
+widget.addEventListener('attn-translated', () => writeHash({ text: widget.value }));
+
+widget.value = state.text ?? EXAMPLES[state.dir][0];
+fillExamples();
+getLib().catch(showError);
+openModel();
