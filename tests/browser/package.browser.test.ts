@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 // Packed size budget: the three WebAssembly builds and their glue dominate. Raise it knowingly.
-const TARBALL_BUDGET_BYTES = 400 * 1024;
+// 448 KiB: the widgets (dist/components, ~28 KB packed) and the WebGPU backend (dist/webgpu,
+// ~21 KB packed) each took the package past the former 400 KiB.
+const TARBALL_BUDGET_BYTES = 448 * 1024;
 
 let dir: string;
 let tarball: string;
