@@ -24,7 +24,7 @@ describe('load', () => {
   it.each([
     [{ variant: 'gpu' }, /^load: options\.variant: expected one of 'scalar', 'simd', 'simd-threads', got "gpu"$/],
     [{ threads: 0 }, /^load: options\.threads: expected an integer in \[1, 64\], got 0$/],
-    [{ thread: 2 }, /^load: options: unknown option 'thread'; expected variant, threads$/],
+    [{ thread: 2 }, /^load: options: unknown option 'thread'; expected variant, threads, backend, gpu$/],
   ])('rejects %o', async (options, message) => {
     await expect(load(options as never)).rejects.toThrowError(message);
   });

@@ -1,5 +1,6 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
 import { withScratch } from './heap.js';
+import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkPattern } from './patterns.js';
 import { checkEvenFeatures, checkRope } from './rope.js';
@@ -88,7 +89,8 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
   return { Q, K, V, d, score, params, hidden, scale };
 }
 
-export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
+/** attention()'s arguments, checked once for every backend. */
+export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions) {
   const fn = 'attention';
   const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope']);
   const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, o);
@@ -108,7 +110,19 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
     checkEvenFeatures(fn, 'q', d.Dq, Q.shape, 'last dimension');
     checkEvenFeatures(fn, 'k', d.Dk, K.shape, 'last dimension');
   }
+  const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, masks, validLens);
+  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope };
+}
 
+export type AttentionArgs = ReturnType<typeof attentionArgs>;
+
+export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
+  return runAttention(m, attentionArgs(q, k, v, options));
+}
+
+/** The WebAssembly run of checked arguments. */
+export function runAttention(m: WasmModule, a: AttentionArgs): AttentionResult {
+  const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, pattern, heads, alibi, rope } = a;
   const batch = numel(d.lead);
   const outLen = batch * d.Sq * d.Dv;
   const wLen = batch * d.Sq * d.Sk;
@@ -122,7 +136,7 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
       check(m.rope({ x: kp, out: kp, outer: batch, S: d.Sk, inner: 1, D: d.Dk, ...rope }));
     }
     const args = {
-      q: qp, k: kp, v: s.put(V!.data), ...d, score,
+      q: qp, k: kp, v: s.put(V.data), ...d, score,
       W: params.W ? s.put(params.W.data) : null,
       Wq: params.Wq ? s.put(params.Wq.data) : null,
       Wk: params.Wk ? s.put(params.Wk.data) : null,

@@ -1,23 +1,25 @@
-import { attention, attentionScores } from './attention.js';
+import { attention, attentionArgs, attentionScores, runAttention } from './attention.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
-import { multiHeadAttention } from './multihead.js';
+import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
 import { positionalEncoding } from './positional.js';
 import { rope } from './rope.js';
-import { maskedSoftmax } from './softmax.js';
+import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
 import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorName } from './translator.js';
 import type {
-  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, BoolTensor, HeapStats,
-  LinearAttentionOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams,
-  NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, Backend, BoolTensor,
+  GpuAdapterInfo, HeapStats, LinearAttentionOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
+  MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
 import type { WasmModule } from './wasm-module.js';
+import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
 
 const VARIANTS: readonly Variant[] = ['scalar', 'simd', 'simd-threads'];
+const BACKENDS: readonly NonNullable<LoadOptions['backend']>[] = ['wasm', 'webgpu', 'auto'];
 const MAX_DEFAULT_THREADS = 4;
 // Last resort for an instance dropped without dispose(): stop its worker threads when collected.
 const finalizer = new FinalizationRegistry<WasmModule>((m) => {
@@ -27,10 +29,18 @@ const finalizer = new FinalizationRegistry<WasmModule>((m) => {
 
 const disposeSymbol: symbol = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
 
-/** One instance of the attnlab WebAssembly module. Results are plain JS-owned tensors. */
+/**
+ * One instance of attnlab. Results are plain JS-owned tensors.
+ *
+ * Every op has a synchronous method that runs on WebAssembly, whatever the backend. The GPU ops
+ * also have `…Async` methods returning Promises: `attentionAsync`, `maskedSoftmaxAsync` and
+ * `multiHeadAttentionAsync` run on the GPU when `backend` is `'webgpu'` and resolve with the
+ * WebAssembly result otherwise, so one code path serves both backends. Their arguments are checked
+ * by the same code, with the same error messages (as rejections), on both.
+ */
 export class Attnlab {
-  /** Where the math runs. */
-  readonly backend = 'wasm' as const;
+  /** Where the `…Async` ops run. The synchronous methods always run on WebAssembly. */
+  readonly backend: Backend;
   /** The build in use. */
   readonly variant: Variant;
   /** Threads the ops use, counting the calling thread. */
@@ -38,14 +48,22 @@ export class Attnlab {
   /** Kernel instruction set of the build: 'simd128' or 'scalar'. */
   readonly isa: string;
   #m: WasmModule | null;
+  #gpu: WebGpuBackend | null;
 
   /** @internal Use `load()`. */
-  constructor(m: WasmModule, variant: Variant, threads: number) {
+  constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null) {
     this.#m = m;
+    this.#gpu = gpu;
+    this.backend = gpu ? 'webgpu' : 'wasm';
     this.variant = variant;
     this.threads = threads;
     this.isa = m.isa();
     finalizer.register(this, m, this);
+  }
+
+  /** The GPU adapter the `…Async` ops use; null on the WebAssembly backend. */
+  get gpuAdapter(): GpuAdapterInfo | null {
+    return this.#gpu?.adapterInfo ?? null;
   }
 
   #mod(fn: string): WasmModule {
@@ -60,6 +78,19 @@ export class Attnlab {
    */
   attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult {
     return attention(this.#mod('attention'), q, k, v, options);
+  }
+
+  /**
+   * attention() on this instance's backend; resolves with the same result. On WebGPU the scores
+   * matrix exists in GPU memory only when `returnWeights` (or score `'additive'`) needs it. Sparse
+   * `pattern`s are not implemented on WebGPU: with backend `'auto'` such calls run on WebAssembly,
+   * with `'webgpu'` they reject.
+   */
+  async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
+    this.#mod('attention');  // a disposed instance says so before any argument is checked
+    const a = attentionArgs(q, k, v, options);
+    const wasm = () => runAttention(this.#mod('attention'), a);
+    return this.#gpu ? this.#gpu.attention(a, wasm) : wasm();
   }
 
   /** Which keys each query may see under a sparse pattern: [Sq, Sk], 1 = visible. For drawing and masks. */
@@ -90,9 +121,25 @@ export class Attnlab {
     return maskedSoftmax(this.#mod('maskedSoftmax'), x, options);
   }
 
+  /** maskedSoftmax() on this instance's backend; resolves with the same result. */
+  async maskedSoftmaxAsync(x: Tensor, options?: MaskedSoftmaxOptions): Promise<Tensor> {
+    this.#mod('maskedSoftmax');
+    const a = maskedSoftmaxArgs(x, options);
+    const wasm = () => runMaskedSoftmax(this.#mod('maskedSoftmax'), a);
+    return this.#gpu ? this.#gpu.maskedSoftmax(a, wasm) : wasm();
+  }
+
   /** PyTorch `nn.MultiheadAttention` (batch_first=True) forward. Self- and cross-attention alike. */
   multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
     return multiHeadAttention(this.#mod('multiHeadAttention'), query, key, value, params, options);
+  }
+
+  /** multiHeadAttention() on this instance's backend; resolves with the same result. */
+  async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
+    this.#mod('multiHeadAttention');
+    const a = multiHeadArgs(query, key, value, params, options);
+    const wasm = () => runMultiHead(this.#mod('multiHeadAttention'), a);
+    return this.#gpu ? this.#gpu.multiHeadAttention(a, wasm) : wasm();
   }
 
   /** Nadaraya-Watson kernel regression: attention pooling with a fixed kernel. */
@@ -126,12 +173,14 @@ export class Attnlab {
     return this.#m === null;
   }
 
-  /** Stops the worker threads and releases the module. Safe to call twice. */
+  /** Stops the worker threads, releases the module and the GPU device. Safe to call twice. */
   dispose(): void {
     const m = this.#m;
     if (!m) return;
     this.#m = null;
     finalizer.unregister(this);
+    this.#gpu?.dispose();
+    this.#gpu = null;
     m.setThreads(1);
     m.terminateWorkers();
   }
@@ -147,14 +196,21 @@ function defaultVariant(): Variant {
 }
 
 /**
- * Loads attnlab. `variant` defaults to the fastest build this environment can run; `threads` to
- * the logical core count (at most 4) for the threaded build.
+ * Loads attnlab. `backend` defaults to `'wasm'`; `variant` to the fastest build this environment
+ * can run; `threads` to the logical core count (at most 4) for the threaded build. A WebGPU-backed
+ * instance also loads a WebAssembly build, for its synchronous methods and for 'auto' fallbacks.
  */
 export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const fn = 'load';
   if (typeof options !== 'object' || options === null) throw argError(fn, 'options', 'an object', options);
   for (const key of Object.keys(options)) {
-    if (key !== 'variant' && key !== 'threads') throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads`);
+    if (!['variant', 'threads', 'backend', 'gpu'].includes(key)) throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads, backend, gpu`);
+  }
+  const backend = options.backend ?? 'wasm';
+  if (!BACKENDS.includes(backend)) throw argError(fn, 'options.backend', `one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`, backend);
+  const g = options.gpu as unknown;
+  if (g !== undefined && (typeof g !== 'object' || g === null || typeof (g as { requestAdapter?: unknown }).requestAdapter !== 'function')) {
+    throw argError(fn, 'options.gpu', "a WebGPU entry point with requestAdapter() (navigator.gpu, or create([]) from the npm 'webgpu' package)", g);
   }
   const variant = options.variant ?? defaultVariant();
   if (!VARIANTS.includes(variant)) throw argError(fn, 'options.variant', `one of ${VARIANTS.map((v) => `'${v}'`).join(', ')}`, variant);
@@ -170,12 +226,20 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   } else if (variant === 'simd-threads') {
     threads = Math.max(1, Math.min(MAX_DEFAULT_THREADS, hardwareThreads()));
   }
+  // The GPU first: when 'webgpu' finds no adapter, no WebAssembly threads were started in vain.
+  const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu);
   // The threaded build's factory never resolves with an empty worker pool (Emscripten 3.1.6 waits
   // for 'all' workers to load, and zero never reports): keep at least one, idle if threads is 1.
-  const m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
+  let m: WasmModule;
+  try {
+    m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
+  } catch (e) {
+    gpu?.dispose();
+    throw e;
+  }
   const err = m.setThreads(threads);
   if (err) throw new Error(`${fn}: ${err}`);
   // Idle workers must not keep a Node process alive.
   if (isNode) m.unrefWorkers();
-  return new Attnlab(m, variant, threads);
+  return new Attnlab(m, variant, threads, gpu);
 }

@@ -5,6 +5,10 @@
  * import { load } from 'attnlab';
  * const lib = await load();
  * const { output, weights } = lib.attention(q, k, v, { causal: true, returnWeights: true });
+ *
+ * // WebGPU where there is an adapter, else WebAssembly; the …Async ops serve both.
+ * const gpuLib = await load({ backend: 'auto' });
+ * const { output: o } = await gpuLib.attentionAsync(q, k, v, { causal: true });
  * ```
  */
 export { load, Attnlab } from './attnlab.js';
@@ -23,3 +27,5 @@ export type {
 export type {
   CreateTrainerOptions, TrainerExample, TrainerOptions, TrainerProgress, TrainerResult, TrainerSession, TrainerTask,
 } from './trainer.js';
+export type { Backend, GpuAdapterInfo, GpuProvider } from './types.js';
+export { GpuUnavailableError } from './webgpu/errors.js';

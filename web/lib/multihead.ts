@@ -1,5 +1,6 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
 import { withScratch } from './heap.js';
+import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, type MaskInput } from './masks.js';
 import { checkRope } from './rope.js';
 import { checkBool, checkInt, checkOptions, checkTensor, shapeString } from './tensor.js';
@@ -14,8 +15,8 @@ function checkParam(fn: string, name: string, t: unknown, shape: number[], layou
   return T;
 }
 
-/** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
-export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
+/** multiHeadAttention()'s arguments, checked once for every backend. */
+export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions) {
   const fn = 'multiHeadAttention';
   const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope']);
   const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
@@ -69,13 +70,25 @@ export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, 
     }
     masks.push({ name: 'options.attnMask', checked: am, trueBlocks: true, shape: ok3 ? [B, H, L, S] : [L, S] });
   }
-
   const alibi = checkAlibi(fn, 'options.alibi', o.alibi, H, 'numHeads');
   const rope = checkRope(fn, 'options.rope', o.rope);
   if (rope && (E / H) % 2 !== 0) {
     throw new Error(`${fn}: options.rope: expected an even head size E / numHeads (features turn in pairs), got ${E} / ${H} = ${E / H}`);
   }
+  const maskAt = maskLayout(fn, [B, H, L, S], causal, masks);
+  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, layout: maskAt, alibi, rope };
+}
 
+export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
+
+/** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
+export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
+  return runMultiHead(m, multiHeadArgs(query, key, value, params, options));
+}
+
+/** The WebAssembly run of checked arguments. */
+export function runMultiHead(m: WasmModule, a: MultiHeadArgs): AttentionResult {
+  const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, alibi, rope } = a;
   const outLen = B * L * E;
   const wLen = averageWeights ? B * L * S : B * H * L * S;
   return withScratch(m, fn, (s, check) => {

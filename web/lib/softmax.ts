@@ -1,25 +1,40 @@
 import { withScratch } from './heap.js';
-import { maskArgs, optionalMask, optionalValidLens } from './masks.js';
+import { maskLayout } from './mask-layout.js';
+import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkBool, checkOptions, checkTensor } from './tensor.js';
 import type { MaskedSoftmaxOptions, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
-/** Softmax over the last axis of x [..., Sk] with masks; a fully masked row is all zeros. */
-export function maskedSoftmax(m: WasmModule, x: unknown, options?: MaskedSoftmaxOptions): Tensor {
+/** maskedSoftmax()'s arguments, checked once for every backend. */
+export function maskedSoftmaxArgs(x: unknown, options?: MaskedSoftmaxOptions) {
   const fn = 'maskedSoftmax';
   const o = checkOptions(fn, 'options', options, ['causal', 'validLens', 'attnMask']);
   const X = checkTensor(fn, 'x', x, { rank: 1, orMore: true, layout: '[..., Sk]' });
   const causal = checkBool(fn, 'options.causal', o.causal, false);
   const validLens = optionalValidLens(fn, 'options.validLens', o.validLens);
   const mask = optionalMask(fn, 'options.attnMask', o.attnMask);
+  const masks: MaskInput[] = mask ? [{ name: 'options.attnMask', checked: mask, trueBlocks: false }] : [];
   // A vector is one row: [Sk] reads as [1, Sk].
   const shape = X.shape.length === 1 ? [1, X.shape[0]] : X.shape;
-  const lead = shape.slice(0, -2);
+  const layout = maskLayout(fn, shape, causal, masks, validLens);
+  return { fn, X, lead: shape.slice(0, -2), Sq: shape.at(-2)!, Sk: shape.at(-1)!, causal, validLens, masks, layout };
+}
+
+export type MaskedSoftmaxArgs = ReturnType<typeof maskedSoftmaxArgs>;
+
+/** Softmax over the last axis of x [..., Sk] with masks; a fully masked row is all zeros. */
+export function maskedSoftmax(m: WasmModule, x: unknown, options?: MaskedSoftmaxOptions): Tensor {
+  return runMaskedSoftmax(m, maskedSoftmaxArgs(x, options));
+}
+
+/** The WebAssembly run of checked arguments. */
+export function runMaskedSoftmax(m: WasmModule, a: MaskedSoftmaxArgs): Tensor {
+  const { fn, X, lead, Sq, Sk, causal, validLens, masks } = a;
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(X.data.length * 4);
     check(m.maskedSoftmax({
-      x: s.put(X.data), lead, Sq: shape.at(-2)!, Sk: shape.at(-1)!,
-      masks: maskArgs(s, causal, mask ? [{ name: 'options.attnMask', checked: mask, trueBlocks: false }] : [], validLens),
+      x: s.put(X.data), lead, Sq, Sk,
+      masks: maskArgs(s, causal, masks, validLens),
       out,
     }));
     return { data: s.take(out, X.data.length), shape: X.shape };

@@ -16,7 +16,36 @@ export type Mask = BoolTensor | Tensor;
 /** The WebAssembly builds: plain, SIMD128, and SIMD128 with a pthread pool. */
 export type Variant = 'scalar' | 'simd' | 'simd-threads';
 
+/** Where ops run: WebAssembly on the CPU, or WebGPU. */
+export type Backend = 'wasm' | 'webgpu';
+
+/**
+ * The WebGPU entry point: `navigator.gpu` in a browser; in Node, `create([])` from the npm `webgpu`
+ * package. Typed structurally so that attnlab's types need no WebGPU type package.
+ */
+export interface GpuProvider {
+  requestAdapter(options?: object): Promise<unknown>;
+}
+
+/** The GPU adapter in use, as its `GPUAdapterInfo` describes it (fields may be empty strings). */
+export interface GpuAdapterInfo {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+}
+
 export interface LoadOptions {
+  /**
+   * `'wasm'` (default): everything runs on WebAssembly. `'webgpu'`: `attentionAsync`,
+   * `maskedSoftmaxAsync` and `multiHeadAttentionAsync` run on the GPU, and load() rejects when no
+   * WebGPU adapter is found. `'auto'`: `'webgpu'` when an adapter is found, else `'wasm'`; and a
+   * call the GPU cannot take (an unsupported option, a lost device, out of GPU memory) runs on
+   * WebAssembly instead of failing. `Attnlab.backend` tells which was chosen.
+   */
+  backend?: Backend | 'auto';
+  /** For `'webgpu'` and `'auto'`: the WebGPU entry point. Default: `navigator.gpu`. */
+  gpu?: GpuProvider;
   /**
    * Which build to run. Default: `'simd-threads'` where threads can run (always in Node; in a
    * browser when the page is cross-origin isolated), else `'simd'`, else `'scalar'`.
