@@ -22,6 +22,9 @@ echo "== widgets (dist/components)"
 npx --no-install tsc -p tsconfig.components.json
 node scripts/fix-component-imports.mjs
 
+echo "== API reference (web/demo/public/api: served by npm start, copied into the built site)"
+npx --no-install typedoc --out web/demo/public/api --logLevel Warn
+
 echo "== demo site (web/demo/dist)"
 # Vite only strips types: check them first.
 npx --no-install tsc -p web/demo/tsconfig.json

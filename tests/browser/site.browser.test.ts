@@ -198,8 +198,13 @@ describe('demo site, cross-origin isolated', () => {
     const right = await on(page, 'head-view', (el) => el.rightTokens);
     expect(right.at(-1)).toBe('<eos>');
     expect(await page.textContent('#model-note')).toContain('Untrained');
+    // The shipped Transformer replaces the untrained one: its own translation becomes the target.
+    await page.click('#use-trained');
+    await page.waitForFunction(() => (document.getElementById('tgt') as HTMLInputElement | null)?.disabled === true, undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.body.textContent!.includes('Trained model: the shipped French'));
+    await page.waitForFunction(() => (document.getElementById('head-view') as unknown as { lineCount: number }).lineCount > 0);
     await finish(v, 'heads-light');
-  });
+  }, 120_000);
 
   test('positional: sinusoids from attnlab, ALiBi slope halves per head', async () => {
     const v = await visit(browser, `${isolated.url}positional.html`);

@@ -85,6 +85,7 @@ export function initPage(file: string): void {
   const foot = el('footer', { class: 'site' }, el('div', { class: 'wrap' },
     el('span', { id: 'engine', text: 'attnlab: loading…' }), ' · ',
     el('a', { href: './index.html', text: 'attnlab home' }), ' · ',
+    el('a', { href: './api/index.html', text: 'API reference' }), ' · ',
     el('a', { href: './embed.html', text: 'embed this view' })));
   if (!embedded) document.body.append(foot);
   window.addEventListener('error', (e) => showError(e.error ?? e.message));
