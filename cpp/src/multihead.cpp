@@ -1,28 +1,14 @@
 #include "attnlab/multihead.hpp"
 
-#include <Eigen/Core>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/linear.hpp"
 
 namespace attnlab {
-namespace {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMatrix>;
-using Vector = Eigen::Map<const Eigen::RowVectorXf>;
-
-// y [rows, E] = x [rows, E] W^T + bias, W being `E` rows of a PyTorch Linear weight.
-void linear(const float* x, int64_t rows, int64_t E, const float* W, const float* bias, float* y) {
-  Eigen::Map<RowMatrix> Y(y, rows, E);
-  Y.noalias() = ConstMap(x, rows, E) * ConstMap(W, E, E).transpose();
-  if (bias) Y.rowwise() += Vector(bias, E);
-}
-
-}  // namespace
 
 void multi_head_attention(const float* query, const float* key, const float* value, int64_t B,
                           int64_t L, int64_t S, const MultiHeadParams& p, const MaskSet& masks,
@@ -38,9 +24,10 @@ void multi_head_attention(const float* query, const float* key, const float* val
   const float* bias = p.in_proj_bias;
   std::vector<float> Q(static_cast<size_t>(B * L * E)), K(static_cast<size_t>(B * S * E)),
       V(static_cast<size_t>(B * S * E)), heads(static_cast<size_t>(B * L * E));
-  linear(query, B * L, E, p.in_proj_weight, bias, Q.data());
-  linear(key, B * S, E, p.in_proj_weight + E * E, bias ? bias + E : nullptr, K.data());
-  linear(value, B * S, E, p.in_proj_weight + 2 * E * E, bias ? bias + 2 * E : nullptr, V.data());
+  linear(query, E, B * L, E, p.in_proj_weight, bias, E, Q.data(), E, pool);
+  linear(key, E, B * S, E, p.in_proj_weight + E * E, bias ? bias + E : nullptr, E, K.data(), E, pool);
+  linear(value, E, B * S, E, p.in_proj_weight + 2 * E * E, bias ? bias + 2 * E : nullptr, E,
+         V.data(), E, pool);
 
   // Per-head weights only when asked; averaged afterwards in a fixed order (thread-count proof).
   std::vector<float> head_weights;
@@ -54,21 +41,16 @@ void multi_head_attention(const float* query, const float* key, const float* val
     }
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  constexpr int64_t kRowsPerTask = 16;
-  const int64_t blocks = (L + kRowsPerTask - 1) / kRowsPerTask;
   // Heads are strided views into Q, K, V and `heads`: no transposing copies.
-  parallel_for(pool, B * H * blocks, [&](int64_t t) {
-    const int64_t bh = t / blocks, b = bh / H, h = bh % H;
-    const int64_t i0 = (t % blocks) * kRowsPerTask, i1 = std::min(L, i0 + kRowsPerTask);
-    std::vector<float> scratch(static_cast<size_t>(S));
-    const AttentionSlice sl{Q.data() + b * L * E + h * hd,     E,
-                            K.data() + b * S * E + h * hd,     E,
-                            V.data() + b * S * E + h * hd,     E,
-                            heads.data() + b * L * E + h * hd, E,
-                            hw ? hw + bh * L * S : nullptr,    bh};
-    attend_slice(sl, i0, i1, S, hd, hd, scale, masks, scratch.data());
-  });
-  linear(heads.data(), B * L, E, p.out_proj_weight, p.out_proj_bias, out);
+  attend_slices(B * H, [&](int64_t bh) {
+    const int64_t b = bh / H, h = bh % H;
+    return AttentionSlice{Q.data() + b * L * E + h * hd,     E,
+                          K.data() + b * S * E + h * hd,     E,
+                          V.data() + b * S * E + h * hd,     E,
+                          heads.data() + b * L * E + h * hd, E,
+                          hw ? hw + bh * L * S : nullptr,    bh};
+  }, L, S, hd, hd, scale, masks, pool);
+  linear(heads.data(), E, B * L, E, p.out_proj_weight, p.out_proj_bias, E, out, E, pool);
 
   if (weights && average_weights) {
     const float inv = 1.0f / static_cast<float>(H);

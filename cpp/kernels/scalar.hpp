@@ -1,0 +1,109 @@
+// Scalar reference kernels: the plain loops every other ISA is checked against. Header-only so
+// the hot loops inline into their callers; natively, -O3 -march=native autovectorises the
+// fixed-size blocks (gemm_4x8 with n == 8 becomes four 8-lane accumulators).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "exp_approx.hpp"
+
+namespace attnlab::kernels::scalar {
+
+inline float dot(const float* a, const float* b, int64_t n) {
+  float s = 0.0f;
+  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+inline void scale(float* x, float alpha, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
+}
+
+inline float max(const float* x, int64_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+inline float exp_approx(float x) {
+  using namespace exp_constants;
+  if (x < kMin) return 0.0f;  // also exp(-inf)
+  if (x > kMax) return std::numeric_limits<float>::infinity();
+  const float n = std::nearbyint(x * kLog2e);
+  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
+  float p = kP0;
+  p = p * r + kP1;
+  p = p * r + kP2;
+  p = p * r + kP3;
+  p = p * r + kP4;
+  p = p * r + kP5;
+  p = p * r * r + r + 1.0f;
+  // 2^n built in the exponent bits; n in [-126, 128] here, so split to stay in range.
+  const int ni = static_cast<int>(n);
+  const int half = ni / 2;
+  auto pow2 = [](int e) {
+    const uint32_t bits = static_cast<uint32_t>(e + 127) << 23;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  };
+  return p * pow2(half) * pow2(ni - half);
+}
+
+inline float exp_shift_sum(float* x, float shift, int64_t n) {
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = exp_approx(x[i] - shift);
+    sum += x[i];
+  }
+  return sum;
+}
+
+// x[i] = -inf where the mask byte says "blocked": m[i] != 0 when nonzero_blocks, else m[i] == 0.
+inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) {
+  const float blocked = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i)
+    if ((m[i] != 0) == nonzero_blocks) x[i] = blocked;
+}
+
+// Index of the first NaN or +-inf in x[0..n), or -1.
+inline int64_t find_nonfinite(const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!(x[i] - x[i] == 0.0f)) return i;
+  return -1;
+}
+
+// The register block of every matrix product here: c[4][n] = (accumulate ? c : 0) + a[4][K] b[K][n]
+// for n <= 8, row strides lda, ldb, ldc. Each c element sums its K products in order k = 0, 1, ...
+// so every ISA's version gives the same bits.
+inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                     int64_t ldc, int64_t n, bool accumulate) {
+  float acc[4][8] = {};
+  if (n == 8) {  // constant trip counts: what the native compiler vectorises
+    if (accumulate)
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 8; ++j) acc[i][j] = c[i * ldc + j];
+    for (int64_t k = 0; k < K; ++k)
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 8; ++j) acc[i][j] += a[i * lda + k] * b[k * ldb + j];
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 8; ++j) c[i * ldc + j] = acc[i][j];
+    return;
+  }
+  if (accumulate)
+    for (int i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] = c[i * ldc + j];
+  for (int64_t k = 0; k < K; ++k)
+    for (int i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * lda + k] * b[k * ldb + j];
+  for (int i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
+}
+
+}  // namespace attnlab::kernels::scalar

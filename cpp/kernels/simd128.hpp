@@ -1,0 +1,195 @@
+// WebAssembly SIMD128 kernels: four float lanes. Twins of scalar.hpp; tails fall back to the
+// scalar loop so any length works. Header-only so hot loops inline (no call per dot product).
+#pragma once
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+
+#include <limits>
+
+#include "exp_approx.hpp"
+#include "scalar.hpp"
+
+namespace attnlab::kernels::simd128 {
+namespace detail {
+
+inline float hsum(v128_t v) {
+  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+}
+
+inline float hmax(v128_t v) {
+  const float a = wasm_f32x4_extract_lane(v, 0), b = wasm_f32x4_extract_lane(v, 1);
+  const float c = wasm_f32x4_extract_lane(v, 2), d = wasm_f32x4_extract_lane(v, 3);
+  const float ab = a > b ? a : b, cd = c > d ? c : d;
+  return ab > cd ? ab : cd;
+}
+
+inline v128_t pow2(v128_t e) {  // 2^e for integer lanes e in [-126, 127]
+  return wasm_i32x4_shl(wasm_i32x4_add(e, wasm_i32x4_splat(127)), 23);
+}
+
+inline v128_t exp4(v128_t x) {
+  using namespace exp_constants;
+  const v128_t too_small = wasm_f32x4_lt(x, wasm_f32x4_splat(kMin));
+  const v128_t too_big = wasm_f32x4_gt(x, wasm_f32x4_splat(kMax));
+  x = wasm_f32x4_pmax(wasm_f32x4_splat(kMin), wasm_f32x4_pmin(wasm_f32x4_splat(kMax), x));
+  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)));
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
+  v128_t p = wasm_f32x4_splat(kP0);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP1));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP2));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP3));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP4));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP5));
+  p = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(p, r), r), r),
+                     wasm_f32x4_splat(1.0f));
+  const v128_t ni = wasm_i32x4_trunc_sat_f32x4(n);
+  // Same split as the scalar twin (truncating division) so results match bit for bit.
+  const v128_t sign = wasm_u32x4_shr(ni, 31);
+  const v128_t half = wasm_i32x4_shr(wasm_i32x4_add(ni, sign), 1);
+  v128_t y = wasm_f32x4_mul(wasm_f32x4_mul(p, pow2(half)), pow2(wasm_i32x4_sub(ni, half)));
+  y = wasm_v128_andnot(y, too_small);
+  return wasm_v128_bitselect(wasm_f32x4_splat(std::numeric_limits<float>::infinity()), y,
+                             too_big);
+}
+
+}  // namespace detail
+
+inline float exp_approx(float x) { return scalar::exp_approx(x); }
+
+inline float dot(const float* a, const float* b, int64_t n) {
+  v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+    s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(wasm_v128_load(a + i + 4), wasm_v128_load(b + i + 4)));
+    s2 = wasm_f32x4_add(s2, wasm_f32x4_mul(wasm_v128_load(a + i + 8), wasm_v128_load(b + i + 8)));
+    s3 = wasm_f32x4_add(s3,
+                        wasm_f32x4_mul(wasm_v128_load(a + i + 12), wasm_v128_load(b + i + 12)));
+  }
+  for (; i + 4 <= n; i += 4)
+    s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+  float s = detail::hsum(wasm_f32x4_add(wasm_f32x4_add(s0, s1), wasm_f32x4_add(s2, s3)));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+  const v128_t va = wasm_f32x4_splat(alpha);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    wasm_v128_store(y + i, wasm_f32x4_add(wasm_v128_load(y + i),
+                                          wasm_f32x4_mul(va, wasm_v128_load(x + i))));
+  for (; i < n; ++i) y[i] += alpha * x[i];
+}
+
+inline void scale(float* x, float alpha, int64_t n) {
+  const v128_t va = wasm_f32x4_splat(alpha);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, wasm_f32x4_mul(wasm_v128_load(x + i), va));
+  for (; i < n; ++i) x[i] *= alpha;
+}
+
+inline float max(const float* x, int64_t n) {
+  v128_t m = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) m = wasm_f32x4_pmax(m, wasm_v128_load(x + i));
+  float r = detail::hmax(m);
+  for (; i < n; ++i) r = x[i] > r ? x[i] : r;
+  return r;
+}
+
+inline float exp_shift_sum(float* x, float shift, int64_t n) {
+  const v128_t vs = wasm_f32x4_splat(shift);
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t e = detail::exp4(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
+    wasm_v128_store(x + i, e);
+    acc = wasm_f32x4_add(acc, e);
+  }
+  float sum = detail::hsum(acc);
+  for (; i < n; ++i) {
+    x[i] = scalar::exp_approx(x[i] - shift);
+    sum += x[i];
+  }
+  return sum;
+}
+
+inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) {
+  const v128_t blocked = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  const v128_t zero = wasm_i32x4_splat(0);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t bytes = wasm_v128_load32_zero(m + i);  // four mask bytes, widened to lanes
+    const v128_t wide = wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(bytes));
+    const v128_t hit = nonzero_blocks ? wasm_i32x4_ne(wide, zero) : wasm_i32x4_eq(wide, zero);
+    wasm_v128_store(x + i, wasm_v128_bitselect(blocked, wasm_v128_load(x + i), hit));
+  }
+  scalar::mask_bytes(x + i, m + i, nonzero_blocks, n - i);
+}
+
+inline int64_t find_nonfinite(const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {  // x - x is 0 for finite x, NaN otherwise
+    const v128_t a = wasm_v128_load(x + i), b = wasm_v128_load(x + i + 4);
+    const v128_t c = wasm_v128_load(x + i + 8), d = wasm_v128_load(x + i + 12);
+    const v128_t ok = wasm_v128_and(
+        wasm_v128_and(wasm_f32x4_eq(wasm_f32x4_sub(a, a), wasm_f32x4_sub(a, a)),
+                      wasm_f32x4_eq(wasm_f32x4_sub(b, b), wasm_f32x4_sub(b, b))),
+        wasm_v128_and(wasm_f32x4_eq(wasm_f32x4_sub(c, c), wasm_f32x4_sub(c, c)),
+                      wasm_f32x4_eq(wasm_f32x4_sub(d, d), wasm_f32x4_sub(d, d))));
+    if (!wasm_i32x4_all_true(ok)) break;
+  }
+  const int64_t j = scalar::find_nonfinite(x + i, n - i);
+  return j < 0 ? -1 : i + j;
+}
+
+// Twin of scalar::gemm_4x8: eight f32x4 accumulators (4 rows x 8 columns) stay in registers
+// while the K loop streams one 8-wide row of b and four broadcasts of a per step.
+inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                     int64_t ldc, int64_t n, bool accumulate) {
+  if (n != 8) {
+    scalar::gemm_4x8(K, a, lda, b, ldb, c, ldc, n, accumulate);
+    return;
+  }
+  v128_t c00 = wasm_f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00;
+  v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  float* c0 = c;
+  float* c1 = c + ldc;
+  float* c2 = c + 2 * ldc;
+  float* c3 = c + 3 * ldc;
+  if (accumulate) {
+    c00 = wasm_v128_load(c0), c01 = wasm_v128_load(c0 + 4);
+    c10 = wasm_v128_load(c1), c11 = wasm_v128_load(c1 + 4);
+    c20 = wasm_v128_load(c2), c21 = wasm_v128_load(c2 + 4);
+    c30 = wasm_v128_load(c3), c31 = wasm_v128_load(c3 + 4);
+  }
+  const float* a0 = a;
+  const float* a1 = a + lda;
+  const float* a2 = a + 2 * lda;
+  const float* a3 = a + 3 * lda;
+  for (int64_t k = 0; k < K; ++k, b += ldb) {
+    const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+    v128_t x = wasm_v128_load32_splat(a0 + k);
+    c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, b0));
+    c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, b1));
+    x = wasm_v128_load32_splat(a1 + k);
+    c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x, b0));
+    c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x, b1));
+    x = wasm_v128_load32_splat(a2 + k);
+    c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x, b0));
+    c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x, b1));
+    x = wasm_v128_load32_splat(a3 + k);
+    c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x, b0));
+    c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x, b1));
+  }
+  wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
+  wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);
+  wasm_v128_store(c2, c20), wasm_v128_store(c2 + 4, c21);
+  wasm_v128_store(c3, c30), wasm_v128_store(c3 + 4, c31);
+}
+
+}  // namespace attnlab::kernels::simd128
+#endif
