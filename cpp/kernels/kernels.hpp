@@ -7,7 +7,8 @@
 //   axpy(alpha, x, y, n)           y[i] += alpha * x[i]
 //   scale(x, alpha, n)             x[i] *= alpha
 //   max(x, n)                      largest x[i]; -inf for n == 0
-//   exp_shift_sum(x, shift, n)     x[i] = exp(x[i] - shift); returns the sum. exp(-inf) is 0.
+//   exp_shift_sum(x, shift, n)     x[i] = exp(x[i] - shift) for shift >= max(x) (a softmax's
+//                                  shift); returns the sum. exp(-inf) is 0.
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n)           index of the first NaN or +-inf, or -1

@@ -28,11 +28,12 @@ inline v128_t pow2(v128_t e) {  // 2^e for integer lanes e in [-126, 127]
   return wasm_i32x4_shl(wasm_i32x4_add(e, wasm_i32x4_splat(127)), 23);
 }
 
-inline v128_t exp4(v128_t x) {
+// exp of four lanes x <= 0, all a softmax needs (scalar::exp_approx's twin there): no overflow path, and 2^n with n in [-126, 0] is one
+// normal float, so one multiply by it gives the bits of the scalar twin's two half-steps.
+inline v128_t exp4_nonpositive(v128_t x) {
   using namespace exp_constants;
   const v128_t too_small = wasm_f32x4_lt(x, wasm_f32x4_splat(kMin));
-  const v128_t too_big = wasm_f32x4_gt(x, wasm_f32x4_splat(kMax));
-  x = wasm_f32x4_pmax(wasm_f32x4_splat(kMin), wasm_f32x4_pmin(wasm_f32x4_splat(kMax), x));
+  x = wasm_f32x4_pmax(wasm_f32x4_splat(kMin), x);
   const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)));
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
@@ -44,14 +45,8 @@ inline v128_t exp4(v128_t x) {
   p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP5));
   p = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(p, r), r), r),
                      wasm_f32x4_splat(1.0f));
-  const v128_t ni = wasm_i32x4_trunc_sat_f32x4(n);
-  // Same split as the scalar twin (truncating division) so results match bit for bit.
-  const v128_t sign = wasm_u32x4_shr(ni, 31);
-  const v128_t half = wasm_i32x4_shr(wasm_i32x4_add(ni, sign), 1);
-  v128_t y = wasm_f32x4_mul(wasm_f32x4_mul(p, pow2(half)), pow2(wasm_i32x4_sub(ni, half)));
-  y = wasm_v128_andnot(y, too_small);
-  return wasm_v128_bitselect(wasm_f32x4_splat(std::numeric_limits<float>::infinity()), y,
-                             too_big);
+  const v128_t y = wasm_f32x4_mul(p, pow2(wasm_i32x4_trunc_sat_f32x4(n)));
+  return wasm_v128_andnot(y, too_small);
 }
 
 }  // namespace detail
@@ -105,7 +100,7 @@ inline float exp_shift_sum(float* x, float shift, int64_t n) {
   v128_t acc = wasm_f32x4_splat(0.0f);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const v128_t e = detail::exp4(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
+    const v128_t e = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
     wasm_v128_store(x + i, e);
     acc = wasm_f32x4_add(acc, e);
   }
