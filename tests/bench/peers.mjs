@@ -1,0 +1,149 @@
+// One benchmark peer in a worker thread (global state such as onnxruntime-web's thread count is
+// per instance, so each configuration gets its own), timing JS arrays in to JS arrays out.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+import { fromBSNH, inputs, toBSNH } from './data.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const { peer, jobs, runs, warmupMs } = workerData;
+const D = 64;
+
+/** Median-ready timings: warm-up (>= 2 calls and >= warmupMs, so V8 tiers the code up), then `runs` timed calls. */
+async function measure(call) {
+  let out;
+  const t0 = performance.now();
+  for (let w = 0; w < 2 || performance.now() - t0 < warmupMs; w++) out = await call();
+  const times = [];
+  for (let r = 0; r < runs; r++) {
+    const t = performance.now();
+    out = await call();
+    times.push(performance.now() - t);
+  }
+  return { times, out };
+}
+
+function causalMask(S) {  // additive [S, S]: built once per shape, like a graph initializer
+  const m = new Float32Array(S * S);
+  for (let i = 0; i < S; i++) m.fill(-Infinity, i * S + i + 1, (i + 1) * S);
+  return m;
+}
+
+async function attnlabPeer() {
+  const { load } = await import('attnlab');
+  const lib = await load({ variant: peer.variant, threads: peer.threads });
+  const info = { threads: lib.threads, isa: lib.isa };
+  return {
+    info,
+    run: ({ H, S, causal }, x) => {
+      const shape = [H, S, D];
+      const q = { data: x.q, shape }, k = { data: x.k, shape }, v = { data: x.v, shape };
+      return measure(() => lib.attention(q, k, v, { causal }).output.data);
+    },
+  };
+}
+
+async function ortPeer() {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = peer.threads;
+  const sessions = new Map();
+  const session = async (name) => {
+    if (!sessions.has(name)) {
+      sessions.set(name, await ort.InferenceSession.create(path.join(here, 'graphs', `${name}.onnx`), {
+        executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+      }));
+    }
+    return sessions.get(name);
+  };
+  return {
+    info: { threads: peer.threads, version: ort.env.versions?.web ?? null },
+    run: async ({ H, S, causal }, x) => {
+      const sfx = causal ? '_causal' : '';
+      let s, feeds, unpack = (y) => y;
+      if (peer.graph === 'msm') {
+        s = await session(`msm${sfx}`);
+        const shape = [H, S, D];
+        const mask = causal ? causalMask(S) : null;
+        feeds = () => {
+          const f = { q: new ort.Tensor('float32', x.q, shape), k: new ort.Tensor('float32', x.k, shape), v: new ort.Tensor('float32', x.v, shape) };
+          if (mask) f.mask = new ort.Tensor('float32', mask, [S, S]);
+          return f;
+        };
+      } else if (peer.graph === 'mha') {
+        s = await session(`mha_h${H}${sfx}`);
+        const shape = [1, S, H * D];
+        const [q, k, v] = [x.q, x.k, x.v].map((t) => toBSNH(t, H, S, D));
+        feeds = () => ({ q: new ort.Tensor('float32', q, shape), k: new ort.Tensor('float32', k, shape), v: new ort.Tensor('float32', v, shape) });
+        unpack = (y) => fromBSNH(y, H, S, D);
+      } else {
+        s = await session(`attention${sfx}`);
+        const shape = [1, H, S, D];
+        feeds = () => ({ q: new ort.Tensor('float32', x.q, shape), k: new ort.Tensor('float32', x.k, shape), v: new ort.Tensor('float32', x.v, shape) });
+      }
+      const r = await measure(async () => (await s.run(feeds())).out.data);
+      return { times: r.times, out: unpack(r.out) };
+    },
+  };
+}
+
+async function tfjsPeer() {
+  const tf = await import('@tensorflow/tfjs-core');
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  wasm.setWasmPaths(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')) + '/dist/');
+  // In Node the backend reports no multithread support; asking for threads anyway shows whether
+  // they can start (its workers come from blob: URLs, which Node's Worker refuses).
+  if (peer.threads > 1) tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', true);
+  wasm.setThreadsCount(peer.threads);
+  const ok = await tf.setBackend('wasm').catch((e) => { throw new Error(`backend failed to start: ${String(e.message ?? e).split('\n')[0]}`); });
+  if (!ok) throw new Error('backend failed to start with the requested threads (Node refuses its blob: workers)');
+  await tf.ready();
+  return {
+    info: { threads: wasm.getThreadsCount(), version: tf.version_core },
+    run: ({ H, S, causal }, x) => {
+      const scale = 1 / Math.sqrt(D);
+      const mask = causal ? tf.tensor2d(causalMask(S), [S, S]) : null;  // built once, like the ORT mask
+      return measure(() => {
+        const y = tf.tidy(() => {
+          const q = tf.tensor3d(x.q, [H, S, D]), k = tf.tensor3d(x.k, [H, S, D]), v = tf.tensor3d(x.v, [H, S, D]);
+          let s = tf.mul(tf.matMul(q, k, false, true), scale);
+          if (mask) s = tf.add(s, mask);
+          return tf.matMul(tf.softmax(s), v);
+        });
+        const out = y.dataSync();
+        y.dispose();
+        return out;
+      }).finally(() => mask?.dispose());
+    },
+  };
+}
+
+async function peakPeer() {
+  const bytes = readFileSync(path.join(here, 'peak', 'peak.wasm'));
+  const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: { proc_exit() {} } });
+  const iterations = 20_000_000;
+  const r = await measure(() => instance.exports.peak(iterations, 1));
+  return { times: r.times, flops: iterations * 12 * 8 };
+}
+
+try {
+  if (peer.kind === 'peak') {
+    parentPort.postMessage({ type: 'peak', ...(await peakPeer()) });
+  } else {
+    const p = await { attnlab: attnlabPeer, ort: ortPeer, tfjs: tfjsPeer }[peer.kind]();
+    parentPort.postMessage({ type: 'info', info: p.info });
+    for (const job of jobs) {
+      try {
+        const { times, out } = await p.run(job, inputs(job.H, job.S, D));
+        parentPort.postMessage({ type: 'result', job, times, out: Float32Array.from(out) });
+      } catch (e) {
+        parentPort.postMessage({ type: 'result', job, error: String(e.message ?? e).split('\n')[0] });
+      }
+    }
+  }
+} catch (e) {
+  parentPort.postMessage({ type: 'error', error: String(e.message ?? e).split('\n')[0] });
+}
+parentPort.postMessage({ type: 'done' });
