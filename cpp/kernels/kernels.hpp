@@ -11,7 +11,7 @@
 //                                  shift); returns the sum. exp(-inf) is 0.
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
-//   find_nonfinite(x, n)           index of the first NaN or +-inf, or -1
+//   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
 //   gemm_4x8(K, a, lda, b, ldb, c, ldc, n, acc)
 //                                  c[4][n] (+)= a[4][K] b[K][n], n <= 8: the register block of
 //                                  every matrix product; bit-identical across ISAs

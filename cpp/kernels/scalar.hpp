@@ -72,10 +72,11 @@ inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t 
     if ((m[i] != 0) == nonzero_blocks) x[i] = blocked;
 }
 
-// Index of the first NaN or +-inf in x[0..n), or -1.
-inline int64_t find_nonfinite(const float* x, int64_t n) {
+// Index of the first NaN or +-inf in x[0..n) (-inf allowed when neg_inf_ok), or -1.
+inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i)
-    if (!(x[i] - x[i] == 0.0f)) return i;
+    if (!(x[i] - x[i] == 0.0f) && !(neg_inf_ok && x[i] == neg_inf)) return i;
   return -1;
 }
 

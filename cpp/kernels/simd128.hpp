@@ -125,19 +125,21 @@ inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t 
   scalar::mask_bytes(x + i, m + i, nonzero_blocks, n - i);
 }
 
-inline int64_t find_nonfinite(const float* x, int64_t n) {
+inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
+  // x - x is 0 for finite x and NaN otherwise; a block with a bad lane goes to the scalar loop.
+  const v128_t neg_inf = wasm_f32x4_splat(neg_inf_ok ? -std::numeric_limits<float>::infinity() : 0.0f);
+  const v128_t zero = wasm_f32x4_splat(0.0f);
+  auto ok = [&](const float* p) {
+    const v128_t v = wasm_v128_load(p);
+    return wasm_v128_or(wasm_f32x4_eq(wasm_f32x4_sub(v, v), zero), wasm_f32x4_eq(v, neg_inf));
+  };
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {  // x - x is 0 for finite x, NaN otherwise
-    const v128_t a = wasm_v128_load(x + i), b = wasm_v128_load(x + i + 4);
-    const v128_t c = wasm_v128_load(x + i + 8), d = wasm_v128_load(x + i + 12);
-    const v128_t ok = wasm_v128_and(
-        wasm_v128_and(wasm_f32x4_eq(wasm_f32x4_sub(a, a), wasm_f32x4_sub(a, a)),
-                      wasm_f32x4_eq(wasm_f32x4_sub(b, b), wasm_f32x4_sub(b, b))),
-        wasm_v128_and(wasm_f32x4_eq(wasm_f32x4_sub(c, c), wasm_f32x4_sub(c, c)),
-                      wasm_f32x4_eq(wasm_f32x4_sub(d, d), wasm_f32x4_sub(d, d))));
-    if (!wasm_i32x4_all_true(ok)) break;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t all = wasm_v128_and(wasm_v128_and(ok(x + i), ok(x + i + 4)),
+                                     wasm_v128_and(ok(x + i + 8), ok(x + i + 12)));
+    if (!wasm_i32x4_all_true(all)) break;
   }
-  const int64_t j = scalar::find_nonfinite(x + i, n - i);
+  const int64_t j = scalar::find_nonfinite(x + i, n - i, neg_inf_ok);
   return j < 0 ? -1 : i + j;
 }
 

@@ -100,15 +100,18 @@ TEST(Kernels, FindNonfiniteMatchesScalar) {
                        -std::numeric_limits<float>::infinity()};
   for (int n : {0, 1, 15, 16, 17, 100}) {
     auto x = ref::random(n, 4);
-    EXPECT_EQ(k::find_nonfinite(x.data(), n), -1);
+    EXPECT_EQ(k::find_nonfinite(x.data(), n, false), -1);
     for (int at : {0, n / 2, n - 1}) {
       if (at < 0 || at >= n) continue;
       for (float v : bad) {
         auto y = x;
         y[at] = v;
         if (at + 1 < n) y[n - 1] = v;  // the first one counts
-        EXPECT_EQ(k::find_nonfinite(y.data(), n), at);
-        EXPECT_EQ(k::scalar::find_nonfinite(y.data(), n), at);
+        for (bool neg_inf_ok : {false, true}) {
+          const int64_t want = neg_inf_ok && v < 0 ? -1 : at;
+          EXPECT_EQ(k::find_nonfinite(y.data(), n, neg_inf_ok), want);
+          EXPECT_EQ(k::scalar::find_nonfinite(y.data(), n, neg_inf_ok), want);
+        }
       }
     }
   }

@@ -1,6 +1,6 @@
 import { withScratch } from './heap.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
-import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
+import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString, type CheckedTensor } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -37,7 +37,7 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
   const lead = Q.shape.slice(0, -2);
   sameLead(fn, 'k', K, lead);
   const d: Dims = { lead, Sq: Q.shape.at(-2)!, Sk: K.shape.at(-2)!, Dq: Q.shape.at(-1)!, Dk: K.shape.at(-1)!, Dv: 0 };
-  let V: Tensor | null = null;
+  let V: CheckedTensor | null = null;
   if (v !== null) {
     V = checkTensor(fn, 'v', v, { rank: 2, orMore: true, layout: '[..., Sk, Dv]' });
     sameLead(fn, 'v', V, lead);
@@ -53,7 +53,7 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
     throw new Error(`${fn}: k: expected the last dimension to equal q's (${d.Dq}) for score '${score}', got shape ${shapeString(K.shape)}`);
   }
   const p = checkOptions(fn, 'options.params', o.params, ['W', 'Wq', 'Wk', 'wv']);
-  const params: Record<string, Tensor> = {};
+  const params: Record<string, CheckedTensor> = {};
   let hidden = 0;
   if (score === 'general') {
     if (p.W === undefined) throw new Error(`${fn}: options.params.W: expected a tensor [Dq, Dk] = [${d.Dq}, ${d.Dk}] for score 'general', got undefined`);
@@ -102,11 +102,11 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
     const out = s.alloc(outLen * 4);
     const weights = returnWeights ? s.alloc(wLen * 4) : 0;
     check(m.attention({
-      q: s.put(Q.data), k: s.put(K.data), v: s.put(V!.data), ...d, score,
-      W: params.W ? s.put(params.W.data) : null,
-      Wq: params.Wq ? s.put(params.Wq.data) : null,
-      Wk: params.Wk ? s.put(params.Wk.data) : null,
-      wv: params.wv ? s.put(params.wv.data) : null,
+      q: s.put(Q), k: s.put(K), v: s.put(V!), ...d, score,
+      W: params.W ? s.put(params.W) : null,
+      Wq: params.Wq ? s.put(params.Wq) : null,
+      Wk: params.Wk ? s.put(params.Wk) : null,
+      wv: params.wv ? s.put(params.wv) : null,
       hidden, scale,
       masks: maskArgs(s, causal, masks, validLens),
       out, weights: weights || null,
@@ -125,11 +125,11 @@ export function attentionScores(m: WasmModule, q: unknown, k: unknown, options?:
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(len * 4);
     check(m.attentionScores({
-      q: s.put(Q.data), k: s.put(K.data), ...d, Dv: 1, score,
-      W: params.W ? s.put(params.W.data) : null,
-      Wq: params.Wq ? s.put(params.Wq.data) : null,
-      Wk: params.Wk ? s.put(params.Wk.data) : null,
-      wv: params.wv ? s.put(params.wv.data) : null,
+      q: s.put(Q), k: s.put(K), ...d, Dv: 1, score,
+      W: params.W ? s.put(params.W) : null,
+      Wq: params.Wq ? s.put(params.Wq) : null,
+      Wk: params.Wk ? s.put(params.Wk) : null,
+      wv: params.wv ? s.put(params.wv) : null,
       hidden, scale, out,
     }));
     return { data: s.take(out, len), shape: [...d.lead, d.Sq, d.Sk] };

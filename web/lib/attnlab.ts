@@ -1,6 +1,7 @@
 import { attention, attentionScores } from './attention.js';
 import { argError } from './errors.js';
 import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
+import { linear } from './linear.js';
 import { multiHeadAttention } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { positionalEncoding } from './positional.js';
@@ -58,6 +59,11 @@ export class Attnlab {
   /** PyTorch `nn.MultiheadAttention` (batch_first=True) forward. Self- and cross-attention alike. */
   multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
     return multiHeadAttention(this.#mod('multiHeadAttention'), query, key, value, params, options);
+  }
+
+  /** PyTorch `nn.Linear` forward: x [..., in] -> [..., out] with weight [out, in] and optional bias [out]. */
+  linear(x: Tensor, weight: Tensor, bias?: Tensor): Tensor {
+    return linear(this.#mod('linear'), x, weight, bias);
   }
 
   /** Nadaraya-Watson kernel regression: attention pooling with a fixed kernel. */

@@ -1,3 +1,4 @@
+import type { CheckedTensor } from './tensor.js';
 import type { WasmModule } from './wasm-module.js';
 
 const MAX_BYTES = 2 ** 31 - 1;  // the heap's hard ceiling (2 GiB)
@@ -20,9 +21,19 @@ export class Scratch {
     return p;
   }
 
-  put(data: Float32Array | Uint8Array | Int32Array): number {
+  /** Copies into the heap; a float tensor's values are checked there (see CheckedTensor). */
+  put(x: CheckedTensor | Uint8Array | Int32Array): number {
+    const data = x instanceof Uint8Array || x instanceof Int32Array ? x : x.data;
     const p = this.alloc(data.byteLength);
     new Uint8Array(this.m.memoryBuffer(), p, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    if (data instanceof Float32Array) {
+      const t = x as CheckedTensor;
+      const i = this.m.findNonfinite(p, data.length, t.negInfOk);
+      if (i >= 0) {
+        const expected = t.negInfOk ? 'finite values or -Infinity' : 'finite values';
+        throw new Error(`${this.fn}: ${t.name}: expected ${expected}, got ${data[i]} at index ${i}`);
+      }
+    }
     return p;
   }
 

@@ -31,7 +31,7 @@ export function maskArgs(s: Scratch, causal: boolean, masks: MaskInput[], validL
   const args: MaskArgs = { causal, bools: [], additive: [], validLens: null };
   for (const m of masks) {
     const shape = m.shape ?? m.checked.mask.shape;
-    const ptr = s.put(m.checked.mask.data);
+    const ptr = m.checked.kind === 'bool' ? s.put(m.checked.mask.data) : s.put(m.checked.mask);
     if (m.checked.kind === 'bool') args.bools.push({ name: m.name, ptr, shape, trueBlocks: m.trueBlocks });
     else args.additive.push({ name: m.name, ptr, shape });
   }

@@ -1,10 +1,10 @@
 import { withScratch } from './heap.js';
 import { maskArgs, optionalMask, type MaskInput } from './masks.js';
-import { checkBool, checkInt, checkOptions, checkTensor, shapeString } from './tensor.js';
-import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
+import { checkBool, checkInt, checkOptions, checkTensor, shapeString, type CheckedTensor } from './tensor.js';
+import type { AttentionResult, MultiHeadOptions, MultiHeadParams } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
-function checkParam(fn: string, name: string, t: unknown, shape: number[], layout: string): Tensor {
+function checkParam(fn: string, name: string, t: unknown, shape: number[], layout: string): CheckedTensor {
   const T = checkTensor(fn, `params.${name}`, t, { rank: shape.length, layout });
   if (T.shape.some((d, i) => d !== shape[i])) {
     throw new Error(`${fn}: params.${name}: expected shape ${shapeString(shape)} ${layout}, got ${shapeString(T.shape)}`);
@@ -74,9 +74,9 @@ export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, 
     const out = s.alloc(outLen * 4);
     const weights = needWeights ? s.alloc(wLen * 4) : 0;
     check(m.multiHeadAttention({
-      query: s.put(Q.data), key: s.put(K.data), value: s.put(V.data), B, L, S, E, H,
-      inProjWeight: s.put(inW.data), inProjBias: inB ? s.put(inB.data) : null,
-      outProjWeight: s.put(outW.data), outProjBias: outB ? s.put(outB.data) : null,
+      query: s.put(Q), key: s.put(K), value: s.put(V), B, L, S, E, H,
+      inProjWeight: s.put(inW), inProjBias: inB ? s.put(inB) : null,
+      outProjWeight: s.put(outW), outProjBias: outB ? s.put(outB) : null,
       masks: maskArgs(s, causal, masks),
       out, weights: weights || null, averageWeights,
     }));

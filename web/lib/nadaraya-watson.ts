@@ -1,6 +1,6 @@
 import { withScratch } from './heap.js';
 import { checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
-import type { KernelName, NadarayaWatsonOptions, NadarayaWatsonResult, Tensor } from './types.js';
+import type { KernelName, NadarayaWatsonOptions, NadarayaWatsonResult } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
 const KERNELS: readonly KernelName[] = ['gaussian', 'boxcar', 'epanechnikov', 'triangular'];
@@ -20,7 +20,7 @@ export function nadarayaWatson(m: WasmModule, queries: unknown, keys: unknown, v
   const Qt = checkTensor(fn, 'queries', queries, { rank: 1, orMore: true, layout: '[Nq] or [..., Nq, D]' });
   const scalar = Qt.shape.length === 1;
   const Kt = checkTensor(fn, 'keys', keys, scalar ? { rank: 1, layout: '[Nk] (as queries is [Nq])' } : { rank: Qt.shape.length, layout: '[..., Nk, D]' });
-  const Vt: Tensor = checkTensor(fn, 'values', values, scalar ? { rank: 1, orMore: true, layout: '[Nk] or [Nk, Dv]' } : { rank: Qt.shape.length, layout: '[..., Nk, Dv]' });
+  const Vt = checkTensor(fn, 'values', values, scalar ? { rank: 1, orMore: true, layout: '[Nk] or [Nk, Dv]' } : { rank: Qt.shape.length, layout: '[..., Nk, Dv]' });
   let lead: number[], Nq: number, Nk: number, D: number, Dv: number;
   if (scalar) {
     [lead, Nq, Nk, D] = [[], Qt.shape[0], Kt.shape[0], 1];
@@ -51,7 +51,7 @@ export function nadarayaWatson(m: WasmModule, queries: unknown, keys: unknown, v
     const out = s.alloc(outLen * 4);
     const weights = s.alloc(wLen * 4);
     check(m.nadarayaWatson({
-      queries: s.put(Qt.data), keys: s.put(Kt.data), values: s.put(Vt.data),
+      queries: s.put(Qt), keys: s.put(Kt), values: s.put(Vt),
       batch, Nq, Nk, D, Dv, kernel, bandwidth: h, out, weights,
     }));
     return {

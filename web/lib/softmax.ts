@@ -18,7 +18,7 @@ export function maskedSoftmax(m: WasmModule, x: unknown, options?: MaskedSoftmax
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(X.data.length * 4);
     check(m.maskedSoftmax({
-      x: s.put(X.data), lead, Sq: shape.at(-2)!, Sk: shape.at(-1)!,
+      x: s.put(X), lead, Sq: shape.at(-2)!, Sk: shape.at(-1)!,
       masks: maskArgs(s, causal, mask ? [{ name: 'options.attnMask', checked: mask, trueBlocks: false }] : [], validLens),
       out,
     }));

@@ -43,15 +43,16 @@ function checkData(fn: string, name: string, t: unknown, kind: DataKind): { data
   return { data, shape };
 }
 
-function checkFinite(fn: string, name: string, data: Float32Array, allowNegInf: boolean): void {
-  for (let i = 0; i < data.length; i++) {
-    const x = data[i];
-    // x - x is 0 for finite x and NaN for NaN and ±Infinity: one test covers all three.
-    if (x - x !== 0 && !(allowNegInf && x === -Infinity)) {
-      const expected = allowNegInf ? 'finite values or -Infinity' : 'finite values';
-      throw new Error(`${fn}: ${name}: expected ${expected}, got ${x} at index ${i}`);
-    }
-  }
+/**
+ * A float32 tensor whose shape is checked. Its values are checked when Scratch.put copies it
+ * into the heap (a SIMD kernel there is far faster than a JS loop), so an op reports shape
+ * errors first, then the first non-finite value.
+ */
+export interface CheckedTensor extends Tensor {
+  /** The argument's name in error messages. */
+  readonly name: string;
+  /** Additive masks may hold -Infinity. */
+  readonly negInfOk: boolean;
 }
 
 export interface RankRule {
@@ -70,15 +71,14 @@ function checkRank(fn: string, name: string, shape: number[], rule: RankRule): v
   }
 }
 
-/** A float32 tensor with finite values and, when given, the rank rule. */
-export function checkTensor(fn: string, name: string, t: unknown, rule?: RankRule): Tensor {
+/** A float32 tensor of the rank rule, when given; finite values (checked on the way into the heap). */
+export function checkTensor(fn: string, name: string, t: unknown, rule?: RankRule): CheckedTensor {
   const { data, shape } = checkData(fn, name, t, 'float32');
   if (rule) checkRank(fn, name, shape, rule);
-  checkFinite(fn, name, data as Float32Array, false);
-  return { data: data as Float32Array, shape };
+  return { data: data as Float32Array, shape, name, negInfOk: false };
 }
 
-export type CheckedMask = { kind: 'bool'; mask: BoolTensor } | { kind: 'float'; mask: Tensor };
+export type CheckedMask = { kind: 'bool'; mask: BoolTensor } | { kind: 'float'; mask: CheckedTensor };
 
 /** A boolean (Uint8Array) or additive (Float32Array, finite or -Infinity) mask. */
 export function checkMask(fn: string, name: string, m: unknown): CheckedMask {
@@ -88,8 +88,7 @@ export function checkMask(fn: string, name: string, m: unknown): CheckedMask {
   }
   if (isObject(m) && m.data instanceof Float32Array) {
     const { data, shape } = checkData(fn, name, m, 'float32');
-    checkFinite(fn, name, data as Float32Array, true);
-    return { kind: 'float', mask: { data: data as Float32Array, shape } };
+    return { kind: 'float', mask: { data: data as Float32Array, shape, name, negInfOk: true } };
   }
   throw argError(fn, name, 'a mask { data: Uint8Array (boolean) or Float32Array (additive), shape }', m);
 }

@@ -7,12 +7,14 @@ export interface WasmModule {
   attentionScores(args: object): string;
   maskedSoftmax(args: object): string;
   multiHeadAttention(args: object): string;
+  linear(args: object): string;
   nadarayaWatson(args: object): string;
   positionalEncoding(length: number, dim: number, out: number): string;
   setThreads(n: number): string;
   threadCount(): number;
   heapUsed(): number;
   isa(): string;
+  findNonfinite(ptr: number, length: number, negInfOk: boolean): number;
   unrefWorkers(): void;
   terminateWorkers(): void;
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/linear.hpp"
 #include "attnlab/mask.hpp"
 #include "attnlab/multihead.hpp"
 #include "attnlab/nadaraya_watson.hpp"
