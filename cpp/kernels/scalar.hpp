@@ -2,7 +2,6 @@
 // the hot loops inline into their callers; natively, -O3 -march=native autovectorises the
 // fixed-size blocks (gemm_4x8 with n == 8 becomes four 8-lane accumulators).
 #pragma once
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -33,10 +32,11 @@ inline float max(const float* x, int64_t n) {
 
 inline float exp_approx(float x) {
   using namespace exp_constants;
-  if (x < kMin) return 0.0f;  // also exp(-inf)
-  if (x > kMax) return std::numeric_limits<float>::infinity();
-  const float n = std::nearbyint(x * kLog2e);
-  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
+  // Branch-free (clamp, then select), so loops over it vectorise natively.
+  const float xc = x < kMin ? kMin : (x > kMax ? kMax : x);
+  // Round to nearest even by the 1.5 * 2^23 trick: the same value as SIMD128's f32x4.nearest.
+  const float n = (xc * kLog2e + 12582912.0f) - 12582912.0f;
+  const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
   float p = kP0;
   p = p * r + kP1;
   p = p * r + kP2;
@@ -53,15 +53,14 @@ inline float exp_approx(float x) {
     std::memcpy(&f, &bits, sizeof f);
     return f;
   };
-  return p * pow2(half) * pow2(ni - half);
+  const float y = p * pow2(half) * pow2(ni - half);
+  return x < kMin ? 0.0f : (x > kMax ? std::numeric_limits<float>::infinity() : y);  // 0 for -inf
 }
 
 inline float exp_shift_sum(float* x, float shift, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = exp_approx(x[i] - shift);  // vectorises natively
   float sum = 0.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    x[i] = exp_approx(x[i] - shift);
-    sum += x[i];
-  }
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
   return sum;
 }
 
@@ -82,7 +81,11 @@ inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
 
 // The register block of every matrix product here: c[4][n] = (accumulate ? c : 0) + a[4][K] b[K][n]
 // for n <= 8, row strides lda, ldb, ldc. Each c element sums its K products in order k = 0, 1, ...
-// so every ISA's version gives the same bits.
+// so every ISA's version gives the same bits. Natively the 8 columns become one AVX vector.
+// GCC would vectorise the K loop (then add lane by lane, in order): keep it on the 8 columns.
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-vectorize")))
+#endif
 inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                      int64_t ldc, int64_t n, bool accumulate) {
   float acc[4][8] = {};
