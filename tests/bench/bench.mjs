@@ -23,7 +23,7 @@ const TOLERANCE = 1e-4;
 const JOBS = SHAPES.flatMap(([H, S]) => [false, true].map((causal) => ({ H, S, causal })));
 const PEERS = [
   { name: 'attnlab scalar', kind: 'attnlab', variant: 'scalar', threads: 1 },
-  { name: 'attnlab simd', kind: 'attnlab', variant: 'simd', threads: 1 },
+  { name: 'attnlab simd', kind: 'attnlab', variant: 'simd', threads: 1, memory: true },
   { name: 'attnlab simd-threads', kind: 'attnlab', variant: 'simd-threads', threads: 2 },
   ...[1, 2].flatMap((threads) => [
     { name: 'ORT-web MatMul-Softmax-MatMul', kind: 'ort', graph: 'msm', threads },
@@ -42,12 +42,13 @@ const median = (xs) => {
 
 function runWorker(peer, jobs) {
   return new Promise((resolve) => {
-    const result = { info: null, error: null, rows: [], peak: null };
+    const result = { info: null, error: null, rows: [], peak: null, extras: [] };
     const w = new Worker(path.join(here, 'peers.mjs'), { workerData: { peer, jobs, runs: RUNS, warmupMs: 300 } });
     w.on('message', (m) => {
       if (m.type === 'info') result.info = m.info;
       else if (m.type === 'error') result.error = m.error;
       else if (m.type === 'peak') result.peak = m;
+      else if (m.type === 'extra') result.extras.push(m.extra);
       else if (m.type === 'result') {
         result.rows.push(m);
         const tag = m.error ? `error: ${m.error}` : `${median(m.times).toFixed(2)} ms`;
@@ -92,6 +93,8 @@ const peak = { gflops: peakRun.peak.flops / median(peakRun.peak.times) / 1e6, ti
 console.log(`  ${peak.gflops.toFixed(1)} GFLOP/s`);
 
 const peers = [];
+const mha = { rows: [] };
+let memory = null;
 for (const peer of PEERS) {
   console.log(`${peer.name}, ${peer.threads} thread(s)`);
   const load = os.loadavg()[0];
@@ -105,12 +108,20 @@ for (const peer of PEERS) {
     return { ...job, ms, gflops, peakFraction: gflops / peak.gflops, maxError: maxError(out, want, job.H, job.S, D, checked), checkedRows: checked ? checked.length : job.S, times };
   });
   peers.push({ ...peer, info: r.info, error: r.error, loadBefore: load, loadAfter: os.loadavg()[0], rows });
+  for (const x of r.extras) {
+    if (x.kind === 'mha') {
+      mha.rows.push({ variant: peer.variant, threads: peer.threads, mha: median(x.mha), linear: median(x.linear), core: median(x.core) });
+      Object.assign(mha, { E: x.E, H: x.H, S: x.S });
+    } else if (x.kind === 'memory') {
+      memory = { ...x, variant: peer.variant };
+    }
+  }
 }
 
 const native = nativeArg && existsSync(nativeArg.slice(9)) ? JSON.parse(readFileSync(nativeArg.slice(9), 'utf8')) : null;
 const results = {
   date: started.toISOString(), finished: new Date().toISOString(), quick, runs: RUNS, d: D,
-  flops: '4*H*S*S*d per call, causal not halved', tolerance: TOLERANCE, machine, packages, peak, peers, native,
+  flops: '4*H*S*S*d per call, causal not halved', tolerance: TOLERANCE, machine, packages, peak, peers, mha, memory, native,
 };
 const dir = path.join(here, 'results');
 mkdirSync(dir, { recursive: true });

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import { fromBSNH, inputs, toBSNH } from './data.mjs';
+import { fromBSNH, inputs, random, toBSNH } from './data.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -38,12 +38,39 @@ async function attnlabPeer() {
   const info = { threads: lib.threads, isa: lib.isa };
   return {
     info,
+    extras: () => [mhaParts(lib), ...(peer.memory ? [longCausal(lib)] : [])],
     run: ({ H, S, causal }, x) => {
       const shape = [H, S, D];
       const q = { data: x.q, shape }, k = { data: x.k, shape }, v = { data: x.v, shape };
       return measure(() => lib.attention(q, k, v, { causal }).output.data);
     },
   };
+}
+
+/** Multi-head attention with projections against its parts: one projection matmul and the core. */
+async function mhaParts(lib) {
+  const E = 512, H = 8, S = 512, d = E / H;
+  const x = { data: random(S * E, 11), shape: [1, S, E] };
+  const params = {
+    numHeads: H, inProjWeight: { data: random(3 * E * E, 12), shape: [3 * E, E] }, inProjBias: { data: random(3 * E, 13), shape: [3 * E] },
+    outProjWeight: { data: random(E * E, 14), shape: [E, E] }, outProjBias: { data: random(E, 15), shape: [E] },
+  };
+  const W = { data: random(E * E, 16), shape: [E, E] }, b = { data: random(E, 17), shape: [E] };
+  const q = { data: random(S * E, 18), shape: [H, S, d] };
+  const mha = await measure(() => lib.multiHeadAttention(x, x, x, params).output.data);
+  const linear = await measure(() => lib.linear(x, W, b).data);
+  const core = await measure(() => lib.attention(q, q, q).output.data);
+  return { kind: 'mha', E, H, S, mha: mha.times, linear: linear.times, core: core.times };
+}
+
+/** H=1, S=16384, d=64, causal: time and the heap it needed. */
+async function longCausal(lib) {
+  const S = 16384;
+  const t = { data: random(S * D, 21), shape: [1, S, D] };
+  const before = lib.heapStats().total;
+  const t0 = performance.now();
+  lib.attention(t, t, t, { causal: true });
+  return { kind: 'memory', S, ms: performance.now() - t0, heapBefore: before, heapAfter: lib.heapStats().total };
 }
 
 async function ortPeer() {
@@ -142,6 +169,7 @@ try {
         parentPort.postMessage({ type: 'result', job, error: String(e.message ?? e).split('\n')[0] });
       }
     }
+    for (const extra of p.extras?.() ?? []) parentPort.postMessage({ type: 'extra', extra: await extra });
   }
 } catch (e) {
   parentPort.postMessage({ type: 'error', error: String(e.message ?? e).split('\n')[0] });

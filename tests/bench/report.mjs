@@ -65,12 +65,16 @@ export function markdown(results) {
     const ratio = (peer, ours) => (peer && ours ? `${fmt(peer.ms / ours.ms, 2)}x${peer.name ? ` (${peer.name.replace('ORT-web ', '')})` : ''}` : '-');
     out.push(`| ${jobName(j)} | ${ratio(o1, a1)} | ${ratio(o2, a2)} | ${a1 && a2 ? fmt(a1.ms / a2.ms, 2) + 'x' : '-'} | ${ratio(t1, a1)} |`);
   }
-  if (results.mha) {
+  if (results.memory) {
+    const x = results.memory;
+    out.push('', `Memory: H=1, S=${x.S}, d=64, causal on attnlab ${x.variant}: ${fmt(x.ms, 0)} ms, WebAssembly heap ${fmt(x.heapAfter / 2 ** 20, 0)} MB after the call (${fmt(x.heapBefore / 2 ** 20, 0)} MB before; inputs and output included; target <= 256 MB).`);
+  }
+  if (results.mha?.rows.length) {
     const x = results.mha;
     out.push('', `## Multi-head attention with projections (E = ${x.E}, H = ${x.H}, S = ${x.S}, B = 1)`, '');
-    out.push('| threads | MHA call ms | linear [S, E] x [E, E] ms | attention core ms | MHA / (4 linear + core) |');
-    out.push('|---|---|---|---|---|');
-    for (const r of x.rows) out.push(`| ${r.threads} | ${fmt(r.mha, 2)} | ${fmt(r.linear, 2)} | ${fmt(r.core, 2)} | ${fmt(r.mha / (4 * r.linear + r.core), 2)} |`);
+    out.push('| attnlab | threads | MHA call ms | linear [S, E] x [E, E] ms | attention core ms | MHA / (4 linear + core) |');
+    out.push('|---|---|---|---|---|---|');
+    for (const r of x.rows) out.push(`| ${r.variant} | ${r.threads} | ${fmt(r.mha, 2)} | ${fmt(r.linear, 2)} | ${fmt(r.core, 2)} | ${fmt(r.mha / (4 * r.linear + r.core), 2)} |`);
   }
   if (results.native) {
     out.push('', '## Native (Google Benchmark, g++ -O3 -march=native, same kernels autovectorised) vs WASM SIMD128', '');
