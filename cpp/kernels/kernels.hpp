@@ -12,9 +12,11 @@
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
-//   gemm_4x8(K, a, lda, b, ldb, c, ldc, n, acc)
-//                                  c[4][n] (+)= a[4][K] b[K][n], n <= 8: the register block of
-//                                  every matrix product; bit-identical across ISAs
+//   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
+//                                  c[4][n] (+)= A[4][K] b[K][n], n <= 8, A[i][k] = a[i*RS + k*CS]:
+//                                  the register block of every matrix product; bit-identical
+//                                  across ISAs. A is either 4 interleaved rows (pack_rows4:
+//                                  RS = 1, CS = 4) or rows a fixed stride apart (CS = 1)
 #pragma once
 #include <cstdint>
 
@@ -40,6 +42,13 @@ using isa::gemm_4x8;
 using isa::mask_bytes;
 using isa::max;
 using isa::scale;
+
+// Rows [0, rows) of x, rows <= 4 (row stride `stride`, `cols` wide), interleaved:
+// out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4>.
+inline void pack_rows4(const float* x, int64_t stride, int64_t rows, int64_t cols, float* out) {
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < 4; ++r) out[c * 4 + r] = r < rows ? x[r * stride + c] : 0.0f;
+}
 
 // Rows [0, rows) of x (row stride `stride`, `cols` wide) as panels of 8 rows, transposed:
 // panels[p][c][r] = x[(8p + r) * stride + c], zero past the last row. A panel is the `b` operand

@@ -79,15 +79,18 @@ inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
   return -1;
 }
 
-// The register block of every matrix product here: c[4][n] = (accumulate ? c : 0) + a[4][K] b[K][n]
-// for n <= 8, row strides lda, ldb, ldc. Each c element sums its K products in order k = 0, 1, ...
-// so every ISA's version gives the same bits. Natively the 8 columns become one AVX vector.
-// GCC would vectorise the K loop (then add lane by lane, in order): keep it on the 8 columns.
+// The register block of every matrix product here: c[4][n] = (accumulate ? c : 0) + A b for
+// n <= 8, A[i][k] = a[i * RS + k * CS] (strides known at compile time, so a SIMD build addresses
+// the four rows by constant offsets), b[k][j] = b[k * ldb + j], c row stride ldc. Each c element
+// sums its K products in order k = 0, 1, ... so every ISA's version gives the same bits.
+// Natively the 8 columns become one AVX vector; GCC would rather vectorise the K loop (then add
+// lane by lane, in order), so that is switched off here.
+template <int64_t RS, int64_t CS>
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-vectorize")))
 #endif
-inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                     int64_t ldc, int64_t n, bool accumulate) {
+inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int64_t n, bool accumulate) {
   float acc[4][8] = {};
   if (n == 8) {  // constant trip counts: what the native compiler vectorises
     if (accumulate)
@@ -95,7 +98,7 @@ inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int
         for (int j = 0; j < 8; ++j) acc[i][j] = c[i * ldc + j];
     for (int64_t k = 0; k < K; ++k)
       for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 8; ++j) acc[i][j] += a[i * lda + k] * b[k * ldb + j];
+        for (int j = 0; j < 8; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 8; ++j) c[i * ldc + j] = acc[i][j];
     return;
@@ -105,7 +108,7 @@ inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int
       for (int64_t j = 0; j < n; ++j) acc[i][j] = c[i * ldc + j];
   for (int64_t k = 0; k < K; ++k)
     for (int i = 0; i < 4; ++i)
-      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * lda + k] * b[k * ldb + j];
+      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
   for (int i = 0; i < 4; ++i)
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
 }

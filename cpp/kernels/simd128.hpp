@@ -144,11 +144,13 @@ inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
 }
 
 // Twin of scalar::gemm_4x8: eight f32x4 accumulators (4 rows x 8 columns) stay in registers
-// while the K loop streams one 8-wide row of b and four broadcasts of a per step.
-inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                     int64_t ldc, int64_t n, bool accumulate) {
+// while the K loop streams one 8-wide row of b and four broadcasts of A per step; A's rows sit
+// at constant offsets from one pointer, which saves V8 an address computation per broadcast.
+template <int64_t RS, int64_t CS>
+inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int64_t n, bool accumulate) {
   if (n != 8) {
-    scalar::gemm_4x8(K, a, lda, b, ldb, c, ldc, n, accumulate);
+    scalar::gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
     return;
   }
   v128_t c00 = wasm_f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00;
@@ -163,22 +165,18 @@ inline void gemm_4x8(int64_t K, const float* a, int64_t lda, const float* b, int
     c20 = wasm_v128_load(c2), c21 = wasm_v128_load(c2 + 4);
     c30 = wasm_v128_load(c3), c31 = wasm_v128_load(c3 + 4);
   }
-  const float* a0 = a;
-  const float* a1 = a + lda;
-  const float* a2 = a + 2 * lda;
-  const float* a3 = a + 3 * lda;
-  for (int64_t k = 0; k < K; ++k, b += ldb) {
+  for (const float* end = a + K * CS; a != end; a += CS, b += ldb) {
     const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
-    v128_t x = wasm_v128_load32_splat(a0 + k);
+    v128_t x = wasm_v128_load32_splat(a);
     c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, b0));
     c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, b1));
-    x = wasm_v128_load32_splat(a1 + k);
+    x = wasm_v128_load32_splat(a + RS);
     c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x, b0));
     c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x, b1));
-    x = wasm_v128_load32_splat(a2 + k);
+    x = wasm_v128_load32_splat(a + 2 * RS);
     c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x, b0));
     c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x, b1));
-    x = wasm_v128_load32_splat(a3 + k);
+    x = wasm_v128_load32_splat(a + 3 * RS);
     c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x, b0));
     c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x, b1));
   }

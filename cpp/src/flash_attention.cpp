@@ -52,8 +52,8 @@ void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, f
 void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
   const int64_t rows = i1 - i0, R = round_up(rows, 4);
-  // Per task: q rows pre-scaled (zero rows pad to a multiple of 4), the output accumulators,
-  // running max and sum per row, and one 4 x kKeyTile score tile.
+  // Per task: q rows pre-scaled, interleaved by 4 (gemm_4x8's A operand; zero rows pad the last
+  // group), the output accumulators, running max and sum per row, and one 4 x kKeyTile score tile.
   std::unique_ptr<float[]> buf(new float[R * D + R * Dv + 2 * R + 4 * kKeyTile]);
   float* qs = buf.get();
   float* acc = qs + R * D;
@@ -62,9 +62,11 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
   float* s = run_sum + R;
   std::unique_ptr<int64_t[]> hi(new int64_t[R]);
   int64_t hi_all = 0;
+  for (int64_t g = 0; g < R; g += 4)
+    kernels::pack_rows4(sl.q + (i0 + g) * sl.q_stride, sl.q_stride, std::min<int64_t>(4, rows - g), D,
+                        qs + g * D);
+  kernels::scale(qs, scale, R * D);
   for (int64_t r = 0; r < R; ++r) {
-    const float* q = sl.q + (i0 + r) * sl.q_stride;
-    for (int64_t c = 0; c < D; ++c) qs[r * D + c] = r < rows ? scale * q[c] : 0.0f;
     hi[r] = r < rows ? visible_keys(masks, sl.b, i0 + r, Sk) : 0;
     hi_all = std::max(hi_all, hi[r]);
     run_max[r] = kNegInf;
@@ -82,7 +84,7 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
       if (j0 >= hmax) continue;  // every key of the tile is hidden from these rows
       const int64_t w = std::min(kKeyTile, hmax - j0), wp = round_up(w, 8);
       for (int64_t p = 0; p < wp; p += 8)
-        kernels::gemm_4x8(D, qs + g * D, D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
+        kernels::gemm_4x8<1, 4>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
 
       bool any = false;
       for (int64_t r = 0; r < 4; ++r) {
@@ -105,8 +107,8 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
       if (!any) continue;
       const float* v = sl.v + j0 * sl.v_stride;
       for (int64_t c = 0; c < Dv; c += 8)
-        kernels::gemm_4x8(w, s, kKeyTile, v + c, sl.v_stride, acc + g * Dv + c, Dv,
-                          std::min<int64_t>(8, Dv - c), true);
+        kernels::gemm_4x8<kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv,
+                                       std::min<int64_t>(8, Dv - c), true);
     }
   }
 

@@ -23,21 +23,25 @@ void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* 
   });
   parallel_for(pool, (rows + kRowsPerTask - 1) / kRowsPerTask, [&](int64_t t) {
     const int64_t r0 = t * kRowsPerTask, r1 = std::min(rows, r0 + kRowsPerTask);
-    const int64_t full = r0 + (r1 - r0) / 4 * 4, tail = r1 - full;
-    // Fewer than 4 rows left: the block runs on zero-padded copies of them.
-    float tail_y[4 * 8];
-    std::unique_ptr<float[]> tail_x(new float[tail ? 4 * in : 0]());
-    for (int64_t i = 0; i < tail; ++i)
-      std::memcpy(tail_x.get() + i * in, x + (full + i) * ldx, sizeof(float) * static_cast<size_t>(in));
+    // The task's rows interleaved by 4 (gemm_4x8's A operand), once for all panels.
+    const int64_t R = (r1 - r0 + 3) / 4 * 4;
+    std::unique_ptr<float[]> xs(new float[R * in]);
+    for (int64_t g = 0; g < R; g += 4)
+      kernels::pack_rows4(x + (r0 + g) * ldx, ldx, std::min<int64_t>(4, r1 - r0 - g), in, xs.get() + g * in);
+    float tail[4 * 8];  // the last block when fewer than 4 rows are left
     for (int64_t p = 0; p < num_panels; ++p) {
       const float* panel = panels.get() + p * panel_size;
       const int64_t n = std::min<int64_t>(8, out - p * 8);
-      for (int64_t r = r0; r < full; r += 4)
-        kernels::gemm_4x8(in, x + r * ldx, ldx, panel, 8, y + r * ldy + p * 8, ldy, n, false);
-      if (tail) {
-        kernels::gemm_4x8(in, tail_x.get(), in, panel, 8, tail_y, 8, n, false);
-        for (int64_t i = 0; i < tail; ++i)
-          std::memcpy(y + (full + i) * ldy + p * 8, tail_y + i * 8, sizeof(float) * static_cast<size_t>(n));
+      for (int64_t g = 0; g < R; g += 4) {
+        float* yg = y + (r0 + g) * ldy + p * 8;
+        const int64_t m = std::min<int64_t>(4, r1 - r0 - g);
+        if (m == 4) {
+          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, yg, ldy, n, false);
+        } else {
+          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, tail, 8, n, false);
+          for (int64_t i = 0; i < m; ++i)
+            std::memcpy(yg + i * ldy, tail + i * 8, sizeof(float) * static_cast<size_t>(n));
+        }
       }
     }
     if (bias)

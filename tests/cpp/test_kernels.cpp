@@ -117,28 +117,45 @@ TEST(Kernels, FindNonfiniteMatchesScalar) {
   }
 }
 
-TEST(Kernels, Gemm4x8MatchesScalarBitForBitAndFloat64) {
-  for (int64_t K : {0, 1, 7, 64, 130}) {
-    for (int64_t n : {1, 5, 8}) {
-      for (bool accumulate : {false, true}) {
-        const int64_t lda = K + 3, ldb = 11, ldc = 13;
-        const auto a = ref::random(4 * lda, 5), b = ref::random(std::max<int64_t>(K, 1) * ldb, 6);
-        const auto c0 = ref::random(4 * ldc, 7);
-        auto c1 = c0, c2 = c0;
-        k::gemm_4x8(K, a.data(), lda, b.data(), ldb, c1.data(), ldc, n, accumulate);
-        k::scalar::gemm_4x8(K, a.data(), lda, b.data(), ldb, c2.data(), ldc, n, accumulate);
-        EXPECT_EQ(c1, c2) << "K=" << K << " n=" << n;
-        for (int i = 0; i < 4; ++i)
-          for (int64_t j = 0; j < ldc; ++j) {
-            double want = j < n ? (accumulate ? c0[i * ldc + j] : 0.0) : c0[i * ldc + j];
-            if (j < n)
-              for (int64_t kk = 0; kk < K; ++kk)
-                want += static_cast<double>(a[i * lda + kk]) * b[kk * ldb + j];
-            EXPECT_NEAR(c1[i * ldc + j], want, 1e-5 * std::max(1.0, std::abs(want)));
-          }
-      }
+// A[i][k] = a[i * RS + k * CS] for both layouts the drivers use.
+template <int64_t RS, int64_t CS>
+void expect_gemm_matches(int64_t K) {
+  for (int64_t n : {1, 5, 8}) {
+    for (bool accumulate : {false, true}) {
+      const int64_t ldb = 11, ldc = 13;
+      const auto a = ref::random(4 * RS + std::max<int64_t>(K, 1) * CS * 4, 5);
+      const auto b = ref::random(std::max<int64_t>(K, 1) * ldb, 6);
+      const auto c0 = ref::random(4 * ldc, 7);
+      auto c1 = c0, c2 = c0;
+      k::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c1.data(), ldc, n, accumulate);
+      k::scalar::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c2.data(), ldc, n, accumulate);
+      EXPECT_EQ(c1, c2) << "K=" << K << " n=" << n;
+      for (int i = 0; i < 4; ++i)
+        for (int64_t j = 0; j < ldc; ++j) {
+          double want = j < n ? (accumulate ? c0[i * ldc + j] : 0.0) : c0[i * ldc + j];
+          if (j < n)
+            for (int64_t kk = 0; kk < K; ++kk)
+              want += static_cast<double>(a[i * RS + kk * CS]) * b[kk * ldb + j];
+          EXPECT_NEAR(c1[i * ldc + j], want, 1e-5 * std::max(1.0, std::abs(want)));
+        }
     }
   }
+}
+
+TEST(Kernels, Gemm4x8MatchesScalarBitForBitAndFloat64) {
+  for (int64_t K : {0, 1, 7, 64, 130}) {
+    expect_gemm_matches<1, 4>(K);    // interleaved rows (pack_rows4)
+    expect_gemm_matches<64, 1>(K);   // rows a fixed stride apart (the score tile)
+  }
+}
+
+TEST(Kernels, PackRows4InterleavesAndZeroPads) {
+  const int64_t cols = 5, stride = 7;
+  const auto x = ref::random(3 * stride, 9);
+  std::vector<float> out(4 * cols, -1.0f);
+  k::pack_rows4(x.data(), stride, 3, cols, out.data());
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < 4; ++r) EXPECT_EQ(out[c * 4 + r], r < 3 ? x[r * stride + c] : 0.0f);
 }
 
 TEST(Kernels, PackPanelsTransposesRowsIntoEightWidePanels) {
