@@ -1,5 +1,7 @@
 // One benchmark peer in a worker thread (global state such as onnxruntime-web's thread count is
-// per instance, so each configuration gets its own), timing JS arrays in to JS arrays out.
+// per instance, so each configuration gets its own), timing JS arrays in to JS arrays out. The
+// driver (bench.mjs) sends a job, then asks every peer in turn for one timed call, round after
+// round, so load from elsewhere on the machine falls on all peers alike.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -9,21 +11,25 @@ import { fromBSNH, inputs, random, toBSNH } from './data.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
-const { peer, jobs, runs, warmupMs } = workerData;
+const { peer, runs, warmupMs } = workerData;
 const D = 64;
 
-/** Median-ready timings: warm-up (>= 2 calls and >= warmupMs, so V8 tiers the code up), then `runs` timed calls. */
-async function measure(call) {
-  let out;
+/** Warm-up: >= 2 calls and >= warmupMs, so V8 has tiered the code up before the timed calls. */
+async function warmUp(call) {
   const t0 = performance.now();
-  for (let w = 0; w < 2 || performance.now() - t0 < warmupMs; w++) out = await call();
+  for (let w = 0; w < 2 || performance.now() - t0 < warmupMs; w++) await call();
+}
+
+/** Timings for the extra measurements, which run peer by peer at the end. */
+async function measure(call) {
+  await warmUp(call);
   const times = [];
   for (let r = 0; r < runs; r++) {
     const t = performance.now();
-    out = await call();
+    await call();
     times.push(performance.now() - t);
   }
-  return { times, out };
+  return { times };
 }
 
 function causalMask(S) {  // additive [S, S]: built once per shape, like a graph initializer
@@ -38,11 +44,11 @@ async function attnlabPeer() {
   const info = { threads: lib.threads, isa: lib.isa };
   return {
     info,
-    extras: () => [mhaParts(lib), ...(peer.memory ? [longCausal(lib)] : [])],
-    run: ({ H, S, causal }, x) => {
+    extras: () => [() => mhaParts(lib), ...(peer.memory ? [() => longCausal(lib)] : [])],
+    prepare: ({ H, S, causal }, x) => {
       const shape = [H, S, D];
       const q = { data: x.q, shape }, k = { data: x.k, shape }, v = { data: x.v, shape };
-      return measure(() => lib.attention(q, k, v, { causal }).output.data);
+      return { call: () => lib.attention(q, k, v, { causal }).output.data };
     },
   };
 }
@@ -87,7 +93,7 @@ async function ortPeer() {
   };
   return {
     info: { threads: peer.threads, version: ort.env.versions?.web ?? null },
-    run: async ({ H, S, causal }, x) => {
+    prepare: async ({ H, S, causal }, x) => {
       const sfx = causal ? '_causal' : '';
       let s, feeds, unpack = (y) => y;
       if (peer.graph === 'msm') {
@@ -110,8 +116,7 @@ async function ortPeer() {
         const shape = [1, H, S, D];
         feeds = () => ({ q: new ort.Tensor('float32', x.q, shape), k: new ort.Tensor('float32', x.k, shape), v: new ort.Tensor('float32', x.v, shape) });
       }
-      const r = await measure(async () => (await s.run(feeds())).out.data);
-      return { times: r.times, out: unpack(r.out) };
+      return { call: async () => (await s.run(feeds())).out.data, unpack };
     },
   };
 }
@@ -129,10 +134,10 @@ async function tfjsPeer() {
   await tf.ready();
   return {
     info: { threads: wasm.getThreadsCount(), version: tf.version_core },
-    run: ({ H, S, causal }, x) => {
+    prepare: ({ H, S, causal }, x) => {
       const scale = 1 / Math.sqrt(D);
       const mask = causal ? tf.tensor2d(causalMask(S), [S, S]) : null;  // built once, like the ORT mask
-      return measure(() => {
+      const call = () => {
         const y = tf.tidy(() => {
           const q = tf.tensor3d(x.q, [H, S, D]), k = tf.tensor3d(x.k, [H, S, D]), v = tf.tensor3d(x.v, [H, S, D]);
           let s = tf.mul(tf.matMul(q, k, false, true), scale);
@@ -142,7 +147,8 @@ async function tfjsPeer() {
         const out = y.dataSync();
         y.dispose();
         return out;
-      }).finally(() => mask?.dispose());
+      };
+      return { call, release: () => mask?.dispose() };
     },
   };
 }
@@ -155,23 +161,44 @@ async function peakPeer() {
   return { times: r.times, flops: iterations * 12 * 8 };
 }
 
+// The protocol: {cmd: 'job', job} prepares and warms up; {cmd: 'once'} answers one timing;
+// {cmd: 'output'} the last result (for the float64 check); {cmd: 'extras'} the extra records.
+const fail = (e) => String(e?.message ?? e).split('\n')[0];
+let peerImpl = null;
+let current = null;
+parentPort.on('message', async (m) => {
+  try {
+    if (m.cmd === 'job') {
+      current?.release?.();
+      current = null;
+      current = await peerImpl.prepare(m.job, inputs(m.job.H, m.job.S, D));
+      await warmUp(async () => { current.last = await current.call(); });
+      parentPort.postMessage({ type: 'prepared' });
+    } else if (m.cmd === 'once') {
+      const t = performance.now();
+      current.last = await current.call();
+      parentPort.postMessage({ type: 'time', ms: performance.now() - t });
+    } else if (m.cmd === 'output') {
+      const out = Float32Array.from((current.unpack ?? ((y) => y))(current.last));
+      parentPort.postMessage({ type: 'output', out }, [out.buffer]);
+    } else if (m.cmd === 'extras') {
+      const extras = [];
+      for (const extra of peerImpl.extras?.() ?? []) extras.push(await extra());
+      parentPort.postMessage({ type: 'extras', extras });
+    }
+  } catch (e) {
+    current = null;
+    parentPort.postMessage({ type: 'error', error: fail(e) });
+  }
+});
+
 try {
   if (peer.kind === 'peak') {
     parentPort.postMessage({ type: 'peak', ...(await peakPeer()) });
   } else {
-    const p = await { attnlab: attnlabPeer, ort: ortPeer, tfjs: tfjsPeer }[peer.kind]();
-    parentPort.postMessage({ type: 'info', info: p.info });
-    for (const job of jobs) {
-      try {
-        const { times, out } = await p.run(job, inputs(job.H, job.S, D));
-        parentPort.postMessage({ type: 'result', job, times, out: Float32Array.from(out) });
-      } catch (e) {
-        parentPort.postMessage({ type: 'result', job, error: String(e.message ?? e).split('\n')[0] });
-      }
-    }
-    for (const extra of p.extras?.() ?? []) parentPort.postMessage({ type: 'extra', extra: await extra });
+    peerImpl = await { attnlab: attnlabPeer, ort: ortPeer, tfjs: tfjsPeer }[peer.kind]();
+    parentPort.postMessage({ type: 'ready', info: peerImpl.info });
   }
 } catch (e) {
-  parentPort.postMessage({ type: 'error', error: String(e.message ?? e).split('\n')[0] });
+  parentPort.postMessage({ type: 'error', error: fail(e) });
 }
-parentPort.postMessage({ type: 'done' });
