@@ -24,17 +24,17 @@ inline float hmax(v128_t v) {
   return ab > cd ? ab : cd;
 }
 
-inline v128_t pow2(v128_t e) {  // 2^e for integer lanes e in [-126, 127]
-  return wasm_i32x4_shl(wasm_i32x4_add(e, wasm_i32x4_splat(127)), 23);
-}
-
-// exp of four lanes x <= 0, all a softmax needs (scalar::exp_approx's twin there): no overflow path, and 2^n with n in [-126, 0] is one
-// normal float, so one multiply by it gives the bits of the scalar twin's two half-steps.
+// exp of four lanes x <= 0, all a softmax needs (scalar::exp_approx's twin there): no overflow
+// path, and 2^n with n in [-126, 0] is one normal float, so one multiply by it gives the bits of
+// the scalar twin's two half-steps. n is rounded by adding 1.5 * 2^23 (as the twin does), which
+// leaves n in the low mantissa bits: shifted into the exponent field, they are 2^n's bits.
 inline v128_t exp4_nonpositive(v128_t x) {
   using namespace exp_constants;
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);
   const v128_t too_small = wasm_f32x4_lt(x, wasm_f32x4_splat(kMin));
   x = wasm_f32x4_pmax(wasm_f32x4_splat(kMin), x);
-  const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)));
+  const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), magic);
+  const v128_t n = wasm_f32x4_sub(t, magic);
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
   v128_t p = wasm_f32x4_splat(kP0);
@@ -45,8 +45,8 @@ inline v128_t exp4_nonpositive(v128_t x) {
   p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP5));
   p = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(p, r), r), r),
                      wasm_f32x4_splat(1.0f));
-  const v128_t y = wasm_f32x4_mul(p, pow2(wasm_i32x4_trunc_sat_f32x4(n)));
-  return wasm_v128_andnot(y, too_small);
+  const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
+  return wasm_v128_andnot(wasm_f32x4_mul(p, pow2n), too_small);
 }
 
 }  // namespace detail
