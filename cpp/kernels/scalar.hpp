@@ -83,8 +83,8 @@ inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
 // n <= 8, A[i][k] = a[i * RS + k * CS] (strides known at compile time, so a SIMD build addresses
 // the four rows by constant offsets), b[k][j] = b[k * ldb + j], c row stride ldc. Each c element
 // sums its K products in order k = 0, 1, ... so every ISA's version gives the same bits.
-// Natively the 8 columns become one AVX vector; GCC would rather vectorise the K loop (then add
-// lane by lane, in order), so that is switched off here.
+// Natively the 8 columns become one AVX vector (`omp simd`, with -fopenmp-simd); GCC would
+// rather vectorise the K loop (then add lane by lane, in order), so that is switched off here.
 template <int64_t RS, int64_t CS>
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-vectorize")))
@@ -96,9 +96,17 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
     if (accumulate)
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 8; ++j) acc[i][j] = c[i * ldc + j];
-    for (int64_t k = 0; k < K; ++k)
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 8; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
+    for (int64_t k = 0; k < K; ++k) {
+      const float* bk = b + k * ldb;
+      const float a0 = a[k * CS], a1 = a[RS + k * CS], a2 = a[2 * RS + k * CS], a3 = a[3 * RS + k * CS];
+#pragma omp simd
+      for (int j = 0; j < 8; ++j) {
+        acc[0][j] += a0 * bk[j];
+        acc[1][j] += a1 * bk[j];
+        acc[2][j] += a2 * bk[j];
+        acc[3][j] += a3 * bk[j];
+      }
+    }
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 8; ++j) c[i * ldc + j] = acc[i][j];
     return;
