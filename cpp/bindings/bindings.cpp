@@ -80,6 +80,14 @@ std::string multi_head_attention_js(val a) {
   });
 }
 
+std::string linear_js(val a) {
+  return guarded([&] {
+    const int64_t in = num(a["in"]);
+    linear(ptr<const float>(a["x"]), in, num(a["rows"]), in, ptr<const float>(a["weight"]),
+           ptr<const float>(a["bias"]), num(a["out"]), ptr<float>(a["y"]), num(a["out"]), pool.get());
+  });
+}
+
 std::string nadaraya_watson_js(val a) {
   return guarded([&] {
     nadaraya_watson(ptr<const float>(a["queries"]), ptr<const float>(a["keys"]),
@@ -113,6 +121,13 @@ double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 
 std::string isa() { return kernels::active_isa(); }
 
+// Input values are checked here, after the copy into the heap, by the SIMD kernel: a JS loop
+// over every element cost more than the copy itself.
+double find_nonfinite(double ptr, double n, bool neg_inf_ok) {
+  return static_cast<double>(kernels::find_nonfinite(
+      reinterpret_cast<const float*>(static_cast<uintptr_t>(ptr)), static_cast<int64_t>(n), neg_inf_ok));
+}
+
 }  // namespace
 
 ThreadPool* attnlab::bindings::thread_pool() { return pool.get(); }
@@ -122,6 +137,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("attentionScores", &scores_js);
   emscripten::function("maskedSoftmax", &masked_softmax_js);
   emscripten::function("multiHeadAttention", &multi_head_attention_js);
+  emscripten::function("linear", &linear_js);
   emscripten::function("nadarayaWatson", &nadaraya_watson_js);
   emscripten::function("positionalEncoding", &positional_encoding_js);
   emscripten::function("setThreads", &set_threads);
@@ -129,4 +145,5 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("threadsStarted", &threads_started);
   emscripten::function("heapUsed", &heap_used);
   emscripten::function("isa", &isa);
+  emscripten::function("findNonfinite", &find_nonfinite);
 }

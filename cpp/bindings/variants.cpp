@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/multihead.hpp"
 #include "attnlab/attnlab.hpp"
 #include "marshal.hpp"
 
@@ -118,11 +119,12 @@ std::string multi_head_attention_rope_js(val a) {
     p.in_proj_bias = ptr<const float>(a["inProjBias"]);
     p.out_proj_weight = ptr<const float>(a["outProjWeight"]);
     p.out_proj_bias = ptr<const float>(a["outProjBias"]);
-    multi_head_attention_rope(ptr<const float>(a["query"]), ptr<const float>(a["key"]),
-                              ptr<const float>(a["value"]), B, L, S, p, read_rope(a),
-                              read_masks(a["masks"], {B, p.num_heads, L, S}), ptr<float>(a["out"]),
-                              ptr<float>(a["weights"]), a["averageWeights"].as<bool>(),
-                              thread_pool());
+    const RopeParams rotary = read_rope(a);
+    multi_head_attention(ptr<const float>(a["query"]), ptr<const float>(a["key"]),
+                         ptr<const float>(a["value"]), B, L, S, p,
+                         read_masks(a["masks"], {B, p.num_heads, L, S}), ptr<float>(a["out"]),
+                         ptr<float>(a["weights"]), a["averageWeights"].as<bool>(), thread_pool(),
+                         &rotary);
   });
 }
 

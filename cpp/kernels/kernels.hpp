@@ -1,39 +1,67 @@
 // The hot loops behind one small interface (ggml-style): a scalar reference in namespace
-// `scalar`, a WebAssembly SIMD128 version in `simd128` (only when compiled with -msimd128), and
-// the unqualified names pick the best one this build has. Every kernel is tested against its
-// scalar twin.
+// `scalar` (scalar.hpp), a WebAssembly SIMD128 version in `simd128` (simd128.hpp, only when
+// compiled with -msimd128), and the unqualified names pick the best one this build has. All
+// header-only so the loops inline into the drivers. Every kernel is tested against its scalar twin.
+//
+//   dot(a, b, n)                   sum_i a[i] * b[i]
+//   axpy(alpha, x, y, n)           y[i] += alpha * x[i]
+//   scale(x, alpha, n)             x[i] *= alpha
+//   max(x, n)                      largest x[i]; -inf for n == 0
+//   exp_shift_sum(x, shift, n)     x[i] = exp(x[i] - shift) for shift >= max(x) (a softmax's
+//                                  shift); returns the sum. exp(-inf) is 0.
+//   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
+//   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
+//   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
+//   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
+//                                  c[4][n] (+)= A[4][K] b[K][n], n <= 8, A[i][k] = a[i*RS + k*CS]:
+//                                  the register block of every matrix product; bit-identical
+//                                  across ISAs. A is either 4 interleaved rows (pack_rows4:
+//                                  RS = 1, CS = 4) or rows a fixed stride apart (CS = 1)
 #pragma once
 #include <cstdint>
 
+#include "scalar.hpp"
+#include "simd128.hpp"
+
 namespace attnlab::kernels {
 
-#define ATTNLAB_KERNEL_DECLS                                                        \
-  /* sum_i a[i] * b[i] */                                                           \
-  float dot(const float* a, const float* b, int64_t n);                             \
-  /* y[i] += alpha * x[i] */                                                        \
-  void axpy(float alpha, const float* x, float* y, int64_t n);                      \
-  /* x[i] *= alpha */                                                               \
-  void scale(float* x, float alpha, int64_t n);                                     \
-  /* largest x[i]; -inf for n == 0 */                                               \
-  float max(const float* x, int64_t n);                                             \
-  /* x[i] = exp(x[i] - shift); returns the sum. exp(-inf) is 0. */                  \
-  float exp_shift_sum(float* x, float shift, int64_t n);                            \
-  /* exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7 */      \
-  float exp_approx(float x);
-
-namespace scalar {
-ATTNLAB_KERNEL_DECLS
-}
 #if defined(__wasm_simd128__)
-namespace simd128 {
-ATTNLAB_KERNEL_DECLS
-}
+namespace isa = simd128;
+inline const char* active_isa() { return "simd128"; }
+#else
+namespace isa = scalar;
+inline const char* active_isa() { return "scalar"; }
 #endif
-ATTNLAB_KERNEL_DECLS
 
-#undef ATTNLAB_KERNEL_DECLS
+using isa::axpy;
+using isa::dot;
+using isa::exp_approx;
+using isa::exp_shift_sum;
+using isa::find_nonfinite;
+using isa::gemm_4x8;
+using isa::mask_bytes;
+using isa::max;
+using isa::scale;
 
-// Which implementation the unqualified kernels use in this build: "simd128" or "scalar".
-const char* active_isa();
+// Rows [0, rows) of x, rows <= 4 (row stride `stride`, `cols` wide), interleaved:
+// out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4>.
+inline void pack_rows4(const float* x, int64_t stride, int64_t rows, int64_t cols, float* out) {
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < 4; ++r) out[c * 4 + r] = r < rows ? x[r * stride + c] : 0.0f;
+}
+
+// Rows [0, rows) of x (row stride `stride`, `cols` wide) as panels of 8 rows, transposed:
+// panels[p][c][r] = x[(8p + r) * stride + c], zero past the last row. A panel is the `b` operand
+// of gemm_4x8 (ldb = 8), so x's rows become its columns. Layout only: the same for every ISA.
+inline int64_t panels_size(int64_t rows, int64_t cols) { return (rows + 7) / 8 * 8 * cols; }
+inline void pack_panels(const float* x, int64_t stride, int64_t rows, int64_t cols, float* panels) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 8, panels += 8 * cols) {
+    const int64_t nr = rows - r0 < 8 ? rows - r0 : 8;
+    for (int64_t r = 0; r < nr; ++r)
+      for (int64_t c = 0; c < cols; ++c) panels[c * 8 + r] = x[(r0 + r) * stride + c];
+    for (int64_t r = nr; r < 8; ++r)
+      for (int64_t c = 0; c < cols; ++c) panels[c * 8 + r] = 0.0f;
+  }
+}
 
 }  // namespace attnlab::kernels

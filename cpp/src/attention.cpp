@@ -16,7 +16,7 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMatrix>;
 
-constexpr int64_t kRowsPerTask = 16;  // query rows per parallel task: enough work to amortise
+constexpr int64_t kRowsPerTask = 16;  // additive score: query rows per parallel task
 
 void check_dims(const AttentionDims& d, Score score, const ScoreParams& p) {
   for (int64_t n : d.lead) {
@@ -93,25 +93,14 @@ void additive_row(const float* qp_row, const float* kp, const float* wv, int64_t
 
 }  // namespace
 
-void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
-                  int64_t Dv, float scale, const MaskSet& masks, float* scratch) {
-  for (int64_t i = i0; i < i1; ++i) {
-    const int64_t hi = visible_keys(masks, sl.b, i, Sk);
-    const float* qi = sl.q + i * sl.q_stride;
-    for (int64_t j = 0; j < hi; ++j) scratch[j] = scale * kernels::dot(qi, sl.k + j * sl.k_stride, D);
-    finish_row(masks, sl.b, i, scratch, hi, Sk, sl.v, sl.v_stride, Dv, sl.out + i * sl.out_stride,
-               sl.weights ? sl.weights + i * Sk : nullptr);
-  }
-}
-
 void attention(const float* q, const float* k, const float* v, const AttentionDims& d,
                Score score, const ScoreParams& p, const MaskSet& masks, float* out,
                float* weights, ThreadPool* pool) {
   check_dims(d, score, p);
   const int64_t batch = d.batch();
-  const int64_t blocks = (d.Sq + kRowsPerTask - 1) / kRowsPerTask;
 
-  if (score == Score::Additive) {
+  if (score == Score::Additive) {  // row by row: tanh per (query, key) pair dominates anyway
+    const int64_t blocks = (d.Sq + kRowsPerTask - 1) / kRowsPerTask;
     const int64_t H = p.hidden;
     const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, H, true);
     const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, H, true);
@@ -141,17 +130,13 @@ void attention(const float* q, const float* k, const float* v, const AttentionDi
     D = d.Dk;
   }
   const float scale = dot_scale(score, p, D);
-  parallel_for(pool, batch * blocks, [&](int64_t t) {
-    const int64_t b = t / blocks, i0 = (t % blocks) * kRowsPerTask;
-    const int64_t i1 = std::min(d.Sq, i0 + kRowsPerTask);
-    std::vector<float> scratch(static_cast<size_t>(d.Sk));
-    const AttentionSlice sl{qs + b * d.Sq * D, D,
-                            k + b * d.Sk * D, D,
-                            v + b * d.Sk * d.Dv, d.Dv,
-                            out + b * d.Sq * d.Dv, d.Dv,
-                            weights ? weights + b * d.Sq * d.Sk : nullptr, b};
-    attend_slice(sl, i0, i1, d.Sk, D, d.Dv, scale, masks, scratch.data());
-  });
+  attend_slices(batch, [&](int64_t b) {
+    return AttentionSlice{qs + b * d.Sq * D, D,
+                          k + b * d.Sk * D, D,
+                          v + b * d.Sk * d.Dv, d.Dv,
+                          out + b * d.Sq * d.Dv, d.Dv,
+                          weights ? weights + b * d.Sq * d.Sk : nullptr, b};
+  }, d.Sq, d.Sk, D, d.Dv, scale, masks, pool);
 }
 
 void attention_scores(const float* q, const float* k, const AttentionDims& d, Score score,

@@ -109,7 +109,7 @@ void favor_exponents(const float* x, const float* W, int64_t m, int64_t D, float
                                        int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
                                        const float* E, const float* F, int64_t rank,
                                        const MaskSet& no_masks, float* work, float* out) {
-  float *kp = work, *vp = kp + rank * D, *scratch = vp + rank * Dv;
+  float *kp = work, *vp = kp + rank * D;
   std::memset(kp, 0, sizeof(float) * static_cast<size_t>(rank * (D + Dv)));
   for (int64_t r = 0; r < rank; ++r) {
     for (int64_t j = 0; j < Sk; ++j) {
@@ -119,7 +119,8 @@ void favor_exponents(const float* x, const float* W, int64_t m, int64_t D, float
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const AttentionSlice sl{q, D, kp, D, vp, Dv, out, Dv, nullptr, 0};  // no masks to index
-  attend_slice(sl, 0, Sq, rank, D, Dv, scale, no_masks, scratch);
+  // One slice on this thread (the caller already splits over the batch).
+  attend_slices(1, [&](int64_t) { return sl; }, Sq, rank, D, Dv, scale, no_masks, nullptr);
 }
 
 }  // namespace

@@ -1,32 +1,21 @@
 #include "attnlab/multihead.hpp"
 
-#include <Eigen/Core>
+#include "attnlab/rope.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/linear.hpp"
 
 namespace attnlab {
-namespace {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMatrix>;
-using Vector = Eigen::Map<const Eigen::RowVectorXf>;
-
-// y [rows, E] = x [rows, E] W^T + bias, W being `E` rows of a PyTorch Linear weight.
-void linear(const float* x, int64_t rows, int64_t E, const float* W, const float* bias, float* y) {
-  Eigen::Map<RowMatrix> Y(y, rows, E);
-  Y.noalias() = ConstMap(x, rows, E) * ConstMap(W, E, E).transpose();
-  if (bias) Y.rowwise() += Vector(bias, E);
-}
-
-}  // namespace
 
 void multi_head_attention(const float* query, const float* key, const float* value, int64_t B,
                           int64_t L, int64_t S, const MultiHeadParams& p, const MaskSet& masks,
-                          float* out, float* weights, bool average_weights, ThreadPool* pool) {
+                          float* out, float* weights, bool average_weights, ThreadPool* pool,
+                          const RopeParams* rotary) {
   const int64_t E = p.embed_dim, H = p.num_heads;
   require(E >= 1 && H >= 1 && E % H == 0, [&] {
     return "numHeads: expected a positive divisor of the embedding size " + std::to_string(E) +
@@ -42,9 +31,15 @@ void multi_head_attention(const float* query, const float* key, const float* val
   const float* bias = p.in_proj_bias;
   std::vector<float> Q(static_cast<size_t>(B * L * E)), K(static_cast<size_t>(B * S * E)),
       V(static_cast<size_t>(B * S * E)), heads(static_cast<size_t>(B * L * E));
-  linear(query, B * L, E, p.in_proj_weight, bias, Q.data());
-  linear(key, B * S, E, p.in_proj_weight + E * E, bias ? bias + E : nullptr, K.data());
-  linear(value, B * S, E, p.in_proj_weight + 2 * E * E, bias ? bias + 2 * E : nullptr, V.data());
+  linear(query, E, B * L, E, p.in_proj_weight, bias, E, Q.data(), E, pool);
+  linear(key, E, B * S, E, p.in_proj_weight + E * E, bias ? bias + E : nullptr, E, K.data(), E, pool);
+  linear(value, E, B * S, E, p.in_proj_weight + 2 * E * E, bias ? bias + 2 * E : nullptr, E,
+         V.data(), E, pool);
+  if (rotary) {
+    // The projections read as [B, n, H, hd]: rotate every head's vectors by their position.
+    rope(Q.data(), Q.data(), B, L, H, hd, *rotary);
+    rope(K.data(), K.data(), B, S, H, hd, *rotary);
+  }
 
   // Per-head weights only when asked; averaged afterwards in a fixed order (thread-count proof).
   std::vector<float> head_weights;
@@ -58,22 +53,17 @@ void multi_head_attention(const float* query, const float* key, const float* val
     }
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  constexpr int64_t kRowsPerTask = 16;
-  const int64_t blocks = (L + kRowsPerTask - 1) / kRowsPerTask;
   // Heads are strided views into Q, K, V and `heads`: no transposing copies. With no keys every
   // row is masked and `heads` stays zero (K and V are empty then: nothing to point into).
-  parallel_for(pool, S > 0 ? B * H * blocks : 0, [&](int64_t t) {
-    const int64_t bh = t / blocks, b = bh / H, h = bh % H;
-    const int64_t i0 = (t % blocks) * kRowsPerTask, i1 = std::min(L, i0 + kRowsPerTask);
-    std::vector<float> scratch(static_cast<size_t>(S));
-    const AttentionSlice sl{Q.data() + b * L * E + h * hd,     E,
-                            K.data() + b * S * E + h * hd,     E,
-                            V.data() + b * S * E + h * hd,     E,
-                            heads.data() + b * L * E + h * hd, E,
-                            hw ? hw + bh * L * S : nullptr,    bh};
-    attend_slice(sl, i0, i1, S, hd, hd, scale, masks, scratch.data());
-  });
-  linear(heads.data(), B * L, E, p.out_proj_weight, p.out_proj_bias, out);
+  attend_slices(S > 0 ? B * H : 0, [&](int64_t bh) {
+    const int64_t b = bh / H, h = bh % H;
+    return AttentionSlice{Q.data() + b * L * E + h * hd,     E,
+                          K.data() + b * S * E + h * hd,     E,
+                          V.data() + b * S * E + h * hd,     E,
+                          heads.data() + b * L * E + h * hd, E,
+                          hw ? hw + bh * L * S : nullptr,    bh};
+  }, L, S, hd, hd, scale, masks, pool);
+  linear(heads.data(), E, B * L, E, p.out_proj_weight, p.out_proj_bias, E, out, E, pool);
 
   if (weights && average_weights) {
     const float inv = 1.0f / static_cast<float>(H);

@@ -58,7 +58,7 @@ TEST(Alibi, InAttentionOverHeads) {
     std::vector<double> want_out, want_weights;
     ref::dot_attention(
         q, k, v, B * H, Sq, Sk, D, Dv, 1.0 / std::sqrt(8.0),
-        [&](int64_t, int64_t i, int64_t j) { return !causal || j <= i; },
+        [is_causal = causal](int64_t, int64_t i, int64_t j) { return !is_causal || j <= i; },
         [&](int64_t b, int64_t i, int64_t j) { return -double(slopes[b % H]) * std::abs(i - j); },
         want_out, want_weights);
     EXPECT_LE(ref::max_error(out, want_out), kTol) << Sq << " " << Sk;

@@ -1,14 +1,24 @@
-// Kernels against the scalar reference and std::exp.
+// Kernels against their scalar twins (the unqualified names are the SIMD128 ones in the
+// WebAssembly test build, the scalar ones natively), std::exp and float64 products.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "kernels.hpp"
 #include "reference.hpp"
 
 namespace k = attnlab::kernels;
+
+TEST(Kernels, ReportsItsIsa) {
+#if defined(__wasm_simd128__)
+  EXPECT_STREQ(k::active_isa(), "simd128");
+#else
+  EXPECT_STREQ(k::active_isa(), "scalar");
+#endif
+}
 
 TEST(Kernels, ExpApproxRelativeErrorOnSoftmaxRange) {
   // Softmax exponentiates x - max <= 0; sample [-87, 0] densely plus a few positives.
@@ -29,7 +39,25 @@ TEST(Kernels, ExpApproxLimits) {
   EXPECT_TRUE(std::isinf(k::exp_approx(1000.0f)));
 }
 
-TEST(Kernels, DispatchedMatchScalar) {
+TEST(Kernels, ExpShiftSumMatchesScalarBitForBitOnSoftmaxRange) {
+  // Every x - shift in [-90, 0], including the underflow edge and -inf.
+  std::vector<float> x(4099);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -90.0f * static_cast<float>(i) / 4096.0f;
+  x[7] = -std::numeric_limits<float>::infinity();
+  x[9] = -87.3365f;
+  auto a = x, b = x;
+  const float sa = k::exp_shift_sum(a.data(), 0.0f, static_cast<int64_t>(a.size()));
+  const float sb = k::scalar::exp_shift_sum(b.data(), 0.0f, static_cast<int64_t>(b.size()));
+  EXPECT_EQ(a, b);
+  EXPECT_NEAR(sa, sb, 1e-6f * sb);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double exact = std::exp(static_cast<double>(x[i]));
+    if (exact > 1e-37) EXPECT_NEAR(a[i], exact, 2e-7 * exact) << x[i];
+  }
+  EXPECT_EQ(a[7], 0.0f);
+}
+
+TEST(Kernels, VectorKernelsMatchScalar) {
   for (int n : {0, 1, 3, 4, 15, 16, 17, 64, 100}) {
     auto a = ref::random(n, 1), b = ref::random(n, 2);
     EXPECT_NEAR(k::dot(a.data(), b.data(), n), k::scalar::dot(a.data(), b.data(), n), 1e-5);
@@ -38,11 +66,105 @@ TEST(Kernels, DispatchedMatchScalar) {
     k::axpy(0.5f, a.data(), y1.data(), n);
     k::scalar::axpy(0.5f, a.data(), y2.data(), n);
     EXPECT_EQ(y1, y2);
+    y1 = b, y2 = b;
+    k::scale(y1.data(), 0.3f, n);
+    k::scalar::scale(y2.data(), 0.3f, n);
+    EXPECT_EQ(y1, y2);
     EXPECT_EQ(k::max(a.data(), n), k::scalar::max(a.data(), n));
     auto e1 = a, e2 = a;
-    const float s1 = k::exp_shift_sum(e1.data(), 0.25f, n);
-    const float s2 = k::scalar::exp_shift_sum(e2.data(), 0.25f, n);
+    const float m = k::scalar::max(a.data(), n);
+    const float s1 = k::exp_shift_sum(e1.data(), m, n);
+    const float s2 = k::scalar::exp_shift_sum(e2.data(), m, n);
     EXPECT_NEAR(s1, s2, 1e-5f * std::max(1.0f, s2));
-    for (int i = 0; i < n; ++i) EXPECT_EQ(e1[i], e2[i]);
+    EXPECT_EQ(e1, e2);
   }
+}
+
+TEST(Kernels, MaskBytesMatchesScalar) {
+  for (int n : {0, 1, 4, 5, 31, 64}) {
+    std::vector<uint8_t> m(n);
+    for (int i = 0; i < n; ++i) m[i] = static_cast<uint8_t>((i * 7) % 3 == 0 ? 0 : i % 5 + 1);
+    for (bool nonzero_blocks : {false, true}) {
+      auto x1 = ref::random(n, 3), x2 = x1;
+      k::mask_bytes(x1.data(), m.data(), nonzero_blocks, n);
+      k::scalar::mask_bytes(x2.data(), m.data(), nonzero_blocks, n);
+      EXPECT_EQ(x1, x2);
+      for (int i = 0; i < n; ++i) EXPECT_EQ(std::isinf(x1[i]), (m[i] != 0) == nonzero_blocks);
+    }
+  }
+}
+
+TEST(Kernels, FindNonfiniteMatchesScalar) {
+  const float bad[] = {std::numeric_limits<float>::quiet_NaN(),
+                       std::numeric_limits<float>::infinity(),
+                       -std::numeric_limits<float>::infinity()};
+  for (int n : {0, 1, 15, 16, 17, 100}) {
+    auto x = ref::random(n, 4);
+    EXPECT_EQ(k::find_nonfinite(x.data(), n, false), -1);
+    for (int at : {0, n / 2, n - 1}) {
+      if (at < 0 || at >= n) continue;
+      for (float v : bad) {
+        auto y = x;
+        y[at] = v;
+        if (at + 1 < n) y[n - 1] = v;  // the first one counts
+        for (bool neg_inf_ok : {false, true}) {
+          const int64_t want = neg_inf_ok && v < 0 ? -1 : at;
+          EXPECT_EQ(k::find_nonfinite(y.data(), n, neg_inf_ok), want);
+          EXPECT_EQ(k::scalar::find_nonfinite(y.data(), n, neg_inf_ok), want);
+        }
+      }
+    }
+  }
+}
+
+// A[i][k] = a[i * RS + k * CS] for both layouts the drivers use.
+template <int64_t RS, int64_t CS>
+void expect_gemm_matches(int64_t K) {
+  for (int64_t n : {1, 5, 8}) {
+    for (bool accumulate : {false, true}) {
+      const int64_t ldb = 11, ldc = 13;
+      const auto a = ref::random(4 * RS + std::max<int64_t>(K, 1) * CS * 4, 5);
+      const auto b = ref::random(std::max<int64_t>(K, 1) * ldb, 6);
+      const auto c0 = ref::random(4 * ldc, 7);
+      auto c1 = c0, c2 = c0;
+      k::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c1.data(), ldc, n, accumulate);
+      k::scalar::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c2.data(), ldc, n, accumulate);
+      EXPECT_EQ(c1, c2) << "K=" << K << " n=" << n;
+      for (int i = 0; i < 4; ++i)
+        for (int64_t j = 0; j < ldc; ++j) {
+          double want = j < n ? (accumulate ? c0[i * ldc + j] : 0.0) : c0[i * ldc + j];
+          if (j < n)
+            for (int64_t kk = 0; kk < K; ++kk)
+              want += static_cast<double>(a[i * RS + kk * CS]) * b[kk * ldb + j];
+          EXPECT_NEAR(c1[i * ldc + j], want, 1e-5 * std::max(1.0, std::abs(want)));
+        }
+    }
+  }
+}
+
+TEST(Kernels, Gemm4x8MatchesScalarBitForBitAndFloat64) {
+  for (int64_t K : {0, 1, 7, 64, 130}) {
+    expect_gemm_matches<1, 4>(K);    // interleaved rows (pack_rows4)
+    expect_gemm_matches<64, 1>(K);   // rows a fixed stride apart (the score tile)
+  }
+}
+
+TEST(Kernels, PackRows4InterleavesAndZeroPads) {
+  const int64_t cols = 5, stride = 7;
+  const auto x = ref::random(3 * stride, 9);
+  std::vector<float> out(4 * cols, -1.0f);
+  k::pack_rows4(x.data(), stride, 3, cols, out.data());
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < 4; ++r) EXPECT_EQ(out[c * 4 + r], r < 3 ? x[r * stride + c] : 0.0f);
+}
+
+TEST(Kernels, PackPanelsTransposesRowsIntoEightWidePanels) {
+  const int64_t rows = 13, cols = 5, stride = 7;
+  const auto x = ref::random(rows * stride, 8);
+  std::vector<float> p(k::panels_size(rows, cols), -1.0f);
+  ASSERT_EQ(p.size(), 16u * cols);
+  k::pack_panels(x.data(), stride, rows, cols, p.data());
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      EXPECT_EQ(p[(r / 8) * 8 * cols + c * 8 + r % 8], r < rows ? x[r * stride + c] : 0.0f);
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
-#include "attnlab/multihead_rope.hpp"
+#include "attnlab/multihead.hpp"
 #include "attnlab/rope.hpp"
 #include "reference.hpp"
 
@@ -90,8 +90,8 @@ TEST(Rope, MultiHeadAttention) {
       MaskSet masks;
       masks.causal = causal;
       std::vector<float> out(B * L * E), weights(B * L * S);
-      multi_head_attention_rope(query.data(), key.data(), value.data(), B, L, S, p, rp, masks,
-                                out.data(), weights.data(), true, nullptr);
+      multi_head_attention(query.data(), key.data(), value.data(), B, L, S, p, masks, out.data(),
+                           weights.data(), true, nullptr, &rp);
       const ref::MhaResult want = ref::multi_head(
           query.data(), key.data(), value.data(), B, L, S, E, H, in_w.data(), nullptr,
           out_w.data(), nullptr,

@@ -34,3 +34,35 @@ describe.each(VARIANTS)('%s', (variant) => {
     expect(after10k.total).toBeLessThanOrEqual(after100.total);
   });
 });
+
+// Long sequences need O(S) memory, not O(S^2): the S x S scores are never materialised.
+describe('long causal attention', () => {
+  it('H=1, S=16384, d=64 runs in a heap of at most 256 MB, inputs and output included', async () => {
+    const { load } = await import('attnlab');
+    const lib = await load({ variant: 'simd' });
+    const S = 16384, d = 64;
+    const q = randn([1, S, d], 11), k = randn([1, S, d], 12), v = randn([1, S, d], 13);
+    const { output } = lib.attention(q, k, v, { causal: true });
+    expect(output.shape).toEqual([1, S, d]);
+    // Spot-check the first and last rows against the float64 formula.
+    for (const i of [0, 1, S - 1]) {
+      const s = new Float64Array(i + 1);
+      let m = -Infinity;
+      for (let j = 0; j <= i; j++) {
+        let acc = 0;
+        for (let c = 0; c < d; c++) acc += q.data[i * d + c] * k.data[j * d + c];
+        s[j] = acc / Math.sqrt(d);
+        m = Math.max(m, s[j]);
+      }
+      let sum = 0;
+      for (let j = 0; j <= i; j++) sum += (s[j] = Math.exp(s[j] - m));
+      for (let c = 0; c < d; c++) {
+        let want = 0;
+        for (let j = 0; j <= i; j++) want += (s[j] / sum) * v.data[j * d + c];
+        expect(Math.abs(output.data[i * d + c] - want)).toBeLessThanOrEqual(1e-5);
+      }
+    }
+    expect(lib.heapStats().total).toBeLessThanOrEqual(256 * 2 ** 20);
+    lib.dispose();
+  });
+});

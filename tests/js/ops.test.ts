@@ -103,6 +103,7 @@ describe.each(VARIANTS)('%s', (variant) => {
     { name: 'unbatched', B: 0, L: 4, S: 6, E: 8, H: 2, kpm: true },
     { name: 'fully masked query row', B: 1, L: 2, S: 3, E: 4, H: 2, blockRow: true },
   ];
+
   it.each(mhaCases)('multiHeadAttention: $name', (c) => {
     const lead = c.B ? [c.B] : [];
     const Bn = c.B || 1;

@@ -2,6 +2,7 @@
 // softmax of its scores against the keys.
 #pragma once
 #include <cstdint>
+#include <functional>
 
 #include "attnlab/mask.hpp"
 #include "attnlab/scoring.hpp"
@@ -38,8 +39,15 @@ struct AttentionSlice {
   float* weights;  // [Sq, Sk] contiguous, or null
   int64_t b;
 };
-// Computes rows [i0, i1) of the slice (row indices are the masks' query indices).
+
+// Rows [i0, i1) of a slice by the fused kernel (flash_attention.cpp). `k_panels` holds the
+// slice's keys as kernels::pack_panels(s.k, s.k_stride, Sk, D) lays them out.
 void attend_slice(const AttentionSlice& s, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
-                  int64_t Dv, float scale, const MaskSet& masks, float* scratch /* Sk floats */);
+                  int64_t Dv, float scale, const MaskSet& masks, const float* k_panels);
+
+// Slices 0..batch-1 (`slice(b)` describes one), split over the pool into tasks of query rows.
+void attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice, int64_t Sq,
+                   int64_t Sk, int64_t D, int64_t Dv, float scale, const MaskSet& masks,
+                   ThreadPool* pool);
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "attnlab/mask.hpp"
+#include "attnlab/rope.hpp"
 #include "attnlab/thread_pool.hpp"
 
 namespace attnlab {
@@ -20,9 +21,11 @@ struct MultiHeadParams {
 // [B, num_heads] (attn_mask [L, S] or [B*H, L, S] and key_padding_mask [B, S] broadcast there).
 // weights, when not null: [B, L, S] averaged over heads if `average_weights`, else [B, H, L, S].
 // A query whose keys are all masked attends to nothing: zero weights, and its output is the
-// output projection's bias (PyTorch gives NaN there).
+// output projection's bias (PyTorch gives NaN there). `rotary`, when given, applies RoPE to every
+// head's projected queries and keys.
 void multi_head_attention(const float* query, const float* key, const float* value, int64_t B,
                           int64_t L, int64_t S, const MultiHeadParams& p, const MaskSet& masks,
-                          float* out, float* weights, bool average_weights, ThreadPool* pool);
+                          float* out, float* weights, bool average_weights, ThreadPool* pool,
+                          const RopeParams* rotary = nullptr);
 
 }  // namespace attnlab

@@ -1,0 +1,14 @@
+// A dense layer on the gemm_4x8 micro-kernel: y = x W^T + bias, W in PyTorch Linear layout.
+#pragma once
+#include <cstdint>
+
+#include "attnlab/thread_pool.hpp"
+
+namespace attnlab {
+
+// x [rows, in] (row stride ldx), W [out, in], bias [out] or null -> y [rows, out] (row stride
+// ldy). Tasks are fixed blocks of rows, so results do not depend on the thread count.
+void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* W,
+            const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool);
+
+}  // namespace attnlab

@@ -1,0 +1,124 @@
+// Scalar reference kernels: the plain loops every other ISA is checked against. Header-only so
+// the hot loops inline into their callers; natively, -O3 -march=native autovectorises the
+// fixed-size blocks (gemm_4x8 with n == 8 becomes four 8-lane accumulators).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "exp_approx.hpp"
+
+namespace attnlab::kernels::scalar {
+
+inline float dot(const float* a, const float* b, int64_t n) {
+  float s = 0.0f;
+  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+inline void scale(float* x, float alpha, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
+}
+
+inline float max(const float* x, int64_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+inline float exp_approx(float x) {
+  using namespace exp_constants;
+  // Branch-free (clamp, then select), so loops over it vectorise natively.
+  const float xc = x < kMin ? kMin : (x > kMax ? kMax : x);
+  // Round to nearest even by the 1.5 * 2^23 trick: the same value as SIMD128's f32x4.nearest.
+  const float n = (xc * kLog2e + 12582912.0f) - 12582912.0f;
+  const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
+  float p = kP0;
+  p = p * r + kP1;
+  p = p * r + kP2;
+  p = p * r + kP3;
+  p = p * r + kP4;
+  p = p * r + kP5;
+  p = p * r * r + r + 1.0f;
+  // 2^n built in the exponent bits; n in [-126, 128] here, so split to stay in range.
+  const int ni = static_cast<int>(n);
+  const int half = ni / 2;
+  auto pow2 = [](int e) {
+    const uint32_t bits = static_cast<uint32_t>(e + 127) << 23;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  };
+  const float y = p * pow2(half) * pow2(ni - half);
+  return x < kMin ? 0.0f : (x > kMax ? std::numeric_limits<float>::infinity() : y);  // 0 for -inf
+}
+
+inline float exp_shift_sum(float* x, float shift, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = exp_approx(x[i] - shift);  // vectorises natively
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  return sum;
+}
+
+// x[i] = -inf where the mask byte says "blocked": m[i] != 0 when nonzero_blocks, else m[i] == 0.
+inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) {
+  const float blocked = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i)
+    if ((m[i] != 0) == nonzero_blocks) x[i] = blocked;
+}
+
+// Index of the first NaN or +-inf in x[0..n) (-inf allowed when neg_inf_ok), or -1.
+inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i)
+    if (!(x[i] - x[i] == 0.0f) && !(neg_inf_ok && x[i] == neg_inf)) return i;
+  return -1;
+}
+
+// The register block of every matrix product here: c[4][n] = (accumulate ? c : 0) + A b for
+// n <= 8, A[i][k] = a[i * RS + k * CS] (strides known at compile time, so a SIMD build addresses
+// the four rows by constant offsets), b[k][j] = b[k * ldb + j], c row stride ldc. Each c element
+// sums its K products in order k = 0, 1, ... so every ISA's version gives the same bits.
+// Natively the 8 columns become one AVX vector (`omp simd`, with -fopenmp-simd); GCC would
+// rather vectorise the K loop (then add lane by lane, in order), so that is switched off here.
+template <int64_t RS, int64_t CS>
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-vectorize")))
+#endif
+inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int64_t n, bool accumulate) {
+  float acc[4][8] = {};
+  if (n == 8) {  // constant trip counts: what the native compiler vectorises
+    if (accumulate)
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 8; ++j) acc[i][j] = c[i * ldc + j];
+    for (int64_t k = 0; k < K; ++k) {
+      const float* bk = b + k * ldb;
+      const float a0 = a[k * CS], a1 = a[RS + k * CS], a2 = a[2 * RS + k * CS], a3 = a[3 * RS + k * CS];
+#pragma omp simd
+      for (int j = 0; j < 8; ++j) {
+        acc[0][j] += a0 * bk[j];
+        acc[1][j] += a1 * bk[j];
+        acc[2][j] += a2 * bk[j];
+        acc[3][j] += a3 * bk[j];
+      }
+    }
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 8; ++j) c[i * ldc + j] = acc[i][j];
+    return;
+  }
+  if (accumulate)
+    for (int i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] = c[i * ldc + j];
+  for (int64_t k = 0; k < K; ++k)
+    for (int i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
+  for (int i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
+}
+
+}  // namespace attnlab::kernels::scalar

@@ -1,0 +1,190 @@
+// WebAssembly SIMD128 kernels: four float lanes. Twins of scalar.hpp; tails fall back to the
+// scalar loop so any length works. Header-only so hot loops inline (no call per dot product).
+#pragma once
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+
+#include <limits>
+
+#include "exp_approx.hpp"
+#include "scalar.hpp"
+
+namespace attnlab::kernels::simd128 {
+namespace detail {
+
+inline float hsum(v128_t v) {
+  return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+         (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+}
+
+inline float hmax(v128_t v) {
+  const float a = wasm_f32x4_extract_lane(v, 0), b = wasm_f32x4_extract_lane(v, 1);
+  const float c = wasm_f32x4_extract_lane(v, 2), d = wasm_f32x4_extract_lane(v, 3);
+  const float ab = a > b ? a : b, cd = c > d ? c : d;
+  return ab > cd ? ab : cd;
+}
+
+// exp of four lanes x <= 0, all a softmax needs (scalar::exp_approx's twin there): no overflow
+// path, and 2^n with n in [-126, 0] is one normal float, so one multiply by it gives the bits of
+// the scalar twin's two half-steps. n is rounded by adding 1.5 * 2^23 (as the twin does), which
+// leaves n in the low mantissa bits: shifted into the exponent field, they are 2^n's bits.
+inline v128_t exp4_nonpositive(v128_t x) {
+  using namespace exp_constants;
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);
+  const v128_t too_small = wasm_f32x4_lt(x, wasm_f32x4_splat(kMin));
+  x = wasm_f32x4_pmax(wasm_f32x4_splat(kMin), x);
+  const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), magic);
+  const v128_t n = wasm_f32x4_sub(t, magic);
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
+  v128_t p = wasm_f32x4_splat(kP0);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP1));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP2));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP3));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP4));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP5));
+  p = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(p, r), r), r),
+                     wasm_f32x4_splat(1.0f));
+  const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
+  return wasm_v128_andnot(wasm_f32x4_mul(p, pow2n), too_small);
+}
+
+}  // namespace detail
+
+inline float exp_approx(float x) { return scalar::exp_approx(x); }
+
+inline float dot(const float* a, const float* b, int64_t n) {
+  v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+    s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(wasm_v128_load(a + i + 4), wasm_v128_load(b + i + 4)));
+    s2 = wasm_f32x4_add(s2, wasm_f32x4_mul(wasm_v128_load(a + i + 8), wasm_v128_load(b + i + 8)));
+    s3 = wasm_f32x4_add(s3,
+                        wasm_f32x4_mul(wasm_v128_load(a + i + 12), wasm_v128_load(b + i + 12)));
+  }
+  for (; i + 4 <= n; i += 4)
+    s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+  float s = detail::hsum(wasm_f32x4_add(wasm_f32x4_add(s0, s1), wasm_f32x4_add(s2, s3)));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+  const v128_t va = wasm_f32x4_splat(alpha);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    wasm_v128_store(y + i, wasm_f32x4_add(wasm_v128_load(y + i),
+                                          wasm_f32x4_mul(va, wasm_v128_load(x + i))));
+  for (; i < n; ++i) y[i] += alpha * x[i];
+}
+
+inline void scale(float* x, float alpha, int64_t n) {
+  const v128_t va = wasm_f32x4_splat(alpha);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, wasm_f32x4_mul(wasm_v128_load(x + i), va));
+  for (; i < n; ++i) x[i] *= alpha;
+}
+
+inline float max(const float* x, int64_t n) {
+  v128_t m = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) m = wasm_f32x4_pmax(m, wasm_v128_load(x + i));
+  float r = detail::hmax(m);
+  for (; i < n; ++i) r = x[i] > r ? x[i] : r;
+  return r;
+}
+
+inline float exp_shift_sum(float* x, float shift, int64_t n) {
+  const v128_t vs = wasm_f32x4_splat(shift);
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t e = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
+    wasm_v128_store(x + i, e);
+    acc = wasm_f32x4_add(acc, e);
+  }
+  float sum = detail::hsum(acc);
+  for (; i < n; ++i) {
+    x[i] = scalar::exp_approx(x[i] - shift);
+    sum += x[i];
+  }
+  return sum;
+}
+
+inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) {
+  const v128_t blocked = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  const v128_t zero = wasm_i32x4_splat(0);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t bytes = wasm_v128_load32_zero(m + i);  // four mask bytes, widened to lanes
+    const v128_t wide = wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(bytes));
+    const v128_t hit = nonzero_blocks ? wasm_i32x4_ne(wide, zero) : wasm_i32x4_eq(wide, zero);
+    wasm_v128_store(x + i, wasm_v128_bitselect(blocked, wasm_v128_load(x + i), hit));
+  }
+  scalar::mask_bytes(x + i, m + i, nonzero_blocks, n - i);
+}
+
+inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
+  // x - x is 0 for finite x and NaN otherwise; a block with a bad lane goes to the scalar loop.
+  const v128_t neg_inf = wasm_f32x4_splat(neg_inf_ok ? -std::numeric_limits<float>::infinity() : 0.0f);
+  const v128_t zero = wasm_f32x4_splat(0.0f);
+  auto ok = [&](const float* p) {
+    const v128_t v = wasm_v128_load(p);
+    return wasm_v128_or(wasm_f32x4_eq(wasm_f32x4_sub(v, v), zero), wasm_f32x4_eq(v, neg_inf));
+  };
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t all = wasm_v128_and(wasm_v128_and(ok(x + i), ok(x + i + 4)),
+                                     wasm_v128_and(ok(x + i + 8), ok(x + i + 12)));
+    if (!wasm_i32x4_all_true(all)) break;
+  }
+  const int64_t j = scalar::find_nonfinite(x + i, n - i, neg_inf_ok);
+  return j < 0 ? -1 : i + j;
+}
+
+// Twin of scalar::gemm_4x8: eight f32x4 accumulators (4 rows x 8 columns) stay in registers
+// while the K loop streams one 8-wide row of b and four broadcasts of A per step; A's rows sit
+// at constant offsets from one pointer, which saves V8 an address computation per broadcast.
+template <int64_t RS, int64_t CS>
+inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int64_t n, bool accumulate) {
+  if (n != 8) {
+    scalar::gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
+    return;
+  }
+  v128_t c00 = wasm_f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00;
+  v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  float* c0 = c;
+  float* c1 = c + ldc;
+  float* c2 = c + 2 * ldc;
+  float* c3 = c + 3 * ldc;
+  if (accumulate) {
+    c00 = wasm_v128_load(c0), c01 = wasm_v128_load(c0 + 4);
+    c10 = wasm_v128_load(c1), c11 = wasm_v128_load(c1 + 4);
+    c20 = wasm_v128_load(c2), c21 = wasm_v128_load(c2 + 4);
+    c30 = wasm_v128_load(c3), c31 = wasm_v128_load(c3 + 4);
+  }
+  for (const float* end = a + K * CS; a != end; a += CS, b += ldb) {
+    const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+    v128_t x = wasm_v128_load32_splat(a);
+    c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, b0));
+    c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, b1));
+    x = wasm_v128_load32_splat(a + RS);
+    c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x, b0));
+    c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x, b1));
+    x = wasm_v128_load32_splat(a + 2 * RS);
+    c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x, b0));
+    c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x, b1));
+    x = wasm_v128_load32_splat(a + 3 * RS);
+    c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x, b0));
+    c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x, b1));
+  }
+  wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
+  wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);
+  wasm_v128_store(c2, c20), wasm_v128_store(c2 + 4, c21);
+  wasm_v128_store(c3, c30), wasm_v128_store(c3 + 4, c31);
+}
+
+}  // namespace attnlab::kernels::simd128
+#endif

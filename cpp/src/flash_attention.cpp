@@ -1,0 +1,153 @@
+// The fused attention kernel (flash-attention style): tiles of query rows against tiles of keys
+// with an online softmax (running max and sum per row), so the Sq x Sk score matrix exists only
+// when the caller asks for the weights. Causal masks and valid lengths cut each row's key range:
+// tiles past it are skipped, and only tiles that straddle it are masked element by element.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "attnlab/attention.hpp"
+#include "kernels.hpp"
+
+namespace attnlab {
+namespace {
+
+constexpr int64_t kKeyTile = 64;       // keys per softmax tile (a multiple of the 8-key panels)
+constexpr int64_t kRowsPerTask = 64;   // query rows per parallel task (a multiple of 4)
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// Scores s[0..width) of row i against keys j0.. : keys at or past `hi` are hidden, and the
+// element-wise masks apply to the visible ones.
+void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, float* s,
+               int64_t width) {
+  const int64_t vis = std::clamp<int64_t>(hi - j0, 0, width);
+  for (int64_t j = vis; j < width; ++j) s[j] = kNegInf;
+  if (vis == 0) return;
+  for (const BoolMask& bm : m.bools) {
+    const int64_t cs = bm.at.col_stride;
+    const uint8_t* row = bm.data + bm.at.batch_offset[b] + i * bm.at.row_stride + j0 * cs;
+    if (cs == 1) {
+      kernels::mask_bytes(s, row, bm.true_means_blocked, vis);
+    } else {
+      for (int64_t j = 0; j < vis; ++j)
+        if ((row[j * cs] != 0) == bm.true_means_blocked) s[j] = kNegInf;
+    }
+  }
+  for (const AdditiveMask& am : m.additive) {
+    const int64_t cs = am.at.col_stride;
+    const float* row = am.data + am.at.batch_offset[b] + i * am.at.row_stride + j0 * cs;
+    if (cs == 1) {
+      kernels::axpy(1.0f, row, s, vis);
+    } else {
+      for (int64_t j = 0; j < vis; ++j) s[j] += row[j * cs];
+    }
+  }
+}
+
+}  // namespace
+
+void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
+                  int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
+  const int64_t rows = i1 - i0, R = round_up(rows, 4);
+  // Per task: q rows pre-scaled, interleaved by 4 (gemm_4x8's A operand; zero rows pad the last
+  // group), the output accumulators, running max and sum per row, and one 4 x kKeyTile score tile.
+  std::unique_ptr<float[]> buf(new float[R * D + R * Dv + 2 * R + 4 * kKeyTile]);
+  float* qs = buf.get();
+  float* acc = qs + R * D;
+  float* run_max = acc + R * Dv;
+  float* run_sum = run_max + R;
+  float* s = run_sum + R;
+  std::unique_ptr<int64_t[]> hi(new int64_t[R]);
+  int64_t hi_all = 0;
+  for (int64_t g = 0; g < R; g += 4)
+    kernels::pack_rows4(sl.q + (i0 + g) * sl.q_stride, sl.q_stride, std::min<int64_t>(4, rows - g), D,
+                        qs + g * D);
+  kernels::scale(qs, scale, R * D);
+  for (int64_t r = 0; r < R; ++r) {
+    hi[r] = r < rows ? visible_keys(masks, sl.b, i0 + r, Sk) : 0;
+    hi_all = std::max(hi_all, hi[r]);
+    run_max[r] = kNegInf;
+    run_sum[r] = 0.0f;
+  }
+  std::memset(acc, 0, sizeof(float) * static_cast<size_t>(R * Dv));
+  const bool element_masks = !masks.bools.empty() || !masks.additive.empty();
+
+  // Key tiles outside, groups of 4 rows inside: a tile of K panels and V rows is reused by all
+  // the task's rows while it is in cache.
+  for (int64_t j0 = 0; j0 < hi_all; j0 += kKeyTile) {
+    for (int64_t g = 0; g < R; g += 4) {
+      const int64_t hmax = std::max({hi[g], hi[g + 1], hi[g + 2], hi[g + 3]});
+      const int64_t hmin = std::min({hi[g], hi[g + 1], hi[g + 2], hi[g + 3]});
+      if (j0 >= hmax) continue;  // every key of the tile is hidden from these rows
+      const int64_t w = std::min(kKeyTile, hmax - j0), wp = round_up(w, 8);
+      for (int64_t p = 0; p < wp; p += 8)
+        kernels::gemm_4x8<1, 4>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
+
+      bool any = false;
+      for (int64_t r = 0; r < 4; ++r) {
+        float* sr = s + r * kKeyTile;
+        const int64_t row = g + r;
+        if (element_masks || j0 + wp > hmin) mask_tile(masks, sl.b, i0 + row, j0, hi[row], sr, wp);
+        if (sl.weights && row < rows)  // raw masked scores; normalised once the row is done
+          std::memcpy(sl.weights + (i0 + row) * Sk + j0, sr, sizeof(float) * static_cast<size_t>(w));
+        const float m = std::max(run_max[row], kernels::max(sr, wp));
+        if (m == kNegInf) {  // nothing visible to this row yet
+          std::memset(sr, 0, sizeof(float) * static_cast<size_t>(wp));
+          continue;
+        }
+        any = true;
+        const float alpha = kernels::exp_approx(run_max[row] - m);  // 0 on the first tile
+        run_sum[row] = run_sum[row] * alpha + kernels::exp_shift_sum(sr, m, wp);
+        if (alpha != 1.0f) kernels::scale(acc + row * Dv, alpha, Dv);
+        run_max[row] = m;
+      }
+      if (!any) continue;
+      const float* v = sl.v + j0 * sl.v_stride;
+      for (int64_t c = 0; c < Dv; c += 8)
+        kernels::gemm_4x8<kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv,
+                                       std::min<int64_t>(8, Dv - c), true);
+    }
+  }
+
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t i = i0 + r;
+    float* out = sl.out + i * sl.out_stride;
+    const float inv = run_sum[r] > 0.0f ? 1.0f / run_sum[r] : 0.0f;  // 0: every key masked
+    for (int64_t c = 0; c < Dv; ++c) out[c] = acc[r * Dv + c] * inv;
+    if (sl.weights) {
+      float* wr = sl.weights + i * Sk;
+      if (inv != 0.0f) {
+        kernels::exp_shift_sum(wr, run_max[r], hi[r]);
+        kernels::scale(wr, inv, hi[r]);
+      } else {
+        std::memset(wr, 0, sizeof(float) * static_cast<size_t>(hi[r]));
+      }
+      std::memset(wr + hi[r], 0, sizeof(float) * static_cast<size_t>(Sk - hi[r]));
+    }
+  }
+}
+
+void attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice, int64_t Sq,
+                   int64_t Sk, int64_t D, int64_t Dv, float scale, const MaskSet& masks,
+                   ThreadPool* pool) {
+  // Keys packed once per slice (O(Sk D), not O(Sq Sk)): the QK^T panels of every task.
+  const int64_t panel_size = kernels::panels_size(Sk, D);
+  std::unique_ptr<float[]> panels(new float[batch * panel_size]);
+  parallel_for(pool, batch, [&](int64_t b) {
+    const AttentionSlice s = slice(b);
+    kernels::pack_panels(s.k, s.k_stride, Sk, D, panels.get() + b * panel_size);
+  });
+  // Tasks of kRowsPerTask rows, so the split (and every result bit) is the same for any thread
+  // count. Later rows see more keys under a causal mask: hand those out first to balance.
+  const int64_t blocks = (Sq + kRowsPerTask - 1) / kRowsPerTask;
+  parallel_for(pool, batch * blocks, [&](int64_t t) {
+    const int64_t b = t % batch, i0 = (blocks - 1 - t / batch) * kRowsPerTask;
+    attend_slice(slice(b), i0, std::min(Sq, i0 + kRowsPerTask), Sk, D, Dv, scale, masks,
+                 panels.get() + b * panel_size);
+  });
+}
+
+}  // namespace attnlab

@@ -1,0 +1,53 @@
+#include "attnlab/linear.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "kernels.hpp"
+
+namespace attnlab {
+namespace {
+constexpr int64_t kRowsPerTask = 32;  // rows of x per task: their [32, in] block stays in cache
+}
+
+void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* W,
+            const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool) {
+  // W's rows become 8-column panels of the micro-kernel's b operand (O(in * out), once).
+  const int64_t panel_size = 8 * in;
+  std::unique_ptr<float[]> panels(new float[kernels::panels_size(out, in)]);
+  const int64_t num_panels = (out + 7) / 8;
+  parallel_for(pool, num_panels, [&](int64_t p) {
+    kernels::pack_panels(W + p * 8 * in, in, std::min<int64_t>(8, out - p * 8), in,
+                         panels.get() + p * panel_size);
+  });
+  parallel_for(pool, (rows + kRowsPerTask - 1) / kRowsPerTask, [&](int64_t t) {
+    const int64_t r0 = t * kRowsPerTask, r1 = std::min(rows, r0 + kRowsPerTask);
+    // The task's rows interleaved by 4 (gemm_4x8's A operand), once for all panels.
+    const int64_t R = (r1 - r0 + 3) / 4 * 4;
+    std::unique_ptr<float[]> xs(new float[R * in]);
+    for (int64_t g = 0; g < R; g += 4)
+      kernels::pack_rows4(x + (r0 + g) * ldx, ldx, std::min<int64_t>(4, r1 - r0 - g), in, xs.get() + g * in);
+    float tail[4 * 8];  // the last block when fewer than 4 rows are left
+    for (int64_t p = 0; p < num_panels; ++p) {
+      const float* panel = panels.get() + p * panel_size;
+      const int64_t n = std::min<int64_t>(8, out - p * 8);
+      for (int64_t g = 0; g < R; g += 4) {
+        float* yg = y + (r0 + g) * ldy + p * 8;
+        const int64_t m = std::min<int64_t>(4, r1 - r0 - g);
+        if (m == 4) {
+          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, yg, ldy, n, false);
+        } else {
+          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, tail, 8, n, false);
+          for (int64_t i = 0; i < m; ++i)
+            std::memcpy(yg + i * ldy, tail + i * 8, sizeof(float) * static_cast<size_t>(n));
+        }
+      }
+    }
+    if (bias)
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t j = 0; j < out; ++j) y[r * ldy + j] += bias[j];
+  });
+}
+
+}  // namespace attnlab

@@ -1,0 +1,96 @@
+// The markdown report of a benchmark run: every peer's median time and GFLOP/s per shape, then
+// the ratios the targets are stated in.
+
+const jobName = (j) => `${j.causal ? 'causal ' : ''}H${j.H} S${j.S}`;
+const key = (j) => `${j.H}/${j.S}/${j.causal}`;
+const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
+
+function cell(row, tolerance) {
+  if (!row) return '-';
+  if (row.error) return 'failed';
+  const ok = row.maxError <= tolerance ? '' : ` ✗ err ${row.maxError.toExponential(1)}`;
+  return `${fmt(row.ms, row.ms < 10 ? 2 : 1)} / ${fmt(row.gflops)}${ok}`;
+}
+
+function find(results, name, threads) {
+  return results.peers.find((p) => p.name === name && p.threads === threads);
+}
+
+function rowOf(peer, job) {
+  return peer?.rows.find((r) => key(r) === key(job) && !r.error && r.maxError <= Infinity);
+}
+
+export function markdown(results) {
+  const jobs = results.peers.find((p) => p.rows.length)?.rows ?? [];
+  const out = [];
+  const m = results.machine;
+  out.push(`# attnlab benchmark, ${results.date.slice(0, 10)}`, '');
+  out.push(`- machine: ${m.cpu}, ${m.cores} cores; Node ${m.node} (V8 ${m.v8}); ${m.emscripten ?? ''}`);
+  out.push(`- packages: ${Object.entries(results.packages).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(`- float32, d = ${results.d}; median of ${results.runs} runs after warm-up; JS Float32Array in to JS Float32Array out`);
+  out.push(`- GFLOP/s = ${results.flops}; WASM SIMD128 f32x4 mul+add peak of one core: ${fmt(results.peak.gflops)} GFLOP/s (best of a run before and after the peers: ${fmt(results.peak.before)}, ${fmt(results.peak.after)})`);
+  out.push(`- timed calls go round-robin over the peers (one call each per round), so load from elsewhere falls on all alike; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
+  out.push(`- every output checked against a float64 reference (max |err| / max(1, |ref|) <= ${results.tolerance}; S = 8192 on 256 sampled rows); ✗ marks a miss`);
+  out.push('', '## Median ms / GFLOP/s', '');
+  out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`);
+  out.push(`|---|---|${jobs.map(() => '---|').join('')}`);
+  for (const p of results.peers) {
+    const threads = p.info?.threads !== undefined && p.info.threads !== p.threads ? `${p.threads} (ran ${p.info.threads})` : `${p.threads}`;
+    if (p.error && !p.rows.length) {
+      out.push(`| ${p.name} | ${threads} | ${jobs.map(() => '-').join(' | ')} |`, '', `${p.name}, ${p.threads} threads: ${p.error}`, '');
+      continue;
+    }
+    out.push(`| ${p.name} | ${threads} | ${jobs.map((j) => cell(p.rows.find((r) => key(r) === key(j)), results.tolerance)).join(' | ')} |`);
+  }
+  out.push('', `Fraction of the SIMD128 peak, attnlab simd at 1 thread: ${jobs.map((j) => {
+    const r = rowOf(find(results, 'attnlab simd', 1), j);
+    return `${jobName(j)} ${r ? fmt((100 * r.gflops) / results.peak.gflops, 0) + '%' : '-'}`;
+  }).join(', ')}.`);
+
+  out.push('', '## Ratios (time of the peer / time of attnlab; higher is better for attnlab)', '');
+  const ortNames = results.peers.filter((p) => p.kind === 'ort').map((p) => p.name);
+  const fastestOrt = (threads, j) => {
+    let best = null;
+    for (const name of new Set(ortNames)) {
+      const r = rowOf(find(results, name, threads), j);
+      if (r && r.maxError <= results.tolerance && (!best || r.ms < best.ms)) best = { ...r, name };
+    }
+    return best;
+  };
+  const simd1 = find(results, 'attnlab simd', 1), simd2 = find(results, 'attnlab simd-threads', 2);
+  const tf1 = find(results, 'TF.js WASM', 1);
+  out.push('| shape | vs fastest ORT-web, 1 thread | vs fastest ORT-web, 2 threads | attnlab 2-thread speed-up | vs TF.js WASM, 1 thread |');
+  out.push('|---|---|---|---|---|');
+  for (const j of jobs) {
+    const a1 = rowOf(simd1, j), a2 = rowOf(simd2, j), o1 = fastestOrt(1, j), o2 = fastestOrt(2, j), t1 = rowOf(tf1, j);
+    const ratio = (peer, ours) => (peer && ours ? `${fmt(peer.ms / ours.ms, 2)}x${peer.name ? ` (${peer.name.replace('ORT-web ', '')})` : ''}` : '-');
+    out.push(`| ${jobName(j)} | ${ratio(o1, a1)} | ${ratio(o2, a2)} | ${a1 && a2 ? fmt(a1.ms / a2.ms, 2) + 'x' : '-'} | ${ratio(t1, a1)} |`);
+  }
+  if (results.memory) {
+    const x = results.memory;
+    out.push('', `Memory: H=1, S=${x.S}, d=64, causal on attnlab ${x.variant}: ${fmt(x.ms, 0)} ms, WebAssembly heap ${fmt(x.heapAfter / 2 ** 20, 0)} MB after the call (${fmt(x.heapBefore / 2 ** 20, 0)} MB before; inputs and output included; target <= 256 MB).`);
+  }
+  if (results.mha?.rows.length) {
+    const x = results.mha;
+    out.push('', `## Multi-head attention with projections (E = ${x.E}, H = ${x.H}, S = ${x.S}, B = 1)`, '');
+    out.push('| attnlab | threads | MHA call ms | linear [S, E] x [E, E] ms | attention core ms | MHA / (4 linear + core) |');
+    out.push('|---|---|---|---|---|---|');
+    for (const r of x.rows) out.push(`| ${r.variant} | ${r.threads} | ${fmt(r.mha, 2)} | ${fmt(r.linear, 2)} | ${fmt(r.core, 2)} | ${fmt(r.mha / (4 * r.linear + r.core), 2)} |`);
+  }
+  if (results.native) {
+    out.push('', '## Native (Google Benchmark, g++ -O3 -march=native, same kernels autovectorised) vs WASM SIMD128', '');
+    out.push('| benchmark | native ms | native GFLOP/s | WASM simd ms | native speed / WASM speed |');
+    out.push('|---|---|---|---|---|');
+    for (const b of results.native.benchmarks ?? []) {
+      const mt = /^attention\/H(\d+)\/S(\d+)\/(dense|causal)\/threads:(\d+)/.exec(b.name);
+      let wasm = null;
+      if (mt) {
+        const j = { H: +mt[1], S: +mt[2], causal: mt[3] === 'causal' };
+        wasm = rowOf(+mt[4] === 1 ? simd1 : simd2, j);
+      }
+      const ms = b.real_time;  // benchmarks report in ms
+      out.push(`| ${b.name} | ${fmt(ms, 2)} | ${fmt(b.GFLOPs / 1e9)} | ${wasm ? fmt(wasm.ms, 2) : '-'} | ${wasm ? fmt(wasm.ms / ms, 2) + 'x' : '-'} |`);
+    }
+  }
+  return out.join('\n') + '\n';
+}

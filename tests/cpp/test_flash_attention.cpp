@@ -1,0 +1,180 @@
+// The fused (flash-style) attention path against the float64 reference: masks, valid lengths,
+// causal with Sq != Sk, weights on and off, tails of every tile size, and thread counts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attnlab/attention.hpp"
+#include "attnlab/linear.hpp"
+#include "reference.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+struct Case {
+  int64_t batch, Sq, Sk, D, Dv;
+  bool causal = false;
+  std::vector<int32_t> valid_lens;  // empty, one per slice, or one per row
+  bool bool_mask = false;           // [Sq, Sk], true = may attend
+  bool key_mask = false;            // [batch, 1, Sk] bytes, nonzero = blocked
+  bool additive = false;            // [Sq, Sk] floats with some -inf
+};
+
+// The WebAssembly test build without pthreads runs everything on the calling thread.
+bool threads_available() {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  return false;
+#else
+  return true;
+#endif
+}
+
+struct Result {
+  std::vector<float> out, weights;
+};
+
+struct Inputs {
+  std::vector<float> q, k, v, add;
+  std::vector<uint8_t> allow, block;
+};
+
+Inputs make_inputs(const Case& c) {
+  Inputs in;
+  in.q = ref::random(c.batch * c.Sq * c.D, 1, -2.0f, 2.0f);
+  in.k = ref::random(c.batch * c.Sk * c.D, 2, -2.0f, 2.0f);
+  in.v = ref::random(c.batch * c.Sk * c.Dv, 3);
+  in.allow.resize(c.Sq * c.Sk);
+  for (size_t i = 0; i < in.allow.size(); ++i) in.allow[i] = (i * 2654435761u >> 7) % 5 != 0;
+  in.block.resize(c.batch * c.Sk);
+  for (size_t i = 0; i < in.block.size(); ++i) in.block[i] = i % 7 == 3;
+  in.add = ref::random(c.Sq * c.Sk, 9);
+  for (size_t i = 0; i < in.add.size(); i += 11) in.add[i] = -std::numeric_limits<float>::infinity();
+  return in;
+}
+
+MaskSet make_masks(const Case& c, const Inputs& in) {
+  MaskSet m;
+  m.causal = c.causal;
+  const Shape target{c.batch, c.Sq, c.Sk};
+  if (c.bool_mask) m.bools.push_back({in.allow.data(), broadcast_to({c.Sq, c.Sk}, target, "m"), false});
+  if (c.key_mask) m.bools.push_back({in.block.data(), broadcast_to({c.batch, 1, c.Sk}, target, "k"), true});
+  if (c.additive) m.additive.push_back({in.add.data(), broadcast_to({c.Sq, c.Sk}, target, "a")});
+  if (!c.valid_lens.empty())
+    m.valid_lens = make_valid_lens(c.valid_lens.data(), static_cast<int64_t>(c.valid_lens.size()),
+                                   {c.batch}, c.Sq, c.Sk, "v");
+  return m;
+}
+
+Result run(const Case& c, const Inputs& in, bool weights, ThreadPool* pool) {
+  AttentionDims d;
+  d.lead = {c.batch};
+  d.Sq = c.Sq, d.Sk = c.Sk, d.Dq = d.Dk = c.D, d.Dv = c.Dv;
+  Result r;
+  r.out.assign(c.batch * c.Sq * c.Dv, -7.0f);
+  if (weights) r.weights.assign(c.batch * c.Sq * c.Sk, -7.0f);
+  attention(in.q.data(), in.k.data(), in.v.data(), d, Score::ScaledDot, {}, make_masks(c, in),
+            r.out.data(), weights ? r.weights.data() : nullptr, pool);
+  return r;
+}
+
+void expect_matches_reference(const Case& c) {
+  const Inputs in = make_inputs(c);
+  const Result got = run(c, in, true, nullptr);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(c.D));
+  std::vector<double> out, weights;
+  ref::attention(
+      c.batch, c.Sq, c.Sk, c.Dv,
+      [&](int64_t b, int64_t i, int64_t j) {
+        double s = scale * ref::dot(&in.q[(b * c.Sq + i) * c.D], &in.k[(b * c.Sk + j) * c.D], c.D);
+        if (c.additive) s += in.add[i * c.Sk + j];
+        return s;
+      },
+      [&](int64_t b, int64_t i, int64_t j) {
+        if (c.causal && j > i) return false;
+        if (!c.valid_lens.empty()) {
+          const int32_t v = c.valid_lens.size() == static_cast<size_t>(c.batch)
+                                ? c.valid_lens[b]
+                                : c.valid_lens[b * c.Sq + i];
+          if (j >= v) return false;
+        }
+        if (c.bool_mask && !in.allow[i * c.Sk + j]) return false;
+        if (c.key_mask && in.block[b * c.Sk + j]) return false;
+        return true;
+      },
+      in.v, out, weights);
+  for (size_t x = 0; x < out.size(); ++x)
+    ASSERT_NEAR(got.out[x], out[x], 1e-5 * std::max(1.0, std::abs(out[x]))) << "out " << x;
+  for (size_t x = 0; x < weights.size(); ++x) {
+    ASSERT_NEAR(got.weights[x], weights[x], 1e-5) << "weight " << x;
+    if (weights[x] == 0.0) ASSERT_EQ(got.weights[x], 0.0f) << "masked weight " << x;
+  }
+  // The output does not depend on whether weights were asked for, nor on the thread count.
+  const Result no_weights = run(c, in, false, nullptr);
+  EXPECT_EQ(no_weights.out, got.out);
+  if (!threads_available()) return;
+  ThreadPool pool(3);
+  const Result threaded = run(c, in, true, &pool);
+  EXPECT_EQ(threaded.out, got.out);
+  EXPECT_EQ(threaded.weights, got.weights);
+}
+
+}  // namespace
+
+TEST(FlashAttention, DenseTailsOfEveryTile) { expect_matches_reference({2, 70, 131, 67, 33}); }
+TEST(FlashAttention, HeadSize64ManyTiles) { expect_matches_reference({2, 200, 300, 64, 64}); }
+TEST(FlashAttention, CausalSquare) { expect_matches_reference({2, 150, 150, 64, 64, true}); }
+TEST(FlashAttention, CausalSqLessThanSk) { expect_matches_reference({1, 37, 200, 16, 24, true}); }
+TEST(FlashAttention, CausalSqGreaterThanSk) { expect_matches_reference({1, 200, 37, 16, 8, true}); }
+TEST(FlashAttention, ValidLensPerSlice) {
+  expect_matches_reference({3, 50, 140, 32, 16, false, {140, 0, 65}});
+}
+TEST(FlashAttention, ValidLensPerRowWithCausal) {
+  Case c{1, 90, 90, 8, 8, true};
+  for (int i = 0; i < 90; ++i) c.valid_lens.push_back((i * 37) % 91);
+  expect_matches_reference(c);
+}
+TEST(FlashAttention, BoolMaskKeyPaddingAndAdditive) {
+  expect_matches_reference({2, 80, 150, 64, 64, false, {}, true, true, true});
+}
+TEST(FlashAttention, EverythingAtOnce) {
+  expect_matches_reference({2, 100, 100, 24, 40, true, {100, 51}, true, true, true});
+}
+TEST(FlashAttention, NoKeys) { expect_matches_reference({2, 5, 0, 8, 8}); }
+
+TEST(FlashAttention, LargeLogitsStayFinite) {
+  // Scores of +-1e4: the running max must keep every exp in range.
+  Case c{1, 9, 200, 4, 4};
+  Inputs in = make_inputs(c);
+  for (auto& x : in.q) x *= 100.0f;
+  for (auto& x : in.k) x *= 100.0f;
+  const Result r = run(c, in, true, nullptr);
+  for (float x : r.out) ASSERT_TRUE(std::isfinite(x));
+  for (float x : r.weights) ASSERT_TRUE(std::isfinite(x));
+}
+
+TEST(Linear, MatchesFloat64WithBiasStridesAndRowTails) {
+  const int64_t rows = 70, in = 37, out = 21, ldx = 40, ldy = 25;
+  const auto x = ref::random(rows * ldx, 1), W = ref::random(out * in, 2), b = ref::random(out, 3);
+  for (bool bias : {false, true}) {
+    std::vector<float> y(rows * ldy, -7.0f), y3 = y;
+    linear(x.data(), ldx, rows, in, W.data(), bias ? b.data() : nullptr, out, y.data(), ldy, nullptr);
+    if (threads_available()) {
+      ThreadPool pool(3);
+      linear(x.data(), ldx, rows, in, W.data(), bias ? b.data() : nullptr, out, y3.data(), ldy, &pool);
+      EXPECT_EQ(y, y3);
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < ldy; ++j) {
+        if (j >= out) {
+          ASSERT_EQ(y[r * ldy + j], -7.0f);
+          continue;
+        }
+        double want = bias ? b[j] : 0.0;
+        want += ref::dot(&x[r * ldx], &W[j * in], in);
+        ASSERT_NEAR(y[r * ldy + j], want, 1e-5 * std::max(1.0, std::abs(want)));
+      }
+  }
+}
