@@ -33,7 +33,8 @@ inline float max(const float* x, int64_t n) {
 inline float exp_approx(float x) {
   using namespace exp_constants;
   // Branch-free (clamp, then select), so loops over it vectorise natively.
-  const float xc = x < kMin ? kMin : (x > kMax ? kMax : x);
+  // NaN compares false everywhere: it selects kMin here (no NaN-to-int conversion below).
+  const float xc = x >= kMin ? (x > kMax ? kMax : x) : kMin;
   // Round to nearest even by the 1.5 * 2^23 trick: the same value as SIMD128's f32x4.nearest.
   const float n = (xc * kLog2e + 12582912.0f) - 12582912.0f;
   const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
@@ -54,6 +55,7 @@ inline float exp_approx(float x) {
     return f;
   };
   const float y = p * pow2(half) * pow2(ni - half);
+  if (x != x) return x;  // NaN in, NaN out
   return x < kMin ? 0.0f : (x > kMax ? std::numeric_limits<float>::infinity() : y);  // 0 for -inf
 }
 

@@ -54,8 +54,9 @@ void multi_head_attention(const float* query, const float* key, const float* val
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   // Heads are strided views into Q, K, V and `heads`: no transposing copies. With no keys every
-  // row is masked and `heads` stays zero (K and V are empty then: nothing to point into).
-  attend_slices(S > 0 ? B * H : 0, [&](int64_t bh) {
+  // row is masked and `heads` stays zero; with no queries there is nothing to do (and an empty
+  // buffer has no data to point into).
+  attend_slices(S > 0 && L > 0 ? B * H : 0, [&](int64_t bh) {
     const int64_t b = bh / H, h = bh % H;
     return AttentionSlice{Q.data() + b * L * E + h * hd,     E,
                           K.data() + b * S * E + h * hd,     E,

@@ -36,7 +36,7 @@ const cases: Case[] = [
   ['validLens of a wrong length', (l) => l.attention(q, k, v, { validLens: new Int32Array([1, 2, 3]) }), /^attention: options\.validLens: expected length 1, 2, or 6 \(one per query row\), got 3$/],
   ['causal not a boolean', (l) => l.attention(q, k, v, { causal: 'yes' as never }), /^attention: options\.causal: expected a boolean, got "yes"$/],
   ['unknown option', (l) => l.attention(q, k, v, { retrunWeights: true } as never), /^attention: options: unknown option 'retrunWeights'; expected one of /],
-  ['scale of zero', (l) => l.attention(q, k, v, { scale: 0 }), /^attention: options\.scale: expected a finite number > 0, got 0$/],
+  ['scale of zero', (l) => l.attention(q, k, v, { scale: 0 }), /^attention: options\.scale: expected a number in \(0, 1e4\], got 0$/],
   ['numHeads not dividing E', (l) => l.multiHeadAttention(x1, x1, x1, { ...mhaParams, numHeads: 3 }), /^multiHeadAttention: params\.numHeads: expected a divisor of the embedding size 4, got 3$/],
   ['numHeads not an integer', (l) => l.multiHeadAttention(x1, x1, x1, { ...mhaParams, numHeads: 1.5 }), /^multiHeadAttention: params\.numHeads: expected an integer >= 1, got 1\.5$/],
   ['inProjWeight of the wrong shape', (l) => l.multiHeadAttention(x1, x1, x1, { ...mhaParams, inProjWeight: f32([4, 4]) }), /^multiHeadAttention: params\.inProjWeight: expected shape \[12, 4\] \[3E, E\], got \[4, 4\]$/],

@@ -28,8 +28,8 @@ export function sameLead(fn: string, name: string, t: Tensor, lead: number[]): v
 
 function checkScaleOption(fn: string, x: unknown): number {
   if (x === undefined) return 0;  // the score's default
-  if (typeof x !== 'number' || !Number.isFinite(x) || x <= 0) {
-    throw new Error(`${fn}: options.scale: expected a finite number > 0, got ${String(x)}`);
+  if (typeof x !== 'number' || !Number.isFinite(x) || x <= 0 || x > 1e4) {
+    throw new Error(`${fn}: options.scale: expected a number in (0, 1e4], got ${String(x)}`);
   }
   return x;
 }
