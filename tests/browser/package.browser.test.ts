@@ -1,6 +1,6 @@
 // The package as a user meets it: `npm pack`, installed from the tarball into a fresh project
 // (no workspace links), then used from Node ESM, type-checked with tsc --strict, bundled by Vite
-// with no configuration and run in Chromium, and loaded inside a Web Worker.
+// with no configuration and run in Chromium, and loaded in several Web Workers at once.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,27 +91,37 @@ describe('the npm tarball', () => {
     expect(() => run(bin('tsc'), ['-p', 'tsconfig.json'], app)).not.toThrow();
   });
 
-  it('bundles with Vite (no config) and runs in Chromium, on the page and in a Web Worker', async () => {
+  it('bundles with Vite (no config) and runs in Chromium, on the page and in several Web Workers at once', async () => {
     const app = join(dir, 'app');
     writeFileSync(join(app, 'index.html'), `<!doctype html><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,">
       <script type="module" src="/src/main.js"></script>`);
     writeFileSync(join(app, 'src', 'main.js'), `
       import { load } from 'attnlab';
-      const x = { data: Float32Array.from({ length: 24 }, (_, i) => Math.cos(i)), shape: [2, 3, 4] };
+      const input = (seed) => ({ data: Float32Array.from({ length: 2 * 33 * 8 }, (_, i) => Math.cos(i * seed)), shape: [2, 33, 8] });
       const lib = await load();
-      const page = lib.attention(x, x, x, { causal: true }).output.data;
-      const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-      const fromWorker = await new Promise((resolve, reject) => {
-        worker.onmessage = (e) => resolve(e.data);
+      const attend = (x) => Array.from(lib.attention(x, x, x, { causal: true }).output.data);
+      // Several Workers at once, each with its own instance (two builds), on different inputs.
+      const plan = [['simd', 1], ['scalar', 2], ['simd', 3]];
+      const fromWorkers = await Promise.all(plan.map(([variant, seed]) => new Promise((resolve, reject) => {
+        const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+        worker.onmessage = (e) => { resolve(e.data); worker.terminate(); };
         worker.onerror = (e) => reject(new Error(e.message));
-      });
-      document.body.dataset.result = JSON.stringify({ variant: lib.variant, page: Array.from(page), worker: fromWorker });
+        worker.postMessage({ variant, seed });
+      })));
+      const workers = fromWorkers.map((w, i) => ({ variant: w.variant, output: w.output, page: attend(input(plan[i][1])) }));
+      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers });
     `);
     writeFileSync(join(app, 'src', 'worker.js'), `
       import { load } from 'attnlab';
-      const lib = await load({ variant: 'simd' });
-      const x = { data: Float32Array.from({ length: 24 }, (_, i) => Math.cos(i)), shape: [2, 3, 4] };
-      postMessage({ variant: lib.variant, output: Array.from(lib.attention(x, x, x, { causal: true }).output.data) });
+      onmessage = async (e) => {
+        const { variant, seed } = e.data;
+        const lib = await load({ variant });
+        const x = { data: Float32Array.from({ length: 2 * 33 * 8 }, (_, i) => Math.cos(i * seed)), shape: [2, 33, 8] };
+        let output;
+        for (let r = 0; r < 50; r++) output = lib.attention(x, x, x, { causal: true }).output.data;
+        postMessage({ variant: lib.variant, output: Array.from(output) });
+        lib.dispose();
+      };
     `);
     await build({ root: app, logLevel: 'error', configFile: false, worker: { format: 'es' } });
     const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
@@ -127,9 +137,11 @@ describe('the npm tarball', () => {
     const result = JSON.parse((await page.getAttribute('body', 'data-result'))!);
     expect(errors).toEqual([]);
     expect(result.variant).toBe('simd-threads');
-    expect(result.worker.variant).toBe('simd');
-    expect(result.page).toHaveLength(24);
-    result.page.forEach((x: number, i: number) => expect(x).toBeCloseTo(result.worker.output[i], 5));
+    expect(result.workers.map((w: { variant: string }) => w.variant)).toEqual(['simd', 'scalar', 'simd']);
+    for (const w of result.workers as { output: number[]; page: number[] }[]) {
+      expect(w.page).toHaveLength(2 * 33 * 8);
+      w.page.forEach((x, i) => expect(x).toBeCloseTo(w.output[i], 5));
+    }
     await page.close();
   });
 });

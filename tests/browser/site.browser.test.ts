@@ -2,7 +2,7 @@
 // changes what the widgets report, axe-core finds nothing serious, and a screenshot per page
 // (light and dark) lands in build/screenshots/. Served twice: cross-origin isolated (threads)
 // and plain (SIMD, one thread).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -12,6 +12,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { axe, launch, ready, screenshot, visit, type Visit } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
+import { CONTENT_SECURITY_POLICY } from '../../web/demo/csp';
 
 const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
 const PAGES = ['index', 'pooling', 'scoring', 'heads', 'translation', 'positional', 'efficient', 'performance', 'embed'];
@@ -24,6 +25,8 @@ let plain: StaticServer;
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'attnlab-site-'));
   await build({ configFile, logLevel: 'warn', build: { outDir } });
+  // For the CSP test: a same-origin script that tries to compile a string.
+  await writeFile(join(outDir, 'probe.js'), "try { eval('1'); window.__eval = 'ran'; } catch (e) { window.__eval = e.name; }\n");
   [browser, isolated, plain] = await Promise.all([launch(), serveStatic(outDir, true), serveStatic(outDir, false)]);
 }, 180_000);
 
@@ -42,13 +45,10 @@ async function finish(v: Visit, name: string): Promise<void> {
   expect({ axe: serious, problems }).toEqual({ axe: [], problems: [] });
 }
 
-/** Evaluates `fn` on the element with this id (widgets expose their state as properties). */
+/** Evaluates `fn` on the element with this id (widgets expose their state as properties). A string
+ * expression, not `new Function` in the page: the site's CSP forbids the latter. */
 function on<T>(page: Page, id: string, fn: (el: any) => T): Promise<T> {
-  return page.evaluate(({ id, src }) => {
-    // eslint-disable-next-line no-new-func
-    const f = new Function('el', `return (${src})(el)`) as (el: unknown) => T;
-    return f(document.getElementById(id));
-  }, { id, src: fn.toString() });
+  return page.evaluate(`(${fn.toString()})(document.getElementById(${JSON.stringify(id)}))`) as Promise<T>;
 }
 
 async function longTasks(page: Page): Promise<void> {
@@ -281,6 +281,61 @@ describe('demo site, cross-origin isolated', () => {
     await page.click('#translate button[aria-label="Previous step"]');
     expect(await on(page, 'translate', (el) => el.step)).toBe(r.tokens - 2);
     await finish(v, 'translation-light');
+  });
+
+  test('security: the built pages carry the CSP, and it is enforced (no eval, no inline script)', async () => {
+    const v = await visit(browser, `${isolated.url}pooling.html`);
+    await ready(v);
+    const { page } = v;
+    const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    expect(meta).toBe(CONTENT_SECURITY_POLICY);
+    // Page script may not compile strings (probe.js, a same-origin file written for this test, tries)
+    // nor run inline code: a policy that only looks right would let these run.
+    await page.addScriptTag({ url: 'probe.js' });
+    const blocked = await page.evaluate(`(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__inline = 1';
+      document.head.append(s);
+      return { eval: window.__eval, inline: window.__inline === 1 ? 'ran' : 'blocked' };
+    })()`);
+    expect(blocked).toEqual({ eval: 'EvalError', inline: 'blocked' });
+    await page.close();
+    // The eval and the inline script above were refused (console errors); nothing else may be.
+    const rest = v.problems.filter((p) => !/Content Security Policy|CSP violation/.test(p));
+    expect(rest).toEqual([]);
+    expect(v.problems.filter((p) => /CSP violation/.test(p))).toHaveLength(2);
+  });
+
+  test('security: markup in the URL hash and in typed text is shown as text, never run', async () => {
+    const attack = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+    const v = await visit(browser, `${isolated.url}translation.html#dir=eng-fra&arch=gru&text=${encodeURIComponent(attack)}`);
+    await ready(v, 90_000);
+    const { page } = v;
+    // Every element on the page, shadow roots included, that the attack could have created.
+    const injected = `(() => {
+      const found = [];
+      const walk = (root) => root.querySelectorAll('*').forEach((el) => {
+        if (el.matches('img[src="x"], script:not([src])') || el.hasAttribute('onerror')) found.push(el.outerHTML);
+        if (el.shadowRoot) walk(el.shadowRoot);
+      });
+      walk(document);
+      return { found, xss: window.__xss ?? null };
+    })()`;
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    expect(await on(page, 'translate', (el) => el.value)).toBe(attack);
+    // The source tokens, rendered, hold the markup's characters as text.
+    expect(await on(page, 'translate', (el) => el.shadowRoot.textContent)).toContain('img');
+    expect(await page.evaluate(injected)).toEqual({ found: [], xss: null });
+    // Typed: into the widget's text box, then translate.
+    const typed = '<svg onload="window.__xss=3"></svg> bonjour <b onmouseover=alert(1)>x</b>';
+    await page.fill('#translate input[type=text]', typed);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((t) => (document.getElementById('translate') as unknown as { result: { sourceTokens: string[] } | null }).result?.sourceTokens.join('').includes('bonjour'), typed, { timeout: 60_000 });
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(injected)).toEqual({ found: [], xss: null });
+    expect(await page.evaluate(() => location.hash)).toContain('svg');
+    await page.close();
+    expect(v.problems).toEqual([]);
   });
 
   test('efficient: sparse patterns drawn by the library, cost measured in the page', async () => {

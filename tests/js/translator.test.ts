@@ -80,6 +80,37 @@ describe('model files', () => {
   });
 });
 
+describe('long-running loops keep the heap flat', () => {
+  it('300 translations (greedy and beam, both architectures) grow nothing after the first 30', async () => {
+    const sentences = ['Je suis content.', 'Il fait beau aujourd’hui.', 'Nous devrions partir avant la nuit.', 'Où est la gare ?', 'Tom a peur des chiens.'];
+    for (const arch of ['gru', 'transformer'] as const) {
+      const tr = await lib.loadTranslator('fra-eng', { arch });
+      const call = (i: number) => tr.translate(sentences[i % sentences.length], { beam: 1 + (i % 4) * 2, maxLength: 10 + (i % 3) * 10 });
+      for (let i = 0; i < 30; i++) call(i);
+      const after30 = lib.heapStats();
+      for (let i = 30; i < 300; i++) call(i);
+      const after300 = lib.heapStats();
+      expect(after300.used, arch).toBeLessThanOrEqual(after30.used);
+      expect(after300.total, arch).toBeLessThanOrEqual(after30.total);
+      tr.dispose();
+    }
+  }, 180_000);
+
+  it('training steps: the heap stays flat from one evaluation to the next, and is returned at the end', async () => {
+    const before = lib.heapStats().used;
+    for (const arch of ['gru', 'transformer'] as const) {
+      const used: number[] = [];
+      const s = lib.createTrainer({ task: 'sort', arch, hidden: 32, maxSeconds: 8, evalEvery: 20, evalSize: 20, worker: false,
+        onProgress: () => used.push(lib.heapStats().used) });
+      await s.done;
+      expect(used.length, arch).toBeGreaterThan(4);
+      // The first evaluation allocates the model, Adam's moments and the step's buffers; no later one adds.
+      expect(Math.max(...used.slice(1)), arch).toBeLessThanOrEqual(used[1]);
+      expect(lib.heapStats().used, arch).toBe(before);
+    }
+  }, 120_000);
+});
+
 describe('createTrainer', () => {
   it('trains the reverse task in-process: loss falls by half, progress events, cancel', async () => {
     const progress: number[] = [];

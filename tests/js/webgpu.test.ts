@@ -88,6 +88,14 @@ describe('WebGPU against WebAssembly', () => {
     for (const r of again) expect(r.output.data).toEqual(first.output.data);
   });
 
+  it('every case at once: overlapping calls of all shapes, masks and ops each get their own answer', { timeout: 180_000 }, async () => {
+    // All GPU calls are in flight together (compareCase awaits the GPU before WebAssembly), so a
+    // pooled buffer handed to two calls, or a readback of the wrong call, shows up as an error.
+    const all = await Promise.all([...GPU_CASES, ...GPU_CASES].map((c) => compareCase(gpuLib, wasmLib, c)));
+    const bad = all.filter((r) => !r.shapesMatch || !(r.maxAbsError <= GPU_TOL) || r.zeroMismatches > 0);
+    expect(bad).toEqual([]);
+  });
+
   it('compiles once per shape class and reuses buffers across calls', { timeout: 180_000 }, async () => {
     const devices: GPUDevice[] = [];
     const lib = await load({ backend: 'webgpu', gpu: wrappedGpu(devices), variant: 'simd' });

@@ -2,7 +2,8 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { CONTENT_SECURITY_POLICY } from './csp';
 
 const demoRoot = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,6 +14,14 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+// Every page gets the policy as its first <head> element, before anything it governs.
+const csp: Plugin = {
+  name: 'attnlab-csp',
+  transformIndexHtml: () => [
+    { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CONTENT_SECURITY_POLICY }, injectTo: 'head-prepend' },
+  ],
+};
+
 const port = Number(process.env.PORT ?? 5173);
 const host = process.env.HOST ?? '127.0.0.1';
 
@@ -20,6 +29,7 @@ export default defineConfig({
   root: demoRoot,
   // Relative asset URLs: the built site works from any sub-path, not only from /.
   base: './',
+  plugins: [csp],
   // `import … from 'attnlab'` needs no alias: the demo lives inside the package, and Vite (like
   // Node) resolves a package's own name through its package.json "exports" (self-reference).
   // attnlab finds its .wasm/.mjs/.worker.js with new URL('./wasm/…', import.meta.url):

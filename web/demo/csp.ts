@@ -1,0 +1,18 @@
+// The site's Content-Security-Policy, put into every page as a <meta> tag at build (and dev) time
+// so it holds on any static host, including ones that cannot set headers.
+//   script-src: only the site's own files; 'wasm-unsafe-eval' lets WebAssembly compile, and
+//     nothing else may (no eval, no inline scripts, no inline event handlers).
+//   style-src 'unsafe-inline': the widgets style their shadow roots with <style> elements.
+//   worker-src blob:: Emscripten may start its pthread workers from a blob URL.
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'none'",
+].join('; ');
