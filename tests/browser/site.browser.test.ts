@@ -283,6 +283,24 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'translation-light');
   });
 
+  test('offline: once one page has loaded, every page of the site works without the network', async () => {
+    const v = await visit(browser, `${isolated.url}index.html`);
+    await ready(v);
+    const { page } = v;
+    // The service worker installs (precaching the site's pages, scripts and builds) and takes over.
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
+    await page.context().setOffline(true);
+    expect(await page.evaluate(() => fetch('./index.html', { cache: 'no-store' }).then(() => 'cached', () => 'failed'))).toBe('cached');
+    await page.goto(`${isolated.url}pooling.html`);  // never visited: served from the precache
+    await ready(v);
+    expect(await page.evaluate(() => globalThis.crossOriginIsolated)).toBe(true);
+    expect(await on(page, 'weights', (el) => el.rowCount)).toBe(40);
+    await page.context().setOffline(false);
+    await page.close();
+    expect(v.problems).toEqual([]);
+  });
+
   test('security: the built pages carry the CSP, and it is enforced (no eval, no inline script)', async () => {
     const v = await visit(browser, `${isolated.url}pooling.html`);
     await ready(v);

@@ -1,5 +1,6 @@
 // The demo site: `vite --config web/demo/vite.config.ts` (dev), `vite build` / `vite preview`.
-import { readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
@@ -22,6 +23,23 @@ const csp: Plugin = {
   ],
 };
 
+// The offline service worker (sw.js): its template with this build's file list filled in. Pages
+// are precached by their clean path too ('./' is index.html). Models (.atl) are cached on first use.
+const serviceWorker: Plugin = {
+  name: 'attnlab-service-worker',
+  apply: 'build',
+  // writeBundle, not generateBundle: the pages join the bundle late, from Vite's own HTML plugin.
+  writeBundle(options, bundle) {
+    const files = Object.keys(bundle).filter((f) => !f.endsWith('.atl') && !f.endsWith('.map')).sort();
+    const precache = ['./', ...files.map((f) => `./${f}`)];
+    const version = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12);
+    const source = readFileSync(resolve(demoRoot, 'sw.js'), 'utf8')
+      .replace('__VERSION__', JSON.stringify(version))
+      .replace('__PRECACHE__', JSON.stringify(precache));
+    writeFileSync(resolve(options.dir!, 'sw.js'), source);
+  },
+};
+
 const port = Number(process.env.PORT ?? 5173);
 const host = process.env.HOST ?? '127.0.0.1';
 
@@ -29,7 +47,7 @@ export default defineConfig({
   root: demoRoot,
   // Relative asset URLs: the built site works from any sub-path, not only from /.
   base: './',
-  plugins: [csp],
+  plugins: [csp, serviceWorker],
   // `import … from 'attnlab'` needs no alias: the demo lives inside the package, and Vite (like
   // Node) resolves a package's own name through its package.json "exports" (self-reference).
   // attnlab finds its .wasm/.mjs/.worker.js with new URL('./wasm/…', import.meta.url):

@@ -101,6 +101,12 @@ export function initPage(file: string): void {
   window.addEventListener('load', () => requestAnimationFrame(focusScrollers));
   window.addEventListener('resize', focusScrollers);
   setTimeout(focusScrollers, 1500);
+  // Offline once loaded (web/demo/sw.js). Built site only (no HMR): the dev server's modules change.
+  if (!import.meta.hot && 'serviceWorker' in navigator) {
+    window.addEventListener('load', () => {
+      navigator.serviceWorker.register('./sw.js').catch((e: unknown) => console.warn('attnlab: no offline copy:', e));
+    });
+  }
 }
 
 let libPromise: Promise<Attnlab> | null = null;
