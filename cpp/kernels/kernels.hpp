@@ -12,6 +12,10 @@
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
+//   quantize_i16(x, n, np, xq)     x as int16 in [-8191, 8191] scaled by 8191 / max|x|, zero-padded
+//                                  to np; returns the scale (max|x| / 8191)
+//   dot_i16_i8<R>(x, ldx, w, np, out)  out[r] = sum_i x[r*ldx + i] * w[i], exact int32, R <= 8 rows
+//                                  sharing each load of the int8 weights (np a multiple of 16)
 //   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
 //                                  c[4][n] (+)= A[4][K] b[K][n], n <= 8, A[i][k] = a[i*RS + k*CS]:
 //                                  the register block of every matrix product; bit-identical
@@ -34,6 +38,8 @@ inline const char* active_isa() { return "scalar"; }
 #endif
 
 using isa::axpy;
+using isa::dot_i16_i8;
+using isa::quantize_i16;
 using isa::dot;
 using isa::exp_approx;
 using isa::exp_shift_sum;

@@ -2,6 +2,7 @@
 // the hot loops inline into their callers; natively, -O3 -march=native autovectorises the
 // fixed-size blocks (gemm_4x8 with n == 8 becomes four 8-lane accumulators).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -121,6 +122,37 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
       for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
   for (int i = 0; i < 4; ++i)
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
+}
+
+// Row x (n floats) as int16 in [-8191, 8191]: xq[i] = round-half-even(x[i] * 8191 / max|x|),
+// zero from n to np. Returns the scale max|x| / 8191 (0 for a zero row; inf/NaN rows give a
+// non-finite scale, so the products built on it stay non-finite too).
+inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = std::fabs(x[i]);
+    amax = a > amax || a != a ? a : amax;
+  }
+  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max())) {
+    for (int64_t i = 0; i < np; ++i) xq[i] = 0;
+    return amax;
+  }
+  const float inv = 8191.0f / amax;
+  for (int64_t i = 0; i < n; ++i) xq[i] = static_cast<int16_t>(std::nearbyint(x[i] * inv));
+  for (int64_t i = n; i < np; ++i) xq[i] = 0;
+  return amax / 8191.0f;
+}
+
+// out[r] = sum_i x[r * ldx + i] * w[i] over i < np (a multiple of 16), for r < R <= 8: exact
+// int32 (|x| <= 8191, |w| <= 127, np <= 2048 cannot overflow), so every ISA gives the same bits.
+template <int R>
+inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) {
+  for (int r = 0; r < R; ++r) {
+    int32_t s = 0;
+    const int16_t* xr = x + r * ldx;
+    for (int64_t i = 0; i < np; ++i) s += static_cast<int32_t>(xr[i]) * w[i];
+    out[r] = s;
+  }
 }
 
 }  // namespace attnlab::kernels::scalar

@@ -4,6 +4,7 @@
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 
+#include <cmath>
 #include <limits>
 
 #include "exp_approx.hpp"
@@ -184,6 +185,54 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
   wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);
   wasm_v128_store(c2, c20), wasm_v128_store(c2 + 4, c21);
   wasm_v128_store(c3, c30), wasm_v128_store(c3 + 4, c31);
+}
+
+// Twin of scalar::quantize_i16: the same float multiply and round-half-even (f32x4.nearest),
+// so the same int16s.
+inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
+  int64_t i = 0;
+  v128_t m = wasm_f32x4_splat(0.0f);
+  for (; i + 4 <= n; i += 4) m = wasm_f32x4_max(m, wasm_f32x4_abs(wasm_v128_load(x + i)));  // max: NaN wins
+  float amax = wasm_i32x4_all_true(wasm_f32x4_eq(m, m)) ? detail::hmax(m) : std::numeric_limits<float>::quiet_NaN();
+  for (; i < n; ++i) {
+    const float a = std::fabs(x[i]);
+    amax = a > amax || a != a ? a : amax;
+  }
+  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max())) {
+    for (int64_t j = 0; j < np; ++j) xq[j] = 0;
+    return amax;
+  }
+  const float inv = 8191.0f / amax;
+  const v128_t vinv = wasm_f32x4_splat(inv);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const v128_t lo = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + j), vinv)));
+    const v128_t hi = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + j + 4), vinv)));
+    wasm_v128_store(xq + j, wasm_i16x8_narrow_i32x4(lo, hi));
+  }
+  for (; j < n; ++j) xq[j] = static_cast<int16_t>(std::nearbyint(x[j] * inv));
+  for (; j < np; ++j) xq[j] = 0;
+  return amax / 8191.0f;
+}
+
+// Twin of scalar::dot_i16_i8: 16 weights per step, widened to int16 once and shared by the R rows
+// (i32x4.dot_i16x8_s: 8 multiply-adds per instruction); integer sums, so bit-identical.
+template <int R>
+inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) {
+  v128_t acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = wasm_i32x4_splat(0);
+  for (int64_t i = 0; i < np; i += 16) {
+    const v128_t wv = wasm_v128_load(w + i);
+    const v128_t lo = wasm_i16x8_extend_low_i8x16(wv), hi = wasm_i16x8_extend_high_i8x16(wv);
+    for (int r = 0; r < R; ++r) {
+      const int16_t* xr = x + r * ldx + i;
+      acc[r] = wasm_i32x4_add(acc[r], wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(xr), lo),
+                                                     wasm_i32x4_dot_i16x8(wasm_v128_load(xr + 8), hi)));
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    out[r] = (wasm_i32x4_extract_lane(acc[r], 0) + wasm_i32x4_extract_lane(acc[r], 1)) +
+             (wasm_i32x4_extract_lane(acc[r], 2) + wasm_i32x4_extract_lane(acc[r], 3));
 }
 
 }  // namespace attnlab::kernels::simd128

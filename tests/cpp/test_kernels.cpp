@@ -168,3 +168,63 @@ TEST(Kernels, PackPanelsTransposesRowsIntoEightWidePanels) {
     for (int64_t c = 0; c < cols; ++c)
       EXPECT_EQ(p[(r / 8) * 8 * cols + c * 8 + r % 8], r < rows ? x[r * stride + c] : 0.0f);
 }
+
+// int8 inference linears: quantisation and integer dot products, SIMD against scalar bit for bit.
+TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
+  for (int64_t n : {0, 1, 7, 8, 33, 256}) {
+    const int64_t np = (n + 15) / 16 * 16;
+    auto x = ref::random(n, 40 + n);
+    if (n > 2) x[1] = 0.5f / 8191.0f * x[0];  // an exact .5 step: both round half to even
+    std::vector<int16_t> a(np + 1, 7), b(np + 1, 7);
+    const float sa = k::quantize_i16(x.data(), n, np, a.data());
+    const float sb = k::scalar::quantize_i16(x.data(), n, np, b.data());
+    EXPECT_EQ(sa, sb);
+    EXPECT_EQ(a, b) << "n=" << n;
+    EXPECT_EQ(a[np], 7);  // nothing written past np
+    float amax = 0.0f;
+    for (float v : x) amax = std::max(amax, std::abs(v));
+    for (int64_t i = 0; i < np; ++i) {
+      EXPECT_LE(std::abs(a[i]), 8191);
+      const double back = i < n ? x[i] : 0.0;
+      EXPECT_NEAR(a[i] * static_cast<double>(sa), back, 0.5001 * sa + 1e-12);
+    }
+    if (n > 0) EXPECT_FLOAT_EQ(sa, amax / 8191.0f);
+  }
+  std::vector<int16_t> z(16, 3);
+  const std::vector<float> zeros(10, 0.0f);
+  EXPECT_EQ(k::quantize_i16(zeros.data(), 10, 16, z.data()), 0.0f);
+  EXPECT_EQ(z, std::vector<int16_t>(16, 0));
+  std::vector<float> bad(9, 1.0f);
+  bad[5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(k::quantize_i16(bad.data(), 9, 16, z.data())));
+  EXPECT_TRUE(std::isnan(k::scalar::quantize_i16(bad.data(), 9, 16, z.data())));
+}
+
+template <int R>
+void expect_dot_i16_i8(int64_t np) {
+  std::vector<int16_t> x(R * (np + 16));
+  std::vector<int8_t> w(np);
+  uint32_t s = 12345;
+  auto next = [&] { return s = s * 1664525u + 1013904223u, static_cast<int32_t>(s >> 8); };
+  for (auto& v : x) v = static_cast<int16_t>(next() % 16383 - 8191);
+  for (auto& v : w) v = static_cast<int8_t>(next() % 255 - 127);
+  if (np > 0) x[0] = 8191, w[0] = 127;  // extremes
+  int32_t a[R], b[R];
+  k::dot_i16_i8<R>(x.data(), np + 16, w.data(), np, a);
+  k::scalar::dot_i16_i8<R>(x.data(), np + 16, w.data(), np, b);
+  for (int r = 0; r < R; ++r) {
+    int64_t want = 0;
+    for (int64_t i = 0; i < np; ++i) want += static_cast<int64_t>(x[r * (np + 16) + i]) * w[i];
+    EXPECT_EQ(a[r], want) << "R=" << R << " np=" << np;
+    EXPECT_EQ(b[r], want);
+  }
+}
+
+TEST(Kernels, DotI16I8IsExactOnEveryIsa) {
+  for (int64_t np : {0, 16, 48, 512, 2048}) {
+    expect_dot_i16_i8<1>(np);
+    expect_dot_i16_i8<3>(np);
+    expect_dot_i16_i8<5>(np);
+    expect_dot_i16_i8<8>(np);
+  }
+}

@@ -239,3 +239,39 @@ TEST(NnDecode, IncrementalDecoderMatchesTrainingPath) {
     EXPECT_NEAR(nll / out.size(), loss, 1e-4) << arch;
   }
 }
+
+// An int8 file keeps its int8 rows, and inference linears use them (int16 activations, exact
+// integer sums): the decoder's log-probabilities stay within a hair of the same weights in fp32.
+TEST(NnDecode, Int8LinearsMatchTheirFp32Dequantisation) {
+  for (const std::string arch : {"gru", "transformer"}) {
+    Fixture f = tiny(arch);
+    const auto bytes = save_model(*f.model, f.src, f.tgt, DType::I8);
+    LoadedModel q = load_model(bytes.data(), bytes.size());
+    LoadedModel d = load_model(bytes.data(), bytes.size());
+    size_t with_q8 = 0;
+    for (auto& p : d.model->params) {
+      with_q8 += !p->t.q8.empty();
+      p->t.q8.clear();  // d: the same dequantised weights, multiplied in fp32
+    }
+    EXPECT_GT(with_q8, 3u) << arch;
+    const std::vector<int> src = f.src.encode("le chien mange la pomme.");
+    auto sq = q.model->start(src), sd = d.model->start(src);
+    std::vector<float> lq, ld;
+    std::vector<std::vector<float>> cq, cd, selfq, selfd;
+    std::vector<int> last = {Bpe::kBos};
+    for (int t = 0; t < 4; ++t) {
+      q.model->step(*sq, last, lq, cq, selfq);
+      d.model->step(*sd, last, ld, cd, selfd);
+      ASSERT_EQ(lq.size(), ld.size());
+      double worst = 0;
+      for (size_t i = 0; i < lq.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(lq[i]) - ld[i]));
+      EXPECT_LT(worst, 5e-3) << arch << " step " << t;
+      EXPECT_GT(worst, 0.0) << arch << ": the int8 path was not taken";
+      if (t == 0) {  // then three hypotheses, as a beam would have
+        q.model->reorder(*sq, {0, 0, 0});
+        d.model->reorder(*sd, {0, 0, 0});
+      }
+      last = {4 + t, 5 + t, 6 + t};
+    }
+  }
+}

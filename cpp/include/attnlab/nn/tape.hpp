@@ -21,6 +21,11 @@ struct Tensor {
   std::vector<float> g;           // gradient (allocated on first use)
   std::vector<float> aux;         // op-specific saved data (attention weights, ...)
   bool requires_grad = false;
+  // Weights loaded from an int8 model file keep their int8 rows (zero-padded to q8_stride, a
+  // multiple of 16) and per-row scales: inference linears multiply with those (linear_q8).
+  std::vector<int8_t> q8;
+  std::vector<float> q8_scale;
+  int64_t q8_stride = 0;
   int64_t size() const { return r * c; }
   float* grad() {
     if (g.size() != v.size()) g.assign(v.size(), 0.f);
