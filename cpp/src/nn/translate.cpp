@@ -33,6 +33,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
   std::vector<Hypothesis> live(1), done;
   std::vector<float> logp;
   std::vector<std::vector<float>> cross, self;
+  std::vector<int> idx;
   for (int t = 0; t < max_len + 1 && !live.empty(); ++t) {
     std::vector<int> last;
     for (const auto& h : live) last.push_back(h.ids.empty() ? Bpe::kBos : h.ids.back());
@@ -49,10 +50,17 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
         cands.push_back({live[r].logp + row[Bpe::kEos], static_cast<int>(r), Bpe::kEos});
         continue;
       }
-      std::vector<int> idx(V);
-      std::iota(idx.begin(), idx.end(), 0);
-      const int k = std::min<int64_t>(K + 1, V);
-      std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [&](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+      // The k best tokens (higher log-prob first, then lower id): one pass with a small sorted
+      // list, where a partial sort would touch an index array of the whole vocabulary.
+      const int k = static_cast<int>(std::min<int64_t>(K + 1, V));
+      idx.clear();
+      for (int j = 0; j < V; ++j) {
+        if (static_cast<int>(idx.size()) == k && !(row[j] > row[idx.back()])) continue;  // ties keep the lower id
+        if (static_cast<int>(idx.size()) == k) idx.pop_back();
+        auto at = idx.end();
+        while (at != idx.begin() && row[*(at - 1)] < row[j]) --at;
+        idx.insert(at, j);
+      }
       for (int i = 0; i < k; ++i)
         if (idx[i] >= Bpe::kEos && idx[i] != Bpe::kUnk) cands.push_back({live[r].logp + row[idx[i]], static_cast<int>(r), idx[i]});
     }
