@@ -2,7 +2,9 @@
 // tutorial's filter, file I/O and flag parsing.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -123,6 +125,20 @@ struct Flags {
         kv[a] = v;
       }
     }
+  }
+  // Rejects a flag (or config key) the tool does not know: a typo must not train for an hour
+  // with a default. `--help` prints `usage` instead of running.
+  bool usage_or_check(const std::string& usage, std::initializer_list<const char*> known) const {
+    if (has("help")) {
+      std::fputs(usage.c_str(), stdout);
+      return true;
+    }
+    for (const auto& [k, v] : kv) {
+      bool ok = false;
+      for (const char* n : known) ok = ok || k == n;
+      if (!ok) throw std::runtime_error("unknown flag --" + k + " (--help lists the flags)");
+    }
+    return false;
   }
   bool has(const std::string& k) const { return kv.count(k) > 0; }
   std::string s(const std::string& k, const std::string& d) const { return has(k) ? kv.at(k) : d; }

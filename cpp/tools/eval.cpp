@@ -22,6 +22,13 @@ int main(int argc, char** argv) {
   try {
     Flags F;
     F.parse(argc, argv);
+    if (F.usage_or_check(
+            "attnlab-eval: corpus BLEU-4 of a model on a pairs TSV\n"
+            "  --model FILE.atl  [--data pairs.tsv] [--split val|all] [--filter none|tutorial]\n"
+            "  [--beams 1,5] [--length-penalty 0.6] [--limit N] [--show N]\n"
+            "  --convert OUT.atl --dtype int8|fp16|fp32   (re-encode, no evaluation)\n",
+            {"model", "data", "split", "filter", "beams", "length-penalty", "limit", "show", "convert", "dtype"}))
+      return 0;
     Eigen::setNbThreads(1);
     if (!F.has("model")) throw std::runtime_error("--model FILE is required");
     const auto bytes = read_file(F.s("model", ""));

@@ -33,6 +33,16 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+const char* const kUsage =
+    "attnlab-train: trains a translation model on a pairs TSV (English<TAB>French)\n"
+    "  --data FILE (Tatoeba pairs.tsv)  --direction fra-eng|eng-fra  --arch gru|gru-luong|transformer\n"
+    "  --d 256  --layers 2  --heads 4  --ffn 4*d  --src-vocab 3000  --tgt-vocab 3000  --max-len 48\n"
+    "  --epochs 10  --batch 64  --lr 1e-3  --warmup 0  --decay none|inv_sqrt|linear  --clip 1\n"
+    "  --dropout 0.1  --label-smoothing 0  --seed 1  --val-per-mille 30  --filter none|tutorial\n"
+    "  --out FILE.atl  --dtype int8|fp16|fp32  --checkpoint PREFIX  --resume  --ckpt-every 1000\n"
+    "  --log-every 100  --eval-limit 300  --time-limit SECONDS  --max-steps N  --stop-at STEP\n"
+    "  --config FILE (key=value lines, the flags' names)\n";
+
 struct OptState {
   uint64_t step = 0, epoch = 0, batch = 0;
 };
@@ -120,6 +130,12 @@ int main(int argc, char** argv) {
   try {
     Flags F;
     F.parse(argc, argv);
+    if (F.usage_or_check(kUsage, {"data", "direction", "arch", "d", "layers", "heads", "ffn", "src-vocab", "tgt-vocab",
+                                  "max-len", "epochs", "batch", "lr", "warmup", "decay", "clip", "dropout",
+                                  "label-smoothing", "seed", "val-per-mille", "filter", "dtype", "log-every",
+                                  "ckpt-every", "time-limit", "eval-limit", "max-steps", "stop-at", "checkpoint",
+                                  "out", "resume"}))
+      return 0;
     Eigen::setNbThreads(1);
     const std::string data = F.s("data", "/work/shared/data/tatoeba-fra-eng/pairs.tsv");
     const std::string direction = F.s("direction", "fra-eng");
