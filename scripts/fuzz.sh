@@ -30,10 +30,12 @@ run() {
     echo "fuzz: $t: FAILED; see $work/log" >&2; grep -E 'ERROR|runtime error|SUMMARY' "$work/log" >&2; return 1
   fi
 }
-pids=()
+# Two at a time (CI has two cores). Every target runs to its end even when another fails, so one
+# run reports every failure and no fuzzer is left running behind a failed stage.
+pids=() failures=0
 for t in "${targets[@]}"; do
   run "$t" & pids+=($!)
-  # Two at a time: CI has two cores.
-  if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+  if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}" || failures=$((failures + 1)); pids=("${pids[@]:1}"); fi
 done
-for p in "${pids[@]}"; do wait "$p"; done
+for p in "${pids[@]}"; do wait "$p" || failures=$((failures + 1)); done
+if [ "$failures" -gt 0 ]; then echo "fuzz: $failures target(s) failed" >&2; exit 1; fi

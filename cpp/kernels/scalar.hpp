@@ -126,18 +126,21 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
 
 // Row x (n floats) as int16 in [-8191, 8191]: xq[i] = round-half-even(x[i] * 8191 / max|x|),
 // zero from n to np. Returns the scale max|x| / 8191 (0 for a zero row; inf/NaN rows give a
-// non-finite scale, so the products built on it stay non-finite too).
+// non-finite scale, so the products built on it stay non-finite too). A row so small that
+// 8191 / max|x| overflows (max|x| < 2.5e-35) counts as zero: its products are far below float
+// resolution of anything they are added to, and the overflowed factor would make inf * 0 = NaN.
 inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
   float amax = 0.0f;
   for (int64_t i = 0; i < n; ++i) {
     const float a = std::fabs(x[i]);
     amax = a > amax || a != a ? a : amax;
   }
-  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max())) {
-    for (int64_t i = 0; i < np; ++i) xq[i] = 0;
-    return amax;
-  }
   const float inv = 8191.0f / amax;
+  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
+      !(inv <= std::numeric_limits<float>::max())) {
+    for (int64_t i = 0; i < np; ++i) xq[i] = 0;
+    return amax > 0.0f && amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
+  }
   for (int64_t i = 0; i < n; ++i) xq[i] = static_cast<int16_t>(std::nearbyint(x[i] * inv));
   for (int64_t i = n; i < np; ++i) xq[i] = 0;
   return amax / 8191.0f;

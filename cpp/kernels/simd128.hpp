@@ -198,11 +198,12 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
     const float a = std::fabs(x[i]);
     amax = a > amax || a != a ? a : amax;
   }
-  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max())) {
-    for (int64_t j = 0; j < np; ++j) xq[j] = 0;
-    return amax;
-  }
   const float inv = 8191.0f / amax;
+  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
+      !(inv <= std::numeric_limits<float>::max())) {
+    for (int64_t j = 0; j < np; ++j) xq[j] = 0;
+    return amax > 0.0f && amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
+  }
   const v128_t vinv = wasm_f32x4_splat(inv);
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {

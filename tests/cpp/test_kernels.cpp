@@ -198,6 +198,16 @@ TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
   bad[5] = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(std::isnan(k::quantize_i16(bad.data(), 9, 16, z.data())));
   EXPECT_TRUE(std::isnan(k::scalar::quantize_i16(bad.data(), 9, 16, z.data())));
+  // A row so small that 8191 / max|x| overflows (found by fuzzing the model loader) counts as
+  // zero, without converting an infinite float to int16.
+  std::vector<float> tiny(9, 0.0f);
+  tiny[2] = -1e-40f, tiny[6] = 3e-41f;
+  z.assign(16, 3);
+  EXPECT_EQ(k::quantize_i16(tiny.data(), 9, 16, z.data()), 0.0f);
+  EXPECT_EQ(z, std::vector<int16_t>(16, 0));
+  z.assign(16, 3);
+  EXPECT_EQ(k::scalar::quantize_i16(tiny.data(), 9, 16, z.data()), 0.0f);
+  EXPECT_EQ(z, std::vector<int16_t>(16, 0));
 }
 
 template <int R>
