@@ -364,6 +364,16 @@ static void tanh_inplace(float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = 1.f - 2.f / (1.f + x[i]);
 }
 
+#if defined(__EMSCRIPTEN__)
+// s[i] = sigmoid(a[i] + b[i]) through the SIMD exp kernel: with e = exp(-|x|) <= 1 (no overflow),
+// sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) below.
+static void sigmoid_inplace_sum(const float* a, const float* b, float* s, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) s[i] = -std::fabs(a[i] + b[i]);
+  kernels::exp_shift_sum(s, 0.f, n);
+  for (int64_t i = 0; i < n; ++i) s[i] = (a[i] + b[i] >= 0.f ? 1.f : s[i]) / (1.f + s[i]);
+}
+#endif
+
 T tanh_(Tape& tp, T a) {
   return unary(tp, a, [](float x) { return std::tanh(x); }, [](float y, float) { return 1.f - y * y; });
 }
@@ -499,6 +509,13 @@ T gru_cell(Tape& tp, T gi, T gh, T h, const std::vector<uint8_t>& active) {
       std::copy_n(hp, H, out);
       continue;
     }
+#if defined(__EMSCRIPTEN__)
+    // WebAssembly: the gates through the SIMD exp kernel (libm's exp and tanh are slow there).
+    sigmoid_inplace_sum(pi, ph, s, 2 * H);
+    for (int64_t j = 0; j < H; ++j) s[2 * H + j] = pi[2 * H + j] + s[j] * ph[2 * H + j];
+    tanh_inplace(s + 2 * H, H);
+    for (int64_t j = 0; j < H; ++j) out[j] = (1.f - s[H + j]) * s[2 * H + j] + s[H + j] * hp[j];
+#else
     for (int64_t j = 0; j < H; ++j) {
       const float r = sigm(pi[j] + ph[j]);
       const float z = sigm(pi[H + j] + ph[H + j]);
@@ -508,6 +525,7 @@ T gru_cell(Tape& tp, T gi, T gh, T h, const std::vector<uint8_t>& active) {
       s[2 * H + j] = n;
       out[j] = (1.f - z) * n + z * hp[j];
     }
+#endif
   }
   if (y->requires_grad) {
     y->aux = std::move(rzn);
