@@ -117,6 +117,38 @@ TEST(SparseAttention, BigBirdBlocks) {
   expect_matches_dense(make_pattern(bigbird(5, 1, {}, 1, 3), 23, 31), 1, 8, 3, {}, kAll, kNoBias);
 }
 
+// The kernel walks row_spans: their lengths summed over the rows are the keys it visits. They are
+// exactly the pattern's ones (nothing outside it is computed), and they grow linearly with S.
+int64_t visited_keys(const SparsePattern& p) {
+  std::vector<Span> spans;
+  int64_t n = 0;
+  for (int64_t i = 0; i < p.Sq; ++i) {
+    row_spans(p, i, spans);
+    for (const Span& s : spans) n += s.end - s.begin;
+  }
+  return n;
+}
+
+TEST(SparseAttention, VisitsOnlyThePatternsKeys) {
+  for (const PatternSpec& spec : {longformer(16, {0, 7, 300}), bigbird(32, 1, {0}, 2, 5)}) {
+    int64_t last = 0;
+    for (int64_t S : {512, 1024, 2048}) {
+      const SparsePattern p = make_pattern(spec, S, S);
+      std::vector<uint8_t> mask(static_cast<size_t>(S * S));
+      pattern_mask(p, false, mask.data());
+      int64_t ones = 0;
+      for (uint8_t m : mask) ones += m;
+      EXPECT_EQ(visited_keys(p), ones) << "S=" << S;
+      // Doubling S at most a little over doubles the work (global rows and columns are O(S) each).
+      if (last > 0) {
+        EXPECT_LE(visited_keys(p), 2.2 * last) << "S=" << S;
+      }
+      if (S == 2048) EXPECT_LT(visited_keys(p), S * S / 5);
+      last = visited_keys(p);
+    }
+  }
+}
+
 TEST(SparseAttention, RandomBlocksFollowTheRules) {
   const int64_t S = 200, B = 8, R = 3;
   const SparsePattern p = make_pattern(bigbird(B, 1, {0, 24}, R, 42), S, S);

@@ -126,6 +126,27 @@ describe('WebGPU against WebAssembly', () => {
     lib.dispose();
   });
 
+  it('the fused path never allocates an [Sq, Sk] buffer; only returnWeights does', { timeout: 180_000 }, async () => {
+    const devices: GPUDevice[] = [];
+    const lib = await load({ backend: 'webgpu', gpu: wrappedGpu(devices), variant: 'simd' });
+    const S = 512, D = 16;
+    const x = randn([1, S, D], 9);
+    await lib.attentionAsync(randn([1, 4, D], 1), randn([1, 4, D], 2), randn([1, 4, D], 3));
+    const sizes: number[] = [];
+    const createBuffer = devices[0].createBuffer.bind(devices[0]);
+    devices[0].createBuffer = (d) => (sizes.push(d.size), createBuffer(d));
+    for (const options of [{}, { causal: true }, { validLens: new Int32Array([300]) }, { attnMask: randBool([S, S], 4, 0.3) }]) {
+      sizes.length = 0;
+      await lib.attentionAsync(x, x, x, options);
+      // The boolean mask itself is [S, S] bytes, a quarter of a float score matrix.
+      expect(Math.max(...sizes)).toBeLessThan(S * S * 4);
+    }
+    sizes.length = 0;
+    await lib.attentionAsync(x, x, x, { returnWeights: true });
+    expect(Math.max(...sizes)).toBeGreaterThanOrEqual(S * S * 4);
+    lib.dispose();
+  });
+
   it('sync methods of a WebGPU instance run on WebAssembly', () => {
     const q = randn([2, 5, 8], 4);
     expect(gpuLib.attention(q, q, q).output.data).toEqual(wasmLib.attention(q, q, q).output.data);
