@@ -29,13 +29,30 @@ export function randBool(shape: number[], seed: number, pTrue: number): BoolTens
   return { data, shape };
 }
 
-/** Largest |got - want| / max(1, |want|): relative error, absolute near zero. */
+/**
+ * Largest mixed absolute/relative error: max_i |got_i - want_i| / max(1, |want_i|).
+ *
+ * This is NOT a pure relative error: for |want| <= 1 it is the absolute error, above 1 the
+ * relative error. So `maxError(...) <= 1e-5` reads "within 1e-5 absolute for values of magnitude
+ * up to 1, within 1e-5 relative above". That is how the issue's "max relative error <= 1e-5" is
+ * checked here, on purpose: the outputs compared are O(1) (unit-scale inputs, probabilities in
+ * [0, 1]), and a pure |a - b| / |b| is meaningless for entries near 0, where float32 rounding of
+ * a sum of O(1) terms leaves an absolute error of ~1e-7 whatever the size of the result (see
+ * tests/js/golden.test.ts for the same measure against PyTorch).
+ *
+ * Non-finite values: equal infinities of the same sign match (error 0); any other NaN or
+ * infinity on either side is an error of Infinity, so it fails every `<= tol`, and it stays the
+ * worst whatever follows it. A length mismatch is Infinity too.
+ */
 export function maxError(got: ArrayLike<number>, want: ArrayLike<number>): number {
   if (got.length !== want.length) return Infinity;
   let worst = 0;
   for (let i = 0; i < got.length; i++) {
-    const e = Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i]));
-    if (!(e <= worst)) worst = e;  // NaN propagates as worst
+    const g = got[i], w = want[i];
+    if (g === w) continue;  // also +-Infinity against itself
+    if (!Number.isFinite(g) || !Number.isFinite(w)) return Infinity;  // NaN, or a mismatched infinity
+    const e = Math.abs(g - w) / Math.max(1, Math.abs(w));
+    if (e > worst) worst = e;
   }
   return worst;
 }

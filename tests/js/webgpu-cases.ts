@@ -15,7 +15,7 @@ export interface GpuCase {
 export interface Comparison {
   name: string;
   shapesMatch: boolean;
-  /** Largest absolute difference over output and weights. */
+  /** Largest absolute difference over output and weights; Infinity for any NaN or mismatched infinity. */
   maxAbsError: number;
   /** Entries exactly 0 on WebAssembly (masked keys, fully masked rows) but not 0 on the GPU. */
   zeroMismatches: number;
@@ -168,8 +168,11 @@ export async function compareCase(gpu: Attnlab, wasm: Attnlab, c: GpuCase): Prom
       continue;
     }
     for (let i = 0; i < w.data.length; i++) {
-      const e = Math.abs(g.data[i] - w.data[i]);
-      if (!(e <= maxAbsError)) maxAbsError = e;  // NaN wins
+      // A NaN (or a mismatched infinity) on either side is an error of Infinity, which no later
+      // element can replace: `!(e <= worst)` alone let the next finite error overwrite a NaN.
+      const e = g.data[i] === w.data[i] ? 0 : Math.abs(g.data[i] - w.data[i]);
+      if (Number.isNaN(e) || e === Infinity) maxAbsError = Infinity;
+      else if (e > maxAbsError) maxAbsError = e;
       if (w.data[i] === 0 && g.data[i] !== 0) zeroMismatches++;
     }
   }
