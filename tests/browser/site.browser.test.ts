@@ -176,7 +176,7 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'scoring-light');
   });
 
-  test('heads: toggling and soloing heads changes the lines; the model view enlarges a head', async () => {
+  test('heads: toggling and soloing heads changes the lines; the model view enlarges a head; the trained model loads in a Worker', async () => {
     const v = await visit(browser, `${isolated.url}heads.html`);
     await ready(v);
     const { page } = v;
@@ -198,11 +198,34 @@ describe('demo site, cross-origin isolated', () => {
     const right = await on(page, 'head-view', (el) => el.rightTokens);
     expect(right.at(-1)).toBe('<eos>');
     expect(await page.textContent('#model-note')).toContain('Untrained');
-    // The shipped Transformer replaces the untrained one: its own translation becomes the target.
+    // The shipped Transformer replaces the untrained one: loaded and run in a Worker, with a
+    // progress bar, while the main thread stays responsive; its own translation becomes the target.
+    await longTasks(page);
     await page.click('#use-trained');
-    await page.waitForFunction(() => (document.getElementById('tgt') as HTMLInputElement | null)?.disabled === true, undefined, { timeout: 60_000 });
-    await page.waitForFunction(() => document.body.textContent!.includes('Trained model: the shipped French'));
+    await page.waitForSelector('#load-status[data-state="ready"]', { timeout: 90_000 });
+    expect(Number(await page.getAttribute('#model-progress', 'data-events'))).toBeGreaterThan(0);
+    expect(await page.$eval('#model-progress', (p) => (p as HTMLProgressElement).value)).toBe(1);
+    expect(await page.$eval('#tgt', (i) => (i as HTMLInputElement).disabled)).toBe(true);
+    expect(await page.textContent('#model-note')).toContain('Trained model: the shipped French');
     await page.waitForFunction(() => (document.getElementById('head-view') as unknown as { lineCount: number }).lineCount > 0);
+    // Cross-attention is still selected: queries are the model's output pieces (ending '</s>',
+    // which the untrained stack never makes), keys its source pieces; every row a distribution.
+    const trained = await on(page, 'head-view', (el) => ({ left: el.leftTokens, right: el.rightTokens, data: el.data }));
+    expect(trained.left.at(-1)).toBe('</s>');
+    expect(trained.right).not.toContain('<eos>');
+    expect(trained.data.length).toBe(4);
+    for (const head of trained.data as number[][][]) {
+      expect(head.length).toBe(trained.left.length);
+      head.forEach((r) => {
+        expect(r.length).toBe(trained.right.length);
+        expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-4);
+      });
+    }
+    // The model view: the trained model's layers x heads.
+    const grid = await on(page, 'model-view', (el) => [el.data.length, el.data[0].length]);
+    expect(grid).toEqual([2, 4]);
+    const longest = await maxLongTask(page);
+    expect(longest).toBeLessThan(longTaskLimit('heads: loading and running the trained Transformer', longest));
     await finish(v, 'heads-light');
   }, 120_000);
 

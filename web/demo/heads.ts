@@ -3,11 +3,12 @@ import '../components/head-view';
 import '../components/model-view';
 import type { AttnHeadView } from '../components/head-view';
 import type { AttnModelView } from '../components/model-view';
-import { translatorModel, untrainedModel, type AttentionMaps, type AttentionModel, type TrainedTranslator } from './model-source';
+import { translatorModel, untrainedModel, type AttentionMaps, type AttentionModel } from './model-source';
 import { $, el, select } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
+import { Cancelled, WorkerTranslator } from './site/translator-client';
 
 initPage('heads.html');
 
@@ -99,30 +100,63 @@ kind.input.addEventListener('change', show);
 layerSel.input.addEventListener('change', show);
 headView.addEventListener('attn-heads', (e) => writeHash({ heads: (e as CustomEvent<{ active: number[] }>).detail.active.join('.') }));
 
-type LoadTranslator = (name: string, o: { arch: string; onProgress?: (p: { loaded: number; total: number }) => void }) => Promise<TrainedTranslator & { info?: { config?: string } }>;
+// The trained model loads and translates in a Worker (the translation page's translator.worker.ts):
+// 3 MB of weights and a decode would otherwise hold the main thread for far over 100 ms.
+const trained = new WorkerTranslator();
+const TRAINED_NAME = 'trained Transformer, French → English';
 
 /** Offers the trained Transformer when this attnlab build ships one (lib.loadTranslator). */
 function offerTrained(lib: object): void {
-  const loadTranslator = (lib as { loadTranslator?: LoadTranslator }).loadTranslator;
-  if (typeof loadTranslator !== 'function') return;
+  if (typeof (lib as { loadTranslator?: unknown }).loadTranslator !== 'function') return;
   const btn = el('button', { type: 'button', id: 'use-trained', class: 'primary', text: 'Use the trained Transformer (French → English)' });
-  const bar = el('progress', { max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
-  banner.after(el('div', { class: 'controls' }, btn, bar));
+  const bar = el('progress', { id: 'model-progress', max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
+  const cancel = el('button', { type: 'button', id: 'cancel-load', text: 'Cancel', disabled: true });
+  const status = el('span', { id: 'load-status', class: 'stat', 'aria-live': 'polite' });
+  banner.after(el('div', { class: 'controls' }, btn, bar, cancel, status));
+  const say = (state: string, text: string) => {
+    status.dataset.state = state;
+    status.textContent = text;
+  };
+  cancel.addEventListener('click', () => trained.cancel());
   btn.addEventListener('click', async () => {
     btn.disabled = true;
+    cancel.disabled = false;
     bar.hidden = false;
+    bar.value = 0;
+    let events = 0;
+    say('loading', 'Loading the model in a Worker…');
     try {
-      const tr = await loadTranslator.call(lib, 'fra-eng', { arch: 'transformer', onProgress: (p) => { bar.value = p.total ? p.loaded / p.total : 0; } });
-      // Layers and heads come with the first result; 2 x 4 until then.
-      model = translatorModel(tr, 'trained Transformer, French → English', 2, 4);
-      const probe = await model.run(srcIn.value, '');
-      model = translatorModel(tr, 'trained Transformer, French → English', probe.encoderSelf.length, probe.encoderSelf[0]?.length ?? 4);
+      const info = await trained.open('fra-eng', 'transformer', {
+        onProgress: (loaded, total) => {
+          bar.value = total ? loaded / total : 0;
+          bar.dataset.events = String(++events);
+          say('loading', `Loading the model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`);
+        },
+      });
+      if (info === null) {
+        say('missing', 'This build of attnlab ships no trained translator.');
+        return;
+      }
+      bar.value = 1;
+      say('translating', `Model ready (${info}); translating in the Worker…`);
+      // Layers and heads come with the first result.
+      const first = await translatorModel(trained, TRAINED_NAME, 0, 0).run(srcIn.value, '');
+      model = translatorModel(trained, TRAINED_NAME, first.encoderSelf.length, first.encoderSelf[0]?.length ?? 0);
+      maps = first;
+      cancel.disabled = true;
       banner.textContent = 'Trained model: the shipped French → English Transformer. The target side is its own translation of the source.';
       tgtIn.disabled = true;
       layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1) })));
-      await run();
+      show();
+      say('ready', `Trained model in use (${info}); it runs in a Worker.`);
     } catch (e) {
-      showError(e);
+      cancel.disabled = true;
+      btn.disabled = false;
+      if (e instanceof Cancelled) say('cancelled', 'Loading cancelled: the untrained model stays. Choose the button to load again.');
+      else {
+        say('error', 'The trained model failed to load.');
+        showError(e);
+      }
     } finally {
       bar.hidden = true;
     }

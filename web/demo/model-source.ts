@@ -51,9 +51,11 @@ function layerNorm(x: Float32Array, rows: number, E: number): Float32Array {
   return out;
 }
 
-function split(w: Tensor, H: number, L: number, S: number): number[][][] {
+/** [H, L, S] rows from `data` starting at `offset`: a typed array (in the page) or the plain
+ * array a Worker's reply carries. */
+function split(data: ArrayLike<number>, offset: number, H: number, L: number, S: number): number[][][] {
   return Array.from({ length: H }, (_, h) => Array.from({ length: L }, (_, i) =>
-    Array.from(w.data.subarray((h * L + i) * S, (h * L + i + 1) * S))));
+    Array.from({ length: S }, (_, j) => data[offset + (h * L + i) * S + j])));
 }
 
 /** A Transformer encoder-decoder's attention with seeded random weights: untrained. */
@@ -96,7 +98,7 @@ export function untrainedModel(lib: Attnlab, seed = 7, layers = 2, heads = 4, E 
       const encoderSelf: Maps = [];
       for (let l = 0; l < layers; l++) {
         const r = lib.multiHeadAttention(T(x, Ls), T(x, Ls), T(x, Ls), params(l), { needWeights: true, averageWeights: false });
-        encoderSelf.push(split(r.weights!, heads, Ls, Ls));
+        encoderSelf.push(split(r.weights!.data, 0, heads, Ls, Ls));
         x = layerNorm(x.map((v, i) => v + r.output.data[i]), Ls, E);
       }
       let y = embed(tgt);
@@ -104,10 +106,10 @@ export function untrainedModel(lib: Attnlab, seed = 7, layers = 2, heads = 4, E 
       const cross: Maps = [];
       for (let l = 0; l < layers; l++) {
         const a = lib.multiHeadAttention(T(y, Lt), T(y, Lt), T(y, Lt), params(100 + l), { causal: true, needWeights: true, averageWeights: false });
-        decoderSelf.push(split(a.weights!, heads, Lt, Lt));
+        decoderSelf.push(split(a.weights!.data, 0, heads, Lt, Lt));
         y = layerNorm(y.map((v, i) => v + a.output.data[i]), Lt, E);
         const c = lib.multiHeadAttention(T(y, Lt), T(x, Ls), T(x, Ls), params(200 + l), { needWeights: true, averageWeights: false });
-        cross.push(split(c.weights!, heads, Lt, Ls));
+        cross.push(split(c.weights!.data, 0, heads, Lt, Ls));
         y = layerNorm(y.map((v, i) => v + c.output.data[i]), Lt, E);
       }
       return { sourceTokens: src, targetTokens: tgt, encoderSelf, decoderSelf, cross };
@@ -115,19 +117,23 @@ export function untrainedModel(lib: Attnlab, seed = 7, layers = 2, heads = 4, E 
   };
 }
 
-/** What the trained Transformer translator returns (see lib.loadTranslator), structurally. */
+/** What the trained Transformer translator returns (see lib.loadTranslator), structurally; from a
+ * Worker the tensors' data arrive as plain arrays. */
+interface TensorData { data: ArrayLike<number>; shape: number[] }
+interface TransformerAttention { kind: 'transformer'; layers?: number; heads?: number; encoderSelf?: TensorData; decoderSelf?: TensorData; cross?: TensorData }
 interface TransformerTranslation {
   sourceTokens: string[];
   targetTokens: string[];
-  attention: { kind: string; layers: number; heads: number; encoderSelf?: Tensor; decoderSelf?: Tensor; cross?: Tensor };
+  /** Any translator's attention; only a Transformer's (kind 'transformer') is usable here. */
+  attention: object;
 }
 export interface TrainedTranslator {
   translate(text: string, options?: { beam?: number; maxLength?: number }): TransformerTranslation | Promise<TransformerTranslation>;
 }
 
-function layersOf(t: Tensor | undefined, layers: number, heads: number, L: number, S: number): Maps {
+function layersOf(t: TensorData | undefined, layers: number, heads: number, L: number, S: number): Maps {
   if (!t) return [];
-  return Array.from({ length: layers }, (_, l) => split({ data: t.data.subarray(l * heads * L * S, (l + 1) * heads * L * S), shape: [heads, L, S] }, heads, L, S));
+  return Array.from({ length: layers }, (_, l) => split(t.data, l * heads * L * S, heads, L, S));
 }
 
 /**
@@ -142,16 +148,20 @@ export function translatorModel(tr: TrainedTranslator, name: string, layers: num
     heads,
     async run(source: string): Promise<AttentionMaps> {
       const r = await tr.translate(source, { beam: 1 });
-      const a = r.attention;
-      if (a.kind !== 'transformer') throw new Error(`expected a Transformer's attention, got '${a.kind}'`);
+      const kind = (r.attention as { kind?: string }).kind;
+      if (kind !== 'transformer') throw new Error(`expected a Transformer's attention, got '${kind}'`);
+      const a = r.attention as TransformerAttention;
       const S = r.sourceTokens.length;
       const T = r.targetTokens.length;
+      // layers and heads: from the result, else from the cross-attention's shape [L, H, T, S].
+      const layers = a.layers ?? a.cross?.shape[0] ?? 0;
+      const heads = a.heads ?? a.cross?.shape[1] ?? 0;
       return {
         sourceTokens: r.sourceTokens,
         targetTokens: r.targetTokens,
-        encoderSelf: layersOf(a.encoderSelf, a.layers, a.heads, S, S),
-        decoderSelf: layersOf(a.decoderSelf, a.layers, a.heads, T, T),
-        cross: layersOf(a.cross, a.layers, a.heads, T, S),
+        encoderSelf: layersOf(a.encoderSelf, layers, heads, S, S),
+        decoderSelf: layersOf(a.decoderSelf, layers, heads, T, T),
+        cross: layersOf(a.cross, layers, heads, T, S),
       };
     },
   };
