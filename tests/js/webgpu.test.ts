@@ -135,12 +135,17 @@ describe('WebGPU against WebAssembly', () => {
     const sizes: number[] = [];
     const createBuffer = devices[0].createBuffer.bind(devices[0]);
     devices[0].createBuffer = (d) => (sizes.push(d.size), createBuffer(d));
-    for (const options of [{}, { causal: true }, { validLens: new Int32Array([300]) }, { attnMask: randBool([S, S], 4, 0.3) }]) {
+    const big = () => sizes.filter((b) => b >= S * S * 4).length;
+    for (const options of [{}, { causal: true }, { validLens: new Int32Array([300]) }, { attnMask: randBool([1, S], 4, 0.7) }]) {
       sizes.length = 0;
       await lib.attentionAsync(x, x, x, options);
-      // The boolean mask itself is [S, S] bytes, a quarter of a float score matrix.
-      expect(Math.max(...sizes)).toBeLessThan(S * S * 4);
+      expect(big()).toBe(0);
     }
+    // A full [S, S] mask travels as one 32-bit word per element (WGSL storage has no bytes): that
+    // buffer, and no score matrix beside it.
+    sizes.length = 0;
+    await lib.attentionAsync(x, x, x, { attnMask: randBool([S, S], 4, 0.7) });
+    expect(big()).toBe(1);
     sizes.length = 0;
     await lib.attentionAsync(x, x, x, { returnWeights: true });
     expect(Math.max(...sizes)).toBeGreaterThanOrEqual(S * S * 4);
