@@ -306,6 +306,39 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'translation-light');
   });
 
+  test('translation: a character the vocabulary lacks (spelled in bytes) is flagged as unknown', async () => {
+    const text = 'je suis 猫 fatigué 🍕 .';
+    const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=transformer&text=${encodeURIComponent(text)}`);
+    await ready(v, 90_000);
+    const { page } = v;
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    // The shipped tokenizer has no <unk>: 猫 and 🍕 reach the model as UTF-8 byte pieces.
+    const r = await on(page, 'translate', (el) => ({
+      tokens: el.result.sourceTokens as string[],
+      unknown: (el.unknownWords as { text: string; bytes: boolean }[]).map((u) => [u.text, u.bytes]),
+      status: el.shadowRoot.querySelector('.readout').textContent as string,
+      spans: [...el.shadowRoot.querySelectorAll('.tokens.src .tok.unk')].map((s) => s.dataset.unknown),
+      marks: [...el.shadowRoot.querySelectorAll('.tokens.src .tok.unk-end')].map((s) => getComputedStyle(s, '::after').content),
+      spoken: [...el.shadowRoot.querySelectorAll('.tokens.src .tok.unk-end .sr')].map((s) => s.textContent),
+    }));
+    expect(r.tokens).toContain('<0xE7>');
+    expect(r.unknown).toEqual([['猫', true], ['🍕', true]]);
+    // Every byte piece (and the bare word marker before them) is marked: 1 + 3 for 猫, 1 + 4 for 🍕.
+    expect(r.spans).toEqual(['猫', '猫', '猫', '猫', '🍕', '🍕', '🍕', '🍕', '🍕']);
+    expect(r.marks).toEqual(['" ?"', '" ?"']);
+    expect(r.spoken).toEqual([' (unknown to the model: 猫, spelled in raw bytes)', ' (unknown to the model: 🍕, spelled in raw bytes)']);
+    expect(r.status).toContain('Unknown to the model: 猫 (spelled in raw bytes), 🍕 (spelled in raw bytes)');
+    await screenshot(page, 'translation-unknown-light');
+    expect(await axe(page)).toEqual([]);
+    // Known words are not flagged.
+    await page.fill('#translate input[type=text]', 'je suis fatigué .');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: { sourceTokens: string[] } }).result.sourceTokens.length === 4, undefined, { timeout: 60_000 });
+    expect(await on(page, 'translate', (el) => el.unknownWords.length)).toBe(0);
+    await page.close();
+    expect(v.problems).toEqual([]);
+  });
+
   test('offline: once one page has loaded, every page of the site works without the network', async () => {
     const v = await visit(browser, `${isolated.url}index.html`);
     await ready(v);

@@ -25,7 +25,8 @@ export interface TranslationResult {
   targetTokens: string[];
   attention: TranslationAttention;
   beams?: { tokens?: string[]; text?: string; score: number }[];
-  /** Source words the model does not know (also detected as tokens like <unk>). */
+  /** Source words the model does not know (also detected: tokens like <unk>, and byte-fallback
+   * pieces like <0xE7> spelling a character the vocabulary lacks). */
   unknown?: string[];
 }
 
@@ -34,6 +35,43 @@ export interface Translator {
 }
 
 const UNK = /^(<unk>|\[UNK\]|<UNK>)$/;
+/** A byte-fallback piece: a character absent from the vocabulary, spelled in raw UTF-8 bytes. */
+const BYTE = /^<0x([0-9A-Fa-f]{2})>$/;
+/** The word-start marker on its own (shown empty once the tokenizer strips it), before bytes. */
+const MARKER = /^(|▁)$/;
+
+/** Source tokens [start, end) that stand for one word the model does not know, and that word. */
+export interface UnknownRun {
+  start: number;
+  end: number;
+  text: string;
+  bytes: boolean;
+}
+
+/**
+ * The unknown words among `tokens`: `<unk>`-style tokens, tokens the translator listed in
+ * `unknown`, and runs of byte-fallback pieces (with the bare word marker before them) decoded
+ * back to the characters they spell. A tokenizer with byte fallback never emits `<unk>`, so
+ * without the byte runs an out-of-vocabulary character would pass silently as noise.
+ */
+export function unknownRuns(tokens: string[], listed: Iterable<string> = []): UnknownRun[] {
+  const known = new Set(listed);
+  const runs: UnknownRun[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (UNK.test(tokens[i]) || known.has(tokens[i])) {
+      runs.push({ start: i, end: i + 1, text: tokens[i], bytes: false });
+      continue;
+    }
+    if (!BYTE.test(tokens[i])) continue;
+    const start = i > 0 && MARKER.test(tokens[i - 1]) && !runs.some((r) => r.end > i - 1) ? i - 1 : i;
+    const bytes: number[] = [];
+    let j = i;
+    for (; j < tokens.length && BYTE.test(tokens[j]); j++) bytes.push(parseInt(BYTE.exec(tokens[j])![1], 16));
+    runs.push({ start, end: j, text: new TextDecoder().decode(Uint8Array.from(bytes)), bytes: true });
+    i = j - 1;
+  }
+  return runs;
+}
 
 export class AttnTranslate extends AttnElement {
   static get observedAttributes(): string[] {
@@ -102,7 +140,8 @@ form button { font-size: 13px; padding: 4px 10px; }
 .tok.cur { border-color: var(--accent); }
 .tok.future { color: var(--muted); border-bottom: 1px dotted var(--line); border-radius: 0; }
 .tok.unk { border: 1px dashed #d9480f; }
-.tok.unk::after { content: ' ?'; color: #d9480f; font-weight: bold; }`;
+.tok.unk-end::after { content: ' ?'; color: #d9480f; font-weight: bold; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }`;
   }
 
   /** The object that translates (see the file comment for its API). */
@@ -150,9 +189,9 @@ form button { font-size: 13px; padding: 4px 10px; }
       const r = await this.#translator.translate(text, { beam, maxLength });
       this.#result = r;
       this.#rows = alignmentRows(r.attention, r.targetTokens.length, r.sourceTokens.length);
-      const unknown = this.#unknownIndices(r);
+      const unknown = this.unknownWords;
       this.#status.textContent = unknown.length
-        ? `Unknown to the model: ${unknown.map((i) => r.sourceTokens[i]).join(', ')} (marked with ?).`
+        ? `Unknown to the model: ${unknown.map((u) => (u.bytes ? `${u.text} (spelled in raw bytes)` : u.text)).join(', ')}; marked with ?.`
         : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`;
       this.#slider.max = String(Math.max(0, r.targetTokens.length - 1));
       this.#results.hidden = false;
@@ -174,9 +213,9 @@ form button { font-size: 13px; padding: 4px 10px; }
     }
   }
 
-  #unknownIndices(r: TranslationResult): number[] {
-    const unk = new Set(r.unknown ?? []);
-    return r.sourceTokens.flatMap((t, i) => (UNK.test(t) || unk.has(t) ? [i] : []));
+  /** The source words of the last result the model does not know (see unknownRuns). */
+  get unknownWords(): UnknownRun[] {
+    return this.#result ? unknownRuns(this.#result.sourceTokens, this.#result.unknown) : [];
   }
 
   /** Shows the decoding up to output token `t`. */
@@ -189,12 +228,22 @@ form button { font-size: 13px; padding: 4px 10px; }
     this.#heatmap.data = this.#rows;
     this.#heatmap.mask = this.#rows.map((row, i) => row.map(() => i > this.#step));
     this.#heatmap.pinned = T ? { row: this.#step, col: argmax(this.#rows[this.#step] ?? []) } : null;
-    const unknown = new Set(this.#unknownIndices(r));
+    const runOf = new Map<number, UnknownRun>();
+    for (const u of this.unknownWords) for (let j = u.start; j < u.end; j++) runOf.set(j, u);
     const w = this.#rows[this.#step] ?? [];
     const hi = Math.max(1e-9, ...w);
     const accent = this.palette?.accent ?? '#3559e0';
     this.#src.replaceChildren(...r.sourceTokens.map((tok, j) => {
-      const span = h('span', { className: `tok${unknown.has(j) ? ' unk' : ''}`, textContent: tok, title: `attention ${fmt(w[j] ?? 0, 3)}` });
+      const u = runOf.get(j);
+      const end = u !== undefined && j === u.end - 1;
+      const what = u ? `unknown to the model: ${u.text}${u.bytes ? ', spelled in raw bytes' : ''}` : '';
+      const span = h('span', {
+        className: `tok${u ? ' unk' : ''}${end ? ' unk-end' : ''}`, textContent: tok,
+        title: `${u ? `${what}; ` : ''}attention ${fmt(w[j] ?? 0, 3)}`,
+      });
+      if (u) span.dataset.unknown = u.text;
+      // Screen readers hear the word once, after its last piece (the '?' is decoration).
+      if (end) span.append(h('span', { className: 'sr', textContent: ` (${what})` }));
       span.style.background = `color-mix(in srgb, ${accent} ${Math.round(((w[j] ?? 0) / hi) * 55)}%, transparent)`;
       return span;
     }));
