@@ -1,5 +1,9 @@
-// load() options, results that JS owns, dispose() and `using`.
+// load() options, results that JS owns, dispose(), `using`, and the FinalizationRegistry last
+// resort for instances and translators dropped without dispose().
 import { load } from 'attnlab';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { randn } from './reference.js';
 
@@ -58,4 +62,62 @@ describe('results and lifetime', () => {
     (lib as unknown as Record<symbol, () => void>)[dispose]();
     expect(lib.disposed).toBe(true);
   });
+});
+
+describe('translator lifetime', () => {
+  const model = () => new Uint8Array(readFileSync(new URL('../../web/models/fra-eng-gru.atl', import.meta.url)));
+
+  it('dispose() makes translate() a clear error, is idempotent, and frees the model', async () => {
+    const lib = await load({ variant: 'simd' });
+    const warm = await lib.loadTranslator(model());  // first-use allocations (~18 KB) go into the baseline
+    warm.translate('Il fait beau.');
+    warm.dispose();
+    const before = lib.heapStats().used;
+    const tr = await lib.loadTranslator(model());
+    expect(tr.translate('Il fait beau.').text.length).toBeGreaterThan(0);
+    expect(lib.heapStats().used).toBeGreaterThan(before);
+    tr.dispose();
+    tr.dispose();
+    expect(tr.disposed).toBe(true);
+    expect(lib.heapStats().used).toBe(before);
+    expect(() => tr.translate('Il fait beau.')).toThrowError(Error);
+    expect(() => tr.translate('Il fait beau.')).toThrowError(/^translate: this translator has been disposed; call lib\.loadTranslator\(\) for a new one$/);
+    lib.dispose();
+  });
+});
+
+describe('dropped without dispose() (FinalizationRegistry), in `node --expose-gc`', () => {
+  // A child process: vitest's workers have no global gc(), and collection is process-wide.
+  const child = fileURLToPath(new URL('./fixtures/finalization-child.mjs', import.meta.url));
+  let report: {
+    translators: { baseline: number; withTranslators: number; after: number; collected: number; of: number; settled: boolean };
+    afterDisposedCollected: { used: number; baseline: number; works: number[] };
+    libs: { threadsBefore: number; threadsLoaded: number; threadsAfter: number; collected: number; of: number; settled: boolean };
+  };
+  const run = () => {
+    report ??= JSON.parse(execFileSync(process.execPath, ['--expose-gc', child], { encoding: 'utf8', timeout: 120_000 }));
+    return report;
+  };
+
+  it("translators: collected, and the instance's WebAssembly heap returns to its baseline", () => {
+    const t = run().translators;
+    expect(t.withTranslators - t.baseline).toBeGreaterThan(3 * 1_000_000);  // three models were held
+    expect(t.collected).toBe(t.of);
+    expect(t.after).toBe(t.baseline);
+    expect(t.settled).toBe(true);
+  }, 130_000);
+
+  it('a translator disposed by hand and then collected frees nothing twice', () => {
+    const d = run().afterDisposedCollected;
+    expect(d.used).toBe(d.baseline);
+    expect(d.works).toEqual([1, 2, 4]);
+  }, 130_000);
+
+  it('instances (threaded, with undisposed translators): collected, and their worker threads stopped', () => {
+    const l = run().libs;
+    expect(l.threadsLoaded - l.threadsBefore).toBe(3 * 2);  // 3 instances x 2 pthread workers
+    expect(l.collected).toBe(l.of);
+    expect(l.threadsAfter).toBe(l.threadsBefore);
+    expect(l.settled).toBe(true);
+  }, 130_000);
 });

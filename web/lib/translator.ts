@@ -84,6 +84,16 @@ export interface TranslatorInfo {
 
 const disposeSymbol: symbol = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
 
+// Last resort for a translator dropped without dispose(): free its model's WebAssembly memory when
+// the translator is collected. The held value names the module and the model, never the translator.
+const finalizer = new FinalizationRegistry<{ m: WasmModule; id: number }>(({ m, id }) => {
+  try {
+    m.translatorDispose(id);
+  } catch {
+    // Nothing to report to: a finalizer has no caller.
+  }
+});
+
 // Literal URLs so bundlers ship the model files.
 const shipped: Record<string, () => URL> = {
   'fra-eng-gru': () => new URL('./models/fra-eng-gru.atl', import.meta.url),
@@ -120,11 +130,12 @@ export class Translator {
     this.srcLang = info.srcLang;
     this.tgtLang = info.tgtLang;
     this.parameters = info.parameters;
+    finalizer.register(this, { m, id }, this);
   }
 
   translate(text: string, options: TranslateOptions = {}): TranslationResult {
     const fn = 'translate';
-    if (!this.#m) throw new Error(`${fn}: this translator has been disposed`);
+    if (!this.#m) throw new Error(`${fn}: this translator has been disposed; call lib.loadTranslator() for a new one`);
     if (typeof text !== 'string') throw new Error(`${fn}: text: expected a string, got ${typeof text}`);
     const beam = options.beam ?? 1;
     const maxLength = options.maxLength ?? 0;
@@ -157,10 +168,13 @@ export class Translator {
     return this.#m === null;
   }
 
+  /** Frees the model's WebAssembly memory. Safe to call twice; translate() afterwards throws. */
   dispose(): void {
-    if (!this.#m) return;
-    this.#m.translatorDispose(this.#id);
+    const m = this.#m;
+    if (!m) return;
     this.#m = null;
+    finalizer.unregister(this);
+    m.translatorDispose(this.#id);
   }
 
   [disposeSymbol](): void {
