@@ -1,4 +1,5 @@
 import { attention, attentionArgs, attentionScores, runAttention } from './attention.js';
+import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
@@ -26,8 +27,6 @@ const finalizer = new FinalizationRegistry<WasmModule>((m) => {
   m.setThreads(1);
   m.terminateWorkers();
 });
-
-const disposeSymbol: symbol = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
 
 /**
  * One instance of attnlab. Results are plain JS-owned tensors.
@@ -185,6 +184,7 @@ export class Attnlab {
     m.terminateWorkers();
   }
 
+  /** `using`: dispose() at the end of the block. */
   [disposeSymbol](): void {
     this.dispose();
   }

@@ -1,6 +1,7 @@
 // Translators: models trained by attnlab's own C++ engine (GRU + attention, or Transformer),
 // loaded from the package ('fra-eng', 'eng-fra'), a URL or bytes, run in WebAssembly, returning
 // the attention behind every output token.
+import { disposeSymbol } from './dispose.js';
 import { isNode } from './loader.js';
 import type { Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -81,8 +82,6 @@ export interface TranslatorInfo {
   tgtVocab: number;
   config: string;
 }
-
-const disposeSymbol: symbol = (Symbol as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
 
 // Last resort for a translator dropped without dispose(): free its model's WebAssembly memory when
 // the translator is collected. The held value names the module and the model, never the translator.
@@ -177,6 +176,7 @@ export class Translator {
     m.translatorDispose(this.#id);
   }
 
+  /** `using`: dispose() at the end of the block. */
   [disposeSymbol](): void {
     this.dispose();
   }
