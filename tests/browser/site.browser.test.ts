@@ -192,6 +192,8 @@ describe('demo site, cross-origin isolated', () => {
     // Model view: open layer 2, head 3.
     await page.click('#model-view g[data-layer="1"][data-head="2"]');
     expect(await on(page, 'model-view', (el) => el.selected)).toEqual({ layer: 1, head: 2 });
+    // ...drawn as a heatmap: the page imports <attn-model-view> alone, which must register it.
+    expect(await on(page, 'model-view', (el) => el.shadowRoot.querySelector('attn-heatmap')?.rowCount ?? -1)).toBeGreaterThan(0);
     // Cross-attention: queries are the target tokens.
     await page.selectOption('#kind', 'cross');
     await page.waitForFunction(() => (document.getElementById('head-view') as unknown as { leftTokens: string[] }).leftTokens[0] === '<bos>');
@@ -338,6 +340,54 @@ describe('demo site, cross-origin isolated', () => {
     await page.close();
     expect(v.problems).toEqual([]);
   });
+
+  test('translation: beam search with the shipped models shows several hypotheses; alignment rows are distributions', async () => {
+    const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=gru&text=${encodeURIComponent('il est très fatigué .')}`);
+    await ready(v, 90_000);
+    const { page } = v;
+    const hasResult = (kind: string) => page.waitForFunction((k) => {
+      const r = (document.getElementById('translate') as unknown as { result: { attention: { kind?: string }; beams?: unknown[] } | null }).result;
+      return r !== null && r.attention.kind === k && (r.beams?.length ?? 0) > 1;
+    }, kind, { timeout: 60_000 });
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    expect(await on(page, 'translate', (el) => el.shadowRoot.querySelector('attn-beam-tree').hidden)).toBe(true); // greedy
+    // Beam width 4 from the keyboard: the page translates again.
+    await page.focus('#beam');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => location.hash.includes('beam=4'));
+    const read = () => on(page, 'translate', (el) => {
+      const tree = el.shadowRoot.querySelector('attn-beam-tree');
+      const heat = el.shadowRoot.querySelector('attn-heatmap');
+      return {
+        kind: el.result.attention.kind as string,
+        text: el.result.text as string,
+        T: el.result.targetTokens.length as number,
+        S: el.result.sourceTokens.length as number,
+        treeHidden: tree.hidden as boolean,
+        hyps: (tree.data as { tokens: string[]; score: number }[]).map((b) => ({ key: b.tokens.join(' '), score: b.score })),
+        leaves: new Set([...tree.shadowRoot.querySelectorAll('[data-leaf]')].map((n: Element) => n.getAttribute('data-leaf'))).size,
+        rows: Array.from({ length: heat.rowCount as number }, (_, i) => Array.from({ length: heat.colCount as number }, (_, j) => heat.valueAt(i, j) as number)),
+      };
+    });
+    for (const kind of ['alignment', 'transformer']) {
+      if (kind === 'transformer') await page.selectOption('#arch', 'transformer');
+      await hasResult(kind);
+      const r = await read();
+      console.log(`beam 4, ${kind}: '${r.text}', ${r.hyps.length} hypotheses, ${r.T} x ${r.S} alignment`);
+      expect(r.treeHidden).toBe(false);
+      expect(r.hyps.length).toBeGreaterThan(1);
+      expect(new Set(r.hyps.map((h) => h.key)).size).toBe(r.hyps.length); // distinct hypotheses
+      expect(r.leaves).toBe(r.hyps.length); // each drawn
+      r.hyps.slice(1).forEach((h, i) => expect(h.score).toBeLessThanOrEqual(r.hyps[i].score)); // best first
+      expect(r.rows.length).toBe(r.T);
+      r.rows.forEach((row) => {
+        expect(row.length).toBe(r.S);
+        row.forEach((x) => expect(x >= 0 && x <= 1).toBe(true));
+        expect(Math.abs(row.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-4);
+      });
+    }
+    await finish(v, 'translation-beam-light');
+  }, 120_000);
 
   test('offline: once one page has loaded, every page of the site works without the network', async () => {
     const v = await visit(browser, `${isolated.url}index.html`);

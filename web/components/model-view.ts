@@ -1,7 +1,10 @@
 // <attn-model-view>: every layer and head at a glance, a grid of thumbnails (rows: layers,
 // columns: heads). Click (or Enter on) a thumbnail to enlarge it as a labelled heatmap.
 import { AttnElement, define, h, jsonAttr, labelsAttr, s } from './base.js';
-import { AttnHeatmap } from './heatmap.js';
+// Registered here, not only by index.js: a page that imports this widget alone must get the
+// elements it builds (a type-only import would be dropped from the output).
+import './heatmap.js';
+import type { AttnHeatmap } from './heatmap.js';
 import { toMatrices, type TensorLike } from './matrix.js';
 import { rgbString, scaleRGB } from './theme.js';
 

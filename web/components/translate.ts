@@ -3,8 +3,12 @@
 // the translator API: translate(text, { beam, maxLength }) -> { text, sourceTokens, targetTokens,
 // attention [T, S], beams? } (sync or async).
 import { AttnElement, define, fmt, h } from './base.js';
-import { AttnBeamTree } from './beam-tree.js';
-import { AttnHeatmap } from './heatmap.js';
+// Registered here, not only by index.js: a page that imports this widget alone must get the
+// elements it builds (a type-only import would be dropped from the output).
+import './beam-tree.js';
+import './heatmap.js';
+import type { AttnBeamTree } from './beam-tree.js';
+import type { AttnHeatmap } from './heatmap.js';
 import { toRows, type TensorLike } from './matrix.js';
 
 /**
@@ -84,6 +88,7 @@ export class AttnTranslate extends AttnElement {
   #step = 0;
   #timer = 0;
   #busy = false;
+  #again = false;
   #input: HTMLInputElement;
   #go: HTMLButtonElement;
   #out: HTMLParagraphElement;
@@ -179,7 +184,12 @@ form button { font-size: 13px; padding: 4px 10px; }
       this.#status.textContent = 'No translator loaded.';
       return null;
     }
-    if (this.#busy) return null;
+    if (this.#busy) {
+      // Settings changed mid-translation (a beam slider dragged): translate again when this one
+      // ends, so the last request is the one shown.
+      this.#again = true;
+      return null;
+    }
     this.#busy = true;
     this.#go.disabled = true;
     this.#status.textContent = 'Translating…';
@@ -210,6 +220,10 @@ form button { font-size: 13px; padding: 4px 10px; }
     } finally {
       this.#busy = false;
       this.#go.disabled = false;
+      if (this.#again) {
+        this.#again = false;
+        queueMicrotask(() => void this.run().catch(() => undefined));
+      }
     }
   }
 

@@ -23,15 +23,20 @@ export const oneOf = <T extends string>(list: readonly T[]) => (s: string): T | 
 export const bool = (s: string): boolean | undefined => (s === '1' ? true : s === '0' ? false : undefined);
 
 let timer = 0;
+// Values merged but not yet written: a second call within the debounce builds on them, not on the
+// (stale) hash, or it would drop the first call's changes.
+let pending: URLSearchParams | null = null;
 /** Merges `values` into the hash (replaceState: no history entry per slider tick). */
 export function writeHash(values: Record<string, string | number | boolean | null | undefined>): void {
-  const p = readHash();
+  const p = pending ?? readHash();
+  pending = p;
   for (const [k, v] of Object.entries(values)) {
     if (v === null || v === undefined || v === '') p.delete(k);
     else p.set(k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
   }
   clearTimeout(timer);
   timer = window.setTimeout(() => {
+    pending = null;
     const text = p.toString();
     history.replaceState(null, '', `${location.pathname}${location.search}${text ? `#${text}` : ''}`);
   }, 60);
