@@ -270,6 +270,51 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'performance-light');
   }, 120_000);
 
+  test('cancel: bandwidth training and the benchmark stop when cancelled, and say so', async () => {
+    const v = await visit(browser, `${isolated.url}pooling.html`);
+    await ready(v);
+    const { page } = v;
+    // Training: 80 steps at >= 20 ms each; cancel once a few have landed.
+    await page.click('#train');
+    await page.waitForFunction(() => Number(document.getElementById('train-status')!.dataset.step) >= 5, undefined, { timeout: 30_000 });
+    await page.click('#cancel');
+    const at = await page.evaluate(() => ({
+      step: Number(document.getElementById('train-status')!.dataset.step),
+      h: Number(document.getElementById('weights')!.dataset.bandwidth),
+      progress: (document.getElementById('train-progress') as HTMLProgressElement).value,
+    }));
+    await page.waitForTimeout(1000); // 1 s: dozens of steps, had the Worker gone on
+    const later = await page.evaluate(() => ({
+      step: Number(document.getElementById('train-status')!.dataset.step),
+      h: Number(document.getElementById('weights')!.dataset.bandwidth),
+      progress: (document.getElementById('train-progress') as HTMLProgressElement).value,
+    }));
+    console.log(`training cancelled at step ${at.step} of 80`);
+    expect(later).toEqual(at);
+    expect(at.step).toBeLessThan(80);
+    expect(await page.textContent('#train-status')).toMatch(new RegExp(`^Cancelled after step ${at.step}: h stays`));
+    expect(await page.getAttribute('#train-status', 'data-done')).toBeNull();
+    expect(await page.$eval('#train', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+    expect(await page.$eval('#cancel', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
+
+    // Benchmark: cancel after the first measurement; no more cells fill in.
+    await page.goto(`${isolated.url}performance.html`);
+    await ready(v);
+    await page.click('#run');
+    await page.waitForSelector('#bench-table td[data-ms]', { timeout: 60_000 });
+    await page.click('#cancel');
+    const cells = () => page.$$eval('#bench-table td[data-ms]', (tds) => tds.length);
+    const n = await cells();
+    await page.waitForTimeout(2000);
+    console.log(`benchmark cancelled after ${n} measurements`);
+    expect(await cells()).toBe(n);
+    expect(await page.evaluate(() => document.body.dataset.bench)).toBe('cancelled');
+    expect(await page.textContent('#bench-status')).toMatch(/^Cancelled after \d+ of \d+ measurements/);
+    expect(await page.$eval('#run', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+    await page.close();
+    expect(v.problems).toEqual([]);
+  }, 120_000);
+
   test('embed: snippets, copy button, and the iframe resizes to the height it reports', async () => {
     const v = await visit(browser, `${isolated.url}embed.html`);
     await ready(v);

@@ -74,6 +74,8 @@ function render(sizes: readonly number[]): void {
 }
 
 let worker: Worker | null = null;
+let progressDone = 0;
+let progressTotal = 0;
 function stop(message: string): void {
   worker?.terminate();
   worker = null;
@@ -88,6 +90,8 @@ function run(): void {
   results.clear();
   skipped.clear();
   render(sizes);
+  [progressDone, progressTotal] = [0, 0];
+  delete document.body.dataset.bench;
   worker = new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module' });
   runBtn.disabled = true;
   cancelBtn.disabled = false;
@@ -101,10 +105,12 @@ function run(): void {
     } else if (m.type === 'result') {
       if (!results.has(m.variant)) results.set(m.variant, new Map());
       results.get(m.variant)!.set(m.S, { ms: m.ms, gflops: m.gflops });
+      [progressDone, progressTotal] = [m.done, m.total];
       progress.value = m.done / m.total;
       render(sizes);
     } else if (m.type === 'skip') {
       skipped.set(m.variant, m.variant === 'webgpu' ? shortGpuReason(m.reason) : m.reason);
+      [progressDone, progressTotal] = [m.done, m.total];
       progress.value = m.done / m.total;
       render(sizes);
     } else if (m.type === 'done') {
@@ -131,7 +137,10 @@ function shortGpuReason(reason: string): string {
 }
 
 runBtn.addEventListener('click', run);
-cancelBtn.addEventListener('click', () => stop('Cancelled.'));
+cancelBtn.addEventListener('click', () => {
+  stop(progressTotal ? `Cancelled after ${progressDone} of ${progressTotal} measurements; the table keeps those.` : 'Cancelled before the first measurement.');
+  document.body.dataset.bench = 'cancelled';
+});
 preset.input.addEventListener('change', () => {
   writeHash({ preset: preset.input.value });
   if (!worker) render(PRESETS[preset.input.value as Preset]);

@@ -175,6 +175,9 @@ trainBtn.addEventListener('click', () => {
   trainBtn.disabled = true;
   cancelBtn.disabled = false;
   progress.value = 0;
+  delete trainStatus.dataset.done;
+  delete trainStatus.dataset.cancelled;
+  trainStatus.dataset.step = '0';
   trainStatus.textContent = 'Training in a Worker…';
   const start = reg.bandwidth;
   if (lib) lossHistory.push([0, looLoss(lib, reg.points, reg.kernel, start)]);
@@ -192,6 +195,7 @@ trainBtn.addEventListener('click', () => {
       bw.input.value = String(toSlider(m.bandwidth));
       bw.input.dispatchEvent(new Event('input'));
       trainStatus.textContent = `step ${m.step}/${m.steps}: h = ${m.bandwidth.toFixed(3)}, loss ${m.loss.toFixed(4)}`;
+      trainStatus.dataset.step = String(m.step);
       drawLoss();
       return;
     }
@@ -206,7 +210,11 @@ trainBtn.addEventListener('click', () => {
   const req: TrainRequest = { points: reg.points, kernel: reg.kernel, bandwidth: start, steps: 80, lr: 0.08, delayMs: 20 };
   worker.postMessage(req);
 });
-cancelBtn.addEventListener('click', () => stopTraining(`Cancelled at h = ${reg.bandwidth.toFixed(3)}.`));
+cancelBtn.addEventListener('click', () => {
+  // Terminating the Worker stops it between steps; the bandwidth stays where training left it.
+  stopTraining(`Cancelled after step ${trainStatus.dataset.step ?? 0}: h stays ${reg.bandwidth.toFixed(3)}.`);
+  trainStatus.dataset.cancelled = '1';
+});
 
 getLib().then((l) => {
   lib = l;
