@@ -517,8 +517,29 @@ describe('demo site, cross-origin isolated', () => {
     await page.focus('#window');
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => document.getElementById('visible-local')!.dataset.visible === String(48 * 9 - 2 * (4 + 3 + 2 + 1)));
+    await longTasks(page);
     await page.click('#run-cost');
     await page.waitForSelector('body[data-cost="done"]', { timeout: 120_000 });
+    // The measured costs, read back from the chart: every method at every S, finite and positive.
+    const chart = await page.$$eval('#cost-chart path[data-series]', (paths) => Object.fromEntries(paths.map((p) =>
+      [p.getAttribute('data-series')!, JSON.parse(p.getAttribute('data-points')!) as [number, number][]])));
+    console.log(`efficient cost (ms): ${Object.entries(chart).map(([k, pts]) => `${k} ${pts.map(([, y]) => y.toFixed(2)).join('/')}`).join(', ')}`);
+    expect(Object.keys(chart).sort()).toEqual(['BigBird', 'Dense', 'Linear', 'Local', 'Longformer']);
+    for (const pts of Object.values(chart)) {
+      expect(pts.map(([x]) => x)).toEqual([256, 512, 1024, 2048]);
+      pts.forEach(([, ms]) => expect(Number.isFinite(ms) && ms > 0).toBe(true));
+    }
+    // Dense grows with S (each doubling is 4x the work), and faster than the sliding window.
+    const dense = chart.Dense.map(([, ms]) => ms);
+    dense.slice(1).forEach((ms, i) => expect(ms).toBeGreaterThan(dense[i]));
+    const growth = (pts: [number, number][]) => pts[3][1] / pts[0][1];
+    expect(growth(chart.Dense)).toBeGreaterThan(10);
+    expect(growth(chart.Dense)).toBeGreaterThan(growth(chart.Local));
+    // And the picture matches the numbers: dense's points climb (smaller y on screen) as S grows.
+    const cy = await page.$$eval('#cost-chart circle[data-series="Dense"]', (cs) => cs.map((c) => Number(c.getAttribute('cy'))));
+    cy.slice(1).forEach((y, i) => expect(y).toBeLessThan(cy[i]));
+    const longest = await maxLongTask(page);
+    expect(longest).toBeLessThan(longTaskLimit('efficient cost measurement', longest));
     await finish(v, 'efficient-light');
   }, 150_000);
 

@@ -78,11 +78,14 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
   series.forEach((s, k) => {
     const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
     if (!pts.length) return;
+    // The numbers ride along on the drawing (data-points, data-x/y): a test or a curious visitor
+    // reads back exactly what is plotted.
     svg.append(node('path', {
       d: pts.map(([x, y], i) => `${i ? 'L' : 'M'}${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(''),
       fill: 'none', stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none',
+      'data-series': s.name, 'data-points': JSON.stringify(pts),
     }));
-    if (pts.length < 12) for (const [x, y] of pts) svg.append(node('circle', { cx: X(x), cy: Y(y), r: 3, fill: s.color }));
+    if (pts.length < 12) for (const [x, y] of pts) svg.append(node('circle', { cx: X(x), cy: Y(y), r: 3, fill: s.color, 'data-series': s.name, 'data-x': x, 'data-y': y }));
     // Legend under the plot (two per row), or inside the top left for a single series.
     const lx = series.length > 1 ? left + (k % 2) * ((W - left) / 2) : left + 8;
     const ly = series.length > 1 ? H - bottom + 48 + Math.floor(k / 2) * 18 : top + 10;
