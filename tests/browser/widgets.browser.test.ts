@@ -2,6 +2,7 @@
 // that loads only the built package's dist/components/index.js, served without COOP/COEP.
 // Checks that each element draws, reads its attributes, answers the keyboard and the mouse,
 // fires its events and exports SVG and PNG.
+import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { axe, launch, repoRoot, screenshot, visit, type Visit } from './helpers';
@@ -83,7 +84,8 @@ describe('widgets from dist/ in a plain page', () => {
     const all = await state();
     await page.click('#hv button[data-head="1"]');
     await expect.poll(async () => (await state()).active).toEqual([0]);
-    expect((await state()).lines).toBeLessThan(all.lines);
+    // The lines redraw on the next frame, after activeHeads changes: poll for them too.
+    await expect.poll(async () => (await state()).lines).toBeLessThan(all.lines);
     await page.dblclick('#hv button[data-head="1"]');
     await expect.poll(async () => (await state()).active).toEqual([1]);
     // Keyboard: Shift+Enter on head 1's button solos it.
@@ -160,6 +162,78 @@ describe('widgets from dist/ in a plain page', () => {
       expect(r.png, id).toBeGreaterThan(500);
       expect(r.dark, id).toBe(id === 'dark');
     }
+  });
+
+  test('translate: exports the alignment as SVG and PNG, from code and from its buttons', async () => {
+    const { page } = v;
+    // The translate test above left a result (source 'je suis <unk>', output 'i am a student').
+    const out = await page.evaluate(async () => {
+      const el = document.getElementById('tr') as unknown as { toSVG(): string; toPNG(): Promise<Blob>; setStep(t: number): void; step: number; shadowRoot: ShadowRoot };
+      const colored = (svg: string) => new DOMParser().parseFromString(svg, 'image/svg+xml').querySelectorAll('rect[fill^="rgb"]').length;
+      // The export is the picture as shown: at step 1 the later output rows are still hidden.
+      const atStep1 = el.step === 1 ? colored(el.toSVG()) : -1;
+      el.setStep(3);
+      const svg = el.toSVG();
+      const png = await el.toPNG();
+      const bitmap = await createImageBitmap(png);
+      const vb = (el.shadowRoot.querySelector('attn-heatmap')!.shadowRoot!.querySelector('svg') as SVGSVGElement).viewBox.baseVal;
+      const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+      return {
+        atStep1,
+        parses: doc.documentElement.localName === 'svg' && !doc.querySelector('parsererror'),
+        texts: [...doc.querySelectorAll('text')].map((t) => t.textContent),
+        cells: doc.querySelectorAll('rect[fill^="rgb"]').length,
+        type: png.type,
+        size: [bitmap.width, bitmap.height],
+        expected: [Math.ceil(vb.width * 2), Math.ceil(vb.height * 2)],
+      };
+    });
+    expect(out.parses).toBe(true);
+    // Its labels are the tokens (the markup-like '<unk>' as text), its cells the 4 x 3 alignment.
+    for (const t of ['je', 'suis', '<unk>', 'i', 'am', 'student']) expect(out.texts).toContain(t);
+    expect(out.cells).toBe(12);
+    expect(out.atStep1).toBe(6);
+    expect(out.type).toBe('image/png');
+    expect(out.size).toEqual(out.expected);
+    // The SVG button downloads the same picture, named after the element.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#tr button[aria-label="Download attn-translate as SVG"]')]);
+    expect(download.suggestedFilename()).toBe('attn-translate.svg');
+    const saved = await readFile((await download.path())!, 'utf8');
+    expect(saved).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(saved).toContain('&lt;unk&gt;');
+    const [png] = await Promise.all([page.waitForEvent('download'), page.click('#tr button[aria-label="Download attn-translate as PNG"]')]);
+    expect(png.suggestedFilename()).toBe('attn-translate.png');
+    const bytes = await readFile((await png.path())!);
+    expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  });
+
+  test('a widget with no theme attribute follows prefers-color-scheme; theme="light" does not', async () => {
+    const { page } = v;
+    const look = () => page.evaluate(() => {
+      const read = (id: string) => {
+        const el = document.getElementById(id) as unknown as HTMLElement & { toSVG(): string };
+        return { bg: getComputedStyle(el).getPropertyValue('--bg').trim(), svgDark: el.toSVG().includes('#1c1d24') };
+      };
+      return { heat: read('heat'), tr: read('tr'), pinned: read('dark') };
+    });
+    const light = await look();
+    expect(light.heat).toEqual({ bg: '#ffffff', svgDark: false });
+    try {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await expect.poll(async () => (await look()).heat.bg).toBe('#1c1d24');
+      const dark = await look();
+      expect(dark.heat.svgDark).toBe(true);
+      expect(dark.tr).toEqual({ bg: '#1c1d24', svgDark: true });
+      expect(dark.pinned.svgDark).toBe(true); // theme="dark" stays dark either way
+      // An explicit theme="light" wins over the system's dark.
+      await page.evaluate(() => document.getElementById('heat')!.setAttribute('theme', 'light'));
+      await expect.poll(async () => (await look()).heat).toEqual({ bg: '#ffffff', svgDark: false });
+      await screenshot(page, 'widgets-plain-page-dark');
+    } finally {
+      await page.evaluate(() => document.getElementById('heat')!.removeAttribute('theme'));
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+    await expect.poll(async () => (await look()).heat.bg).toBe('#ffffff');
   });
 
   test('resizing the page redraws the widgets at the new width', async () => {

@@ -294,6 +294,9 @@ form button { font-size: 13px; padding: 4px 10px; }
   }
 
   protected exportTarget(): SVGSVGElement | null {
+    // A step changes the heatmap's data, whose redraw waits for the next frame: draw it now, or an
+    // export right after a step would show the step before.
+    if (this.#result) this.#heatmap.renderNow();
     return this.#heatmap.shadowRoot?.querySelector('svg') ?? null;
   }
 
