@@ -80,6 +80,21 @@ describe('model files', () => {
   });
 });
 
+describe('translate options', () => {
+  it('maxLength: an integer in [1, 512], or undefined for the default; 0 is rejected like the message says', async () => {
+    const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
+    const message = (got: string) => new RegExp(`^translate: options\\.maxLength: expected an integer in \\[1, 512\\] \\(or undefined for the default\\), got ${got}$`);
+    for (const [bad, shown] of [[0, '0'], [-1, '-1'], [513, '513'], [1.5, '1\\.5'], [NaN, 'NaN'], ['3', '"3"']] as const) {
+      expect(() => tr.translate('Je suis fatigué.', { maxLength: bad as number }), String(bad)).toThrowError(message(shown));
+    }
+    // The bounds themselves work, and a correct call after the errors still does.
+    expect(tr.translate('Je suis fatigué.', { maxLength: 1 }).targetTokens.length).toBeLessThanOrEqual(2);
+    expect(tr.translate('Je suis fatigué.', { maxLength: 512 }).text).toBe(tr.translate('Je suis fatigué.').text);
+    expect(tr.translate('Je suis fatigué.', { maxLength: undefined }).text).toBe(tr.translate('Je suis fatigué.').text);
+    tr.dispose();
+  });
+});
+
 describe('long-running loops keep the heap flat', () => {
   it('300 translations (greedy and beam, both architectures) grow nothing after the first 30', async () => {
     const sentences = ['Je suis content.', 'Il fait beau aujourd’hui.', 'Nous devrions partir avant la nuit.', 'Où est la gare ?', 'Tom a peur des chiens.'];

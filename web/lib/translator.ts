@@ -2,6 +2,7 @@
 // loaded from the package ('fra-eng', 'eng-fra'), a URL or bytes, run in WebAssembly, returning
 // the attention behind every output token.
 import { disposeSymbol } from './dispose.js';
+import { argError } from './errors.js';
 import { isNode } from './loader.js';
 import type { Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -25,7 +26,7 @@ export interface LoadTranslatorOptions {
 export interface TranslateOptions {
   /** Beam width; 1 (default) is greedy decoding. */
   beam?: number;
-  /** Most target tokens before end of sentence; default 2 x source tokens + 10. */
+  /** Most target tokens before end of sentence: an integer in [1, 512]; default 2 x source tokens + 10. */
   maxLength?: number;
   /** GNMT length-penalty alpha for beam scores; default 0.6. */
   lengthPenalty?: number;
@@ -137,16 +138,18 @@ export class Translator {
     if (!this.#m) throw new Error(`${fn}: this translator has been disposed; call lib.loadTranslator() for a new one`);
     if (typeof text !== 'string') throw new Error(`${fn}: text: expected a string, got ${typeof text}`);
     const beam = options.beam ?? 1;
-    const maxLength = options.maxLength ?? 0;
+    const maxLength = options.maxLength;  // undefined: the default, 2 x source tokens + 10 (0 to the engine)
     const lp = options.lengthPenalty ?? 0.6;
     if (!Number.isInteger(beam) || beam < 1 || beam > 64) throw new Error(`${fn}: options.beam: expected an integer in [1, 64], got ${beam}`);
-    if (!Number.isInteger(maxLength) || maxLength < 0 || maxLength > 512) throw new Error(`${fn}: options.maxLength: expected an integer in [1, 512], got ${maxLength}`);
+    if (maxLength !== undefined && (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > 512)) {
+      throw argError(fn, 'options.maxLength', 'an integer in [1, 512] (or undefined for the default)', maxLength);
+    }
     if (typeof lp !== 'number' || !Number.isFinite(lp) || lp < 0 || lp > 10) throw new Error(`${fn}: options.lengthPenalty: expected a number in [0, 10], got ${lp}`);
     const r = parse<{
       text: string; sourceTokens: string[]; targetTokens: string[]; score: number; logProb: number;
       attention: { kind: string; layers: number; heads: number; alignment?: number[]; cross?: number[]; decoderSelf?: number[]; encoderSelf?: number[] };
       beams: BeamResult[];
-    }>(fn, this.#m.translatorTranslate(this.#id, text, beam, maxLength, lp));
+    }>(fn, this.#m.translatorTranslate(this.#id, text, beam, maxLength ?? 0, lp));
     const S = r.sourceTokens.length, T = r.targetTokens.length, a = r.attention;
     const attention: AlignmentAttention | TransformerAttention = a.kind === 'alignment'
       ? { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(a.alignment ?? [], [T, S]) }
