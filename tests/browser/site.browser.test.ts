@@ -193,7 +193,7 @@ describe('demo site, cross-origin isolated', () => {
     await page.click('#model-view g[data-layer="1"][data-head="2"]');
     expect(await on(page, 'model-view', (el) => el.selected)).toEqual({ layer: 1, head: 2 });
     // ...drawn as a heatmap: the page imports <attn-model-view> alone, which must register it.
-    expect(await on(page, 'model-view', (el) => el.shadowRoot.querySelector('attn-heatmap')?.rowCount ?? -1)).toBeGreaterThan(0);
+    await expect.poll(() => on(page, 'model-view', (el) => el.shadowRoot.querySelector('attn-heatmap')?.rowCount ?? -1)).toBeGreaterThan(0);
     // Cross-attention: queries are the target tokens.
     await page.selectOption('#kind', 'cross');
     await page.waitForFunction(() => (document.getElementById('head-view') as unknown as { leftTokens: string[] }).leftTokens[0] === '<bos>');
@@ -228,6 +228,14 @@ describe('demo site, cross-origin isolated', () => {
     expect(grid).toEqual([2, 4]);
     const longest = await maxLongTask(page);
     expect(longest).toBeLessThan(longTaskLimit('heads: loading and running the trained Transformer', longest));
+    // The view is in the URL: the same link opens on the trained model's cross-attention.
+    await page.waitForFunction(() => location.hash.includes('model=trained') && location.hash.includes('kind=cross'));
+    const again = await visit(browser, page.url());
+    await ready(again);
+    await again.page.waitForSelector('#load-status[data-state="ready"]', { timeout: 90_000 });
+    expect(await on(again.page, 'head-view', (el) => el.leftTokens)).toEqual(trained.left);
+    await again.page.close();
+    expect(again.problems).toEqual([]);
     await finish(v, 'heads-light');
   }, 120_000);
 

@@ -27,6 +27,7 @@ const state = {
   kind: param<Kind>('kind', 'encoder', oneOf(KINDS)),
   layer: param('layer', 0, num(0, 11)),
   heads: hash.get('heads'),
+  trained: hash.get('model') === 'trained',
 };
 
 const srcIn = el('input', { type: 'text', id: 'src', value: state.src, size: 36, spellcheck: 'false' });
@@ -106,8 +107,8 @@ const trained = new WorkerTranslator();
 const TRAINED_NAME = 'trained Transformer, French → English';
 
 /** Offers the trained Transformer when this attnlab build ships one (lib.loadTranslator). */
-function offerTrained(lib: object): void {
-  if (typeof (lib as { loadTranslator?: unknown }).loadTranslator !== 'function') return;
+function offerTrained(lib: object): HTMLButtonElement | null {
+  if (typeof (lib as { loadTranslator?: unknown }).loadTranslator !== 'function') return null;
   const btn = el('button', { type: 'button', id: 'use-trained', class: 'primary', text: 'Use the trained Transformer (French → English)' });
   const bar = el('progress', { id: 'model-progress', max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
   const cancel = el('button', { type: 'button', id: 'cancel-load', text: 'Cancel', disabled: true });
@@ -148,6 +149,7 @@ function offerTrained(lib: object): void {
       tgtIn.disabled = true;
       layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1) })));
       show();
+      writeHash({ model: 'trained' });
       say('ready', `Trained model in use (${info}); it runs in a Worker.`);
     } catch (e) {
       cancel.disabled = true;
@@ -161,12 +163,13 @@ function offerTrained(lib: object): void {
       bar.hidden = true;
     }
   });
+  return btn;
 }
 
 getLib().then(async (lib) => {
   // Seeded random weights, labelled as such; the trained translator replaces them when offered.
   model = untrainedModel(lib);
-  offerTrained(lib);
+  const useTrained = offerTrained(lib);
   banner.textContent = `Untrained model: ${model.name}. The patterns show how the mechanism works (shapes, masks, which side attends to which); they are not what a trained translator learned.`;
   layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1), selected: l === state.layer })));
   await run();
@@ -174,4 +177,6 @@ getLib().then(async (lib) => {
     const list = state.heads.split('.').map(Number).filter((h) => Number.isInteger(h) && h >= 0 && h < model!.heads);
     if (list.length) headView.activeHeads = list;
   }
+  // A link with #model=trained opens on the trained model (loading it in the Worker as a click would).
+  if (state.trained) useTrained?.click();
 }).catch(showError);
