@@ -239,6 +239,44 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'heads-light');
   }, 120_000);
 
+  test('heads: Cancel stops loading the trained model; the untrained one stays, and it loads later', async () => {
+    // The model's download is held back for a few seconds so Cancel lands mid-load. No service
+    // worker: requests it answered would bypass the route.
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+    const problems: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    let hold = true;
+    const seen: string[] = [];
+    await page.context().route('**/*.atl', async (route) => {
+      seen.push(new URL(route.request().url()).pathname);
+      if (hold) await new Promise((r) => setTimeout(r, 4000));
+      await route.continue().catch(() => undefined); // the Worker may be gone by then
+    });
+    await page.goto(`${isolated.url}heads.html`);
+    await page.waitForSelector('body[data-result="ok"]', { timeout: 45_000 });
+    const untrained = await on(page, 'head-view', (el) => el.leftTokens);
+    await page.click('#use-trained');
+    await page.waitForFunction(() => document.getElementById('load-status')?.dataset.state === 'loading');
+    await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThan(0); // the download has started
+    await page.click('#cancel-load');
+    await page.waitForSelector('#load-status[data-state="cancelled"]');
+    expect(await page.textContent('#load-status')).toContain('Loading cancelled');
+    await page.waitForTimeout(5000); // past the held download: nothing may arrive from the Worker
+    expect(await page.getAttribute('#load-status', 'data-state')).toBe('cancelled');
+    expect(await page.textContent('#model-note')).toContain('Untrained');
+    expect(await on(page, 'head-view', (el) => el.leftTokens)).toEqual(untrained);
+    expect(await page.$eval('#tgt', (i) => (i as HTMLInputElement).disabled)).toBe(false);
+    expect(await page.$eval('#cancel-load', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
+    // Loading again works.
+    hold = false;
+    await page.click('#use-trained');
+    await page.waitForSelector('#load-status[data-state="ready"]', { timeout: 90_000 });
+    expect(await page.textContent('#model-note')).toContain('Trained model');
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 120_000);
+
   test('positional: sinusoids from attnlab, ALiBi slope halves per head', async () => {
     const v = await visit(browser, `${isolated.url}positional.html`);
     await ready(v);
