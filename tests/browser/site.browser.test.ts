@@ -480,6 +480,33 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'translation-beam-light');
   }, 120_000);
 
+  test('translation: Cancel stops loading a model; choosing a model loads again', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+    const problems: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    let hold = true;
+    let requested = 0;
+    await page.context().route('**/*.atl', async (route) => {
+      requested++;
+      if (hold) await new Promise((r) => setTimeout(r, 4000));
+      await route.continue().catch(() => undefined);
+    });
+    await page.goto(`${isolated.url}translation.html`);
+    await expect.poll(() => requested, { timeout: 45_000 }).toBeGreaterThan(0);
+    await page.click('#cancel-load');
+    expect(await page.textContent('#model-status')).toContain('Loading cancelled');
+    await page.waitForTimeout(5000);
+    expect(await page.textContent('#model-status')).toContain('Loading cancelled');
+    expect(await on(page, 'translate', (el) => [el.translator === null, el.result === null])).toEqual([true, true]);
+    hold = false;
+    await page.selectOption('#arch', 'gru');
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    expect(await on(page, 'translate', (el) => el.result.attention.kind)).toBe('alignment');
+    await page.close();
+    expect(problems).toEqual([]);
+  }, 120_000);
+
   test('offline: once one page has loaded, every page of the site works without the network', async () => {
     const v = await visit(browser, `${isolated.url}index.html`);
     await ready(v);

@@ -1,12 +1,12 @@
 // Page 4: translation with the attention shown as it decodes. The translator runs in a Worker
-// (translator.worker.ts); <attn-translate> drives it through a small proxy with the same API.
+// (translator.worker.ts); <attn-translate> drives it through WorkerTranslator, which has its API.
 import '../components/translate';
-import type { AttnTranslate, TranslationResult, Translator } from '../components/translate';
+import type { AttnTranslate } from '../components/translate';
 import { $, el, select, slider } from './site/dom';
 import { math, row, sub, sum, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
-import type { TranslatorReply, TranslatorRequest } from './translator.worker';
+import { Cancelled, WorkerTranslator } from './site/translator-client';
 
 initPage('translation.html');
 
@@ -47,64 +47,43 @@ $('app').append(
       el('p', { text: 'At each output step t the decoder state s scores every encoder state h (the source words); the weights α are one row of the alignment matrix, and the context c they mix feeds the next word. Beam search keeps the k best partial translations by total log-probability:' }),
       math('score equals sum over t of log p of y t given y before t and x', t('score ='), sum(t('t')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')))));
 
-let worker: Worker | null = null;
-let nextId = 1;
-const waiting = new Map<number, { resolve: (r: TranslationResult) => void; reject: (e: Error) => void }>();
+// One Worker holds the model; choosing another model replaces it (WorkerTranslator.open).
+const translator = new WorkerTranslator();
+let opening = 0; // which openModel() call is current: a replaced one must not touch the page
 
-/** The worker's translator, as the Translator API <attn-translate> expects. */
-const proxy: Translator = {
-  translate(text, options) {
-    const id = nextId++;
-    const req: TranslatorRequest = { type: 'translate', id, text, beam: options?.beam ?? 1, maxLength: options?.maxLength ?? 40 };
-    return new Promise((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
-      worker?.postMessage(req);
-    });
-  },
-};
-
-function openModel(): void {
-  worker?.terminate();
-  waiting.forEach((w) => w.reject(new Error('cancelled')));
-  waiting.clear();
+async function openModel(): Promise<void> {
+  const me = ++opening;
   widget.translator = null;
-  worker = new Worker(new URL('./translator.worker.ts', import.meta.url), { type: 'module' });
   progress.value = 0;
   cancel.disabled = false;
   status.textContent = `Loading the ${arch.input.value} model (${dir.input.value})…`;
-  worker.onmessage = (e: MessageEvent<TranslatorReply>) => {
-    const m = e.data;
-    if (m.type === 'missing') {
-      cancel.disabled = true;
+  try {
+    const info = await translator.open(dir.input.value, arch.input.value as (typeof ARCHS)[number], {
+      onProgress: (loaded, total) => {
+        progress.value = total ? loaded / total : 0;
+        status.textContent = `Loading the model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`;
+      },
+    });
+    if (me !== opening) return;
+    cancel.disabled = true;
+    if (info === null) {
       status.textContent = 'This build of attnlab has no translator yet: the trained models ship with the translation part of the library, and this page translates as soon as they are in.';
       document.body.dataset.api = 'missing';
       document.body.dataset.result = 'ok';
-    } else if (m.type === 'progress') {
-      progress.value = m.total ? m.loaded / m.total : 0;
-      status.textContent = `Loading the model: ${(m.loaded / 1024).toFixed(0)} KiB${m.total ? ` of ${(m.total / 1024).toFixed(0)} KiB` : ''}…`;
-    } else if (m.type === 'ready') {
-      progress.value = 1;
-      cancel.disabled = true;
-      status.textContent = `Model ready: ${m.info}. Decoding runs in a Worker.`;
-      widget.translator = proxy;
-      document.body.dataset.api = 'ready';
-      document.body.dataset.result = 'ok';
-      void widget.run();
-    } else if (m.type === 'result') {
-      waiting.get(m.id)?.resolve(m.result);
-      waiting.delete(m.id);
-    } else {
-      if (m.id !== undefined) {
-        waiting.get(m.id)?.reject(new Error(m.message));
-        waiting.delete(m.id);
-      } else {
-        cancel.disabled = true;
-        status.textContent = `The model failed to load: ${m.message}`;
-        showError(new Error(m.message));
-      }
+      return;
     }
-  };
-  worker.postMessage({ type: 'load', name: dir.input.value, arch: arch.input.value as (typeof ARCHS)[number] } satisfies TranslatorRequest);
+    progress.value = 1;
+    status.textContent = `Model ready: ${info}. Decoding runs in a Worker.`;
+    widget.translator = translator;
+    document.body.dataset.api = 'ready';
+    document.body.dataset.result = 'ok';
+    widget.run().catch(() => undefined); // the widget shows its own errors
+  } catch (e) {
+    if (me !== opening || e instanceof Cancelled) return; // replaced, or cancelled (which says so)
+    cancel.disabled = true;
+    status.textContent = `The model failed to load: ${e instanceof Error ? e.message : String(e)}`;
+    showError(e);
+  }
 }
 
 function fillExamples(): void {
@@ -112,7 +91,7 @@ function fillExamples(): void {
     const b = el('button', { type: 'button', text: s });
     b.addEventListener('click', () => {
       widget.value = s;
-      void widget.run();
+      widget.run().catch(() => undefined);
     });
     return b;
   }));
@@ -122,20 +101,19 @@ dir.input.addEventListener('change', () => {
   widget.value = EXAMPLES[dir.input.value as (typeof DIRS)[number]][0];
   fillExamples();
   writeHash({ dir: dir.input.value, text: null });
-  openModel();
+  void openModel();
 });
 arch.input.addEventListener('change', () => {
   writeHash({ arch: arch.input.value });
-  openModel();
+  void openModel();
 });
 beam.input.addEventListener('change', () => {
   widget.setAttribute('beam', beam.input.value);
   writeHash({ beam: beam.input.value });
-  if (widget.translator) void widget.run();
+  if (widget.translator) widget.run().catch(() => undefined);
 });
 cancel.addEventListener('click', () => {
-  worker?.terminate();
-  worker = null;
+  translator.cancel();
   cancel.disabled = true;
   status.textContent = 'Loading cancelled. Change the model to load again.';
 });
@@ -144,4 +122,4 @@ widget.addEventListener('attn-translated', () => writeHash({ text: widget.value 
 widget.value = state.text ?? EXAMPLES[state.dir][0];
 fillExamples();
 getLib().catch(showError);
-openModel();
+void openModel();
