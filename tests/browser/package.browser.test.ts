@@ -109,7 +109,10 @@ describe('the npm tarball', () => {
         worker.postMessage({ variant, seed });
       })));
       const workers = fromWorkers.map((w, i) => ({ variant: w.variant, output: w.output, page: attend(input(plan[i][1])) }));
-      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers });
+      // attnlab's own trainer Worker, bundled by Vite from the package.
+      const session = lib.createTrainer({ maxSeconds: 2, evalEvery: 10 });
+      const { reason, step } = await session.done;
+      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers, trainer: { reason, step } });
     `);
     writeFileSync(join(app, 'src', 'worker.js'), `
       import { load } from 'attnlab';
@@ -123,7 +126,9 @@ describe('the npm tarball', () => {
         lib.dispose();
       };
     `);
-    await build({ root: app, logLevel: 'error', configFile: false, worker: { format: 'es' } });
+    // No options: Vite's defaults (its 'iife' Workers too) must bundle attnlab, the app's Workers and
+    // attnlab's own trainer Worker.
+    await build({ root: app, logLevel: 'error', configFile: false });
     const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
     server = await preview({ root: app, configFile: false, logLevel: 'error', preview: { host: '127.0.0.1', port: 0, headers } });
     const url = server.resolvedUrls!.local[0];
@@ -137,6 +142,8 @@ describe('the npm tarball', () => {
     const result = JSON.parse((await page.getAttribute('body', 'data-result'))!);
     expect(errors).toEqual([]);
     expect(result.variant).toBe('simd-threads');
+    expect(['time', 'target']).toContain(result.trainer.reason);
+    expect(result.trainer.step).toBeGreaterThan(0);
     expect(result.workers.map((w: { variant: string }) => w.variant)).toEqual(['simd', 'scalar', 'simd']);
     for (const w of result.workers as { output: number[]; page: number[] }[]) {
       expect(w.page).toHaveLength(2 * 33 * 8);

@@ -12,21 +12,30 @@ interface Assets {
   worker?: () => URL;
 }
 
+/**
+ * The ES glue is imported by URL, not by a static specifier: bundlers ship it as an asset (from
+ * the literal `new URL`) and leave this import alone, so attnlab's module graph has no dynamic
+ * imports to split. Vite can then bundle Workers that import attnlab (the trainer's, a user's) in
+ * its default 'iife' worker format, with no configuration.
+ */
+const importGlue = (url: URL): Promise<{ default: ModuleFactory }> =>
+  import(/* @vite-ignore */ /* webpackIgnore: true */ url.href);
+
 const assets: Record<Variant, Assets> = {
   scalar: {
     wasm: () => new URL('./wasm/attnlab-scalar.wasm', import.meta.url),
     script: () => new URL('./wasm/attnlab-scalar.js', import.meta.url),
-    module: () => import('./wasm/attnlab-scalar.mjs'),
+    module: () => importGlue(new URL('./wasm/attnlab-scalar.mjs', import.meta.url)),
   },
   simd: {
     wasm: () => new URL('./wasm/attnlab-simd.wasm', import.meta.url),
     script: () => new URL('./wasm/attnlab-simd.js', import.meta.url),
-    module: () => import('./wasm/attnlab-simd.mjs'),
+    module: () => importGlue(new URL('./wasm/attnlab-simd.mjs', import.meta.url)),
   },
   'simd-threads': {
     wasm: () => new URL('./wasm/attnlab-simd-threads.wasm', import.meta.url),
     script: () => new URL('./wasm/attnlab-simd-threads.js', import.meta.url),
-    module: () => import('./wasm/attnlab-simd-threads.mjs'),
+    module: () => importGlue(new URL('./wasm/attnlab-simd-threads.mjs', import.meta.url)),
     worker: () => new URL('./wasm/attnlab-simd-threads.worker.js', import.meta.url),
   },
 };
