@@ -651,4 +651,16 @@ describe('demo site without COOP/COEP', () => {
     await v.page.close();
     expect(v.problems).toEqual([]);
   });
+
+  test('the translator Workers run there too: heads loads the trained model, translation translates', async () => {
+    const v = await visit(browser, `${plain.url}heads.html#model=trained&kind=cross`);
+    await ready(v);
+    await v.page.waitForSelector('#load-status[data-state="ready"]', { timeout: 90_000 });
+    expect((await on(v.page, 'head-view', (el) => el.leftTokens)).at(-1)).toBe('</s>');
+    await v.page.goto(`${plain.url}translation.html#arch=gru&beam=3`);
+    await ready(v, 90_000);
+    await v.page.waitForFunction(() => ((document.getElementById('translate') as unknown as { result: { beams?: unknown[] } | null }).result?.beams?.length ?? 0) > 1, undefined, { timeout: 60_000 });
+    await v.page.close();
+    expect(v.problems).toEqual([]);
+  }, 120_000);
 });
