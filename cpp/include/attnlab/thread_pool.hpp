@@ -36,12 +36,15 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
+  // The current job. A worker joins it (active_) only while it is open; run() closes it once every
+  // task is claimed and then waits just for the workers inside, never for one still waking up.
   const std::function<void(int64_t)>* task_ = nullptr;
   int64_t task_count_ = 0;
   std::atomic<int64_t> next_{0};
-  int busy_ = 0;             // workers still inside the current job
-  uint64_t generation_ = 0;  // bumped per job so sleeping workers know there is new work
-  bool stopping_ = false;
+  std::atomic<uint64_t> generation_{0};  // bumped per job so waiting workers know there is new work
+  bool open_ = false;                     // guarded by mutex_
+  int active_ = 0;                        // workers inside the current job; guarded by mutex_
+  std::atomic<bool> stopping_{false};
   std::exception_ptr error_;  // first exception a task threw in the current job
   std::atomic<int> started_{0};
 };
