@@ -19,6 +19,11 @@ const D = 64;
 const SHAPES = [[8, 128], [8, 512], [8, 1024], [1, 2048], ...(quick ? [] : [[1, 8192]])];
 const RUNS = quick ? 3 : 10;
 const TOLERANCE = 1e-4;
+// Pause between timed calls: onnxruntime-web's pool threads spin for a few ms after a run and
+// would slow whichever peer is timed next (measured: attnlab 2 threads, H8 S512, 12.8 ms right
+// after an ORT 2-thread run, 9.0 ms 30 ms later, 9.2 ms alone). No peer pays for another.
+const SETTLE_MS = 30;
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
 const JOBS = SHAPES.flatMap(([H, S]) => [false, true].map((causal) => ({ H, S, causal })));
 const PEERS = [
@@ -118,6 +123,7 @@ for (const job of JOBS) {
   }
   for (let run = 0; run < RUNS; run++) {
     for (const a of active.filter((x) => !x.error)) {
+      await settle();
       const r = await a.p.worker.request({ cmd: 'once' });
       if (r.type === 'error') a.error = r.error;
       else a.times.push(r.ms);
@@ -156,7 +162,7 @@ console.log(`SIMD128 mul+add peak again: ${peakAfter.toFixed(1)} GFLOP/s`);
 
 const native = nativeArg && existsSync(nativeArg.slice(9)) ? JSON.parse(readFileSync(nativeArg.slice(9), 'utf8')) : null;
 const results = {
-  date: started.toISOString(), finished: new Date().toISOString(), quick, runs: RUNS, d: D,
+  date: started.toISOString(), finished: new Date().toISOString(), quick, runs: RUNS, settleMs: SETTLE_MS, d: D,
   flops: '4*H*S*S*d per call, causal not halved', tolerance: TOLERANCE, machine, packages, peak, loads, mha, memory, native,
   peers: peers.map(({ worker, ...p }) => p),
 };

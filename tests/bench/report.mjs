@@ -29,7 +29,7 @@ export function markdown(results) {
   out.push(`- packages: ${Object.entries(results.packages).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   out.push(`- float32, d = ${results.d}; median of ${results.runs} runs after warm-up; JS Float32Array in to JS Float32Array out`);
   out.push(`- GFLOP/s = ${results.flops}; WASM SIMD128 f32x4 mul+add peak of one core: ${fmt(results.peak.gflops)} GFLOP/s (best of a run before and after the peers: ${fmt(results.peak.before)}, ${fmt(results.peak.after)})`);
-  out.push(`- timed calls go round-robin over the peers (one call each per round), so load from elsewhere falls on all alike; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
+  out.push(`- timed calls go round-robin over the peers (one call each per round, ${results.settleMs ?? 0} ms apart so no peer's spinning threads slow the next), so load from elsewhere falls on all alike; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
   out.push(`- every output checked against a float64 reference (max |err| / max(1, |ref|) <= ${results.tolerance}; S = 8192 on 256 sampled rows); ✗ marks a miss`);
   out.push('', '## Median ms / GFLOP/s', '');
   out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`);
