@@ -12,6 +12,17 @@ const x1 = randn([3, 4], 6);
 const f32 = (shape: number[]) => ({ data: new Float32Array(shape.reduce((a, b) => a * b, 1)), shape });
 
 type Case = [string, (lib: Attnlab) => unknown, RegExp];
+function bigNonFinite(): Case[] {
+  const Q = randn([2, 64, 64], 11), K = randn([2, 64, 64], 12);
+  const poison = (t: typeof Q, at: number[], x: number) => ({ data: Float32Array.from(t.data, (y, i) => (at.includes(i) ? x : y)), shape: t.shape });
+  const heads = { numHeads: 2, inProjWeight: randn([3 * 64, 64], 13), outProjWeight: randn([64, 64], 14) };
+  return [
+    ['NaN late in a big q', (l) => l.attention(poison(Q, [8000, 8190], NaN), K, K), /^attention: q: expected finite values, got NaN at index 8000$/],
+    ['-Infinity in a big v', (l) => l.attention(Q, K, poison(K, [4099], -Infinity)), /^attention: v: expected finite values, got -Infinity at index 4099$/],
+    ['Infinity in a big k', (l) => l.attention(Q, poison(K, [5000], Infinity), K), /^attention: k: expected finite values, got Infinity at index 5000$/],
+    ['NaN in a big MHA key', (l) => l.multiHeadAttention(Q, poison(K, [7777], NaN), K, heads), /^multiHeadAttention: key: expected finite values, got NaN at index 7777$/],
+  ];
+}
 const cases: Case[] = [
   ['q not a tensor', (l) => l.attention(null as never, k, v), /^attention: q: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/],
   ['q data a plain array', (l) => l.attention({ data: [1, 2, 3, 4] as never, shape: [1, 4] }, k, v), /^attention: q\.data: expected a Float32Array, got \[1, 2, 3, 4\]$/],
@@ -30,6 +41,9 @@ const cases: Case[] = [
   ['additive with wrong Wk', (l) => l.attention(q, k, v, { score: 'additive', params: { Wq: f32([5, 4]), Wk: f32([5, 3]), wv: f32([5]) } }), /^attention: options\.params\.Wk: expected shape \[5, 4\] \(\[hidden, Dk\]\), got \[5, 3\]$/],
   ['mask that does not broadcast', (l) => l.attention(q, k, v, { attnMask: { data: new Uint8Array(4), shape: [4] } }), /^attention: options\.attnMask: expected a shape that broadcasts to \[2, 3, 5\], got \[4\]$/],
   ['mask of the wrong type', (l) => l.attention(q, k, v, { attnMask: { data: new Int8Array(5), shape: [5] } as never }), /^attention: options\.attnMask: expected a mask \{ data: Uint8Array \(boolean\) or Float32Array \(additive\), shape \}, got an object$/],
+  // Past 4096 values the check runs in the SIMD kernel over a heap copy: the same messages, the
+  // first bad index (here in a 16-value block's tail, after an earlier clean block).
+  ...bigNonFinite(),
   ['additive mask with NaN', (l) => l.attention(q, k, v, { attnMask: { data: Float32Array.from([0, NaN, 0, 0, 0]), shape: [5] } }), /^attention: options\.attnMask: expected finite values or -Infinity, got NaN at index 1$/],
   ['validLens not Int32Array', (l) => l.attention(q, k, v, { validLens: [1, 2] as never }), /^attention: options\.validLens: expected an Int32Array, got \[1, 2\]$/],
   ['validLens out of range', (l) => l.attention(q, k, v, { validLens: new Int32Array([2, 6]) }), /^attention: options\.validLens: expected values in \[0, 5\] \(the number of keys\), got 6 at index 1$/],
@@ -64,6 +78,12 @@ describe.each(VARIANTS)('%s', (variant) => {
     // The instance still works, and gives the right answer.
     const got = lib.attention(q, k, v, { causal: true });
     expect(maxError(got.output.data, refAttention(q, k, v, { causal: true }).output.data)).toBeLessThanOrEqual(1e-5);
+  });
+
+  it('the async form rejects with the same message (big input, SIMD check)', async () => {
+    const K = randn([2, 64, 64], 12);
+    const bad = { data: Float32Array.from(K.data, (y, i) => (i === 5000 ? Infinity : y)), shape: K.shape };
+    await expect(libs[variant].attentionAsync(K, bad, K)).rejects.toThrowError(/^attention: k: expected finite values, got Infinity at index 5000$/);
   });
 
   it('errors are Error instances, not WebAssembly exceptions', () => {

@@ -1,10 +1,10 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
-import { withScratch } from './heap.js';
+import { heapFiniteScan, withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkPattern } from './patterns.js';
 import { checkEvenFeatures, checkRope } from './rope.js';
-import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
+import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -35,15 +35,15 @@ function checkScaleOption(fn: string, x: unknown): number {
 }
 
 /** Checks q, k (and v) and the score's parameters; returns dims and the parameter tensors. */
-function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: Record<string, unknown>) {
-  const Q = checkTensor(fn, 'q', q, { rank: 2, orMore: true, layout: '[..., Sq, Dq]' });
-  const K = checkTensor(fn, 'k', k, { rank: 2, orMore: true, layout: '[..., Sk, Dk]' });
+function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: Record<string, unknown>, scan?: FiniteScan) {
+  const Q = checkTensor(fn, 'q', q, { rank: 2, orMore: true, layout: '[..., Sq, Dq]' }, scan);
+  const K = checkTensor(fn, 'k', k, { rank: 2, orMore: true, layout: '[..., Sk, Dk]' }, scan);
   const lead = Q.shape.slice(0, -2);
   sameLead(fn, 'k', K, lead);
   const d: Dims = { lead, Sq: Q.shape.at(-2)!, Sk: K.shape.at(-2)!, Dq: Q.shape.at(-1)!, Dk: K.shape.at(-1)!, Dv: 0 };
   let V: Tensor | null = null;
   if (v !== null) {
-    V = checkTensor(fn, 'v', v, { rank: 2, orMore: true, layout: '[..., Sk, Dv]' });
+    V = checkTensor(fn, 'v', v, { rank: 2, orMore: true, layout: '[..., Sk, Dv]' }, scan);
     sameLead(fn, 'v', V, lead);
     if (V.shape.at(-2) !== d.Sk) throw new Error(`${fn}: v: expected ${d.Sk} rows (Sk, as k), got shape ${shapeString(V.shape)}`);
     d.Dv = V.shape.at(-1)!;
@@ -89,11 +89,11 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
   return { Q, K, V, d, score, params, hidden, scale };
 }
 
-/** attention()'s arguments, checked once for every backend. */
-export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions) {
+/** attention()'s arguments, checked once for every backend (`scan`: see checkTensor). */
+export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions, scan?: FiniteScan) {
   const fn = 'attention';
   const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope']);
-  const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, o);
+  const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, o, scan);
   const causal = checkBool(fn, 'options.causal', o.causal, false);
   const returnWeights = checkBool(fn, 'options.returnWeights', o.returnWeights, false);
   const validLens = optionalValidLens(fn, 'options.validLens', o.validLens);
@@ -117,7 +117,7 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
 export type AttentionArgs = ReturnType<typeof attentionArgs>;
 
 export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
-  return runAttention(m, attentionArgs(q, k, v, options));
+  return runAttention(m, attentionArgs(q, k, v, options, heapFiniteScan(m)));
 }
 
 /** The WebAssembly run of checked arguments. */

@@ -1,3 +1,4 @@
+import { heapFiniteScan } from './heap.js';
 import { attention, attentionArgs, attentionScores, runAttention } from './attention.js';
 import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
@@ -87,7 +88,7 @@ export class Attnlab {
    */
   async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
     this.#mod('attention');  // a disposed instance says so before any argument is checked
-    const a = attentionArgs(q, k, v, options);
+    const a = attentionArgs(q, k, v, options, heapFiniteScan(this.#mod('attention')));
     const wasm = () => runAttention(this.#mod('attention'), a);
     return this.#gpu ? this.#gpu.attention(a, wasm) : wasm();
   }
@@ -136,7 +137,7 @@ export class Attnlab {
   /** multiHeadAttention() on this instance's backend; resolves with the same result. */
   async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
     this.#mod('multiHeadAttention');
-    const a = multiHeadArgs(query, key, value, params, options);
+    const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(this.#mod('multiHeadAttention')));
     const wasm = () => runMultiHead(this.#mod('multiHeadAttention'), a);
     return this.#gpu ? this.#gpu.multiHeadAttention(a, wasm) : wasm();
   }

@@ -1,9 +1,9 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
-import { withScratch } from './heap.js';
+import { heapFiniteScan, withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, type MaskInput } from './masks.js';
 import { checkRope } from './rope.js';
-import { checkBool, checkInt, checkOptions, checkTensor, shapeString } from './tensor.js';
+import { checkBool, checkInt, checkOptions, checkTensor, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -16,18 +16,18 @@ function checkParam(fn: string, name: string, t: unknown, shape: number[], layou
 }
 
 /** multiHeadAttention()'s arguments, checked once for every backend. */
-export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions) {
+export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions, scan?: FiniteScan) {
   const fn = 'multiHeadAttention';
   const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope']);
   const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
   if (params === undefined) throw new Error(`${fn}: params: expected { numHeads, inProjWeight, outProjWeight, ... }, got undefined`);
 
-  const Q = checkTensor(fn, 'query', query, { rank: 2, orMore: true, layout: '[B, L, E] or [L, E]' });
+  const Q = checkTensor(fn, 'query', query, { rank: 2, orMore: true, layout: '[B, L, E] or [L, E]' }, scan);
   const batched = Q.shape.length === 3;
   if (Q.shape.length > 3) throw new Error(`${fn}: query: expected a tensor of rank 2 or 3 ([L, E] or [B, L, E]), got shape ${shapeString(Q.shape)}`);
   const layout = batched ? '[B, S, E]' : '[S, E]';
-  const K = checkTensor(fn, 'key', key, { rank: Q.shape.length, layout });
-  const V = checkTensor(fn, 'value', value, { rank: Q.shape.length, layout });
+  const K = checkTensor(fn, 'key', key, { rank: Q.shape.length, layout }, scan);
+  const V = checkTensor(fn, 'value', value, { rank: Q.shape.length, layout }, scan);
   const B = batched ? Q.shape[0] : 1;
   const [L, E] = Q.shape.slice(-2);
   const S = K.shape.at(-2)!;
@@ -83,7 +83,7 @@ export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
 
 /** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
 export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
-  return runMultiHead(m, multiHeadArgs(query, key, value, params, options));
+  return runMultiHead(m, multiHeadArgs(query, key, value, params, options, heapFiniteScan(m)));
 }
 
 /** The WebAssembly run of checked arguments. */

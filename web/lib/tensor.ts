@@ -43,14 +43,23 @@ function checkData(fn: string, name: string, t: unknown, kind: DataKind): { data
   return { data, shape };
 }
 
-function checkFinite(fn: string, name: string, data: Float32Array, allowNegInf: boolean): void {
+/** Index of the first value that is not finite (-Infinity passes when allowed), or -1. */
+export type FiniteScan = (data: Float32Array, allowNegInf: boolean) => number;
+
+export const jsFiniteScan: FiniteScan = (data, allowNegInf) => {
   for (let i = 0; i < data.length; i++) {
     const x = data[i];
     // x - x is 0 for finite x and NaN for NaN and ±Infinity: one test covers all three.
-    if (x - x !== 0 && !(allowNegInf && x === -Infinity)) {
-      const expected = allowNegInf ? 'finite values or -Infinity' : 'finite values';
-      throw new Error(`${fn}: ${name}: expected ${expected}, got ${x} at index ${i}`);
-    }
+    if (x - x !== 0 && !(allowNegInf && x === -Infinity)) return i;
+  }
+  return -1;
+};
+
+function checkFinite(fn: string, name: string, data: Float32Array, allowNegInf: boolean, scan: FiniteScan = jsFiniteScan): void {
+  const i = scan(data, allowNegInf);
+  if (i >= 0) {
+    const expected = allowNegInf ? 'finite values or -Infinity' : 'finite values';
+    throw new Error(`${fn}: ${name}: expected ${expected}, got ${data[i]} at index ${i}`);
   }
 }
 
@@ -70,11 +79,14 @@ function checkRank(fn: string, name: string, shape: number[], rule: RankRule): v
   }
 }
 
-/** A float32 tensor with finite values and, when given, the rank rule. */
-export function checkTensor(fn: string, name: string, t: unknown, rule?: RankRule): Tensor {
+/**
+ * A float32 tensor with finite values and, when given, the rank rule. `scan` looks for non-finite
+ * values: a JS loop by default, the SIMD kernel (heapFiniteScan) where a module is at hand.
+ */
+export function checkTensor(fn: string, name: string, t: unknown, rule?: RankRule, scan?: FiniteScan): Tensor {
   const { data, shape } = checkData(fn, name, t, 'float32');
   if (rule) checkRank(fn, name, shape, rule);
-  checkFinite(fn, name, data as Float32Array, false);
+  checkFinite(fn, name, data as Float32Array, false, scan);
   return { data: data as Float32Array, shape };
 }
 

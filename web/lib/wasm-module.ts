@@ -3,6 +3,8 @@ export interface WasmModule {
   _malloc(bytes: number): number;
   _free(ptr: number): void;
   memoryBuffer(): ArrayBufferLike;
+  /** Index of the first value at `ptr` that is not finite (-Infinity passes when allowed), or -1. */
+  findNonfinite(ptr: number, n: number, negInfOk: boolean): number;
   attention(args: object): string;
   attentionScores(args: object): string;
   maskedSoftmax(args: object): string;
