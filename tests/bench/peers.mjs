@@ -178,6 +178,10 @@ parentPort.on('message', async (m) => {
       const t = performance.now();
       current.last = await current.call();
       parentPort.postMessage({ type: 'time', ms: performance.now() - t });
+      // Collect this peer's garbage now, during the driver's settle pause, rather than leave it to
+      // V8's concurrent collector on the other core while the next peer is timed (TF.js makes
+      // plenty). Needs node --expose-gc (run.sh); workers inherit the flag.
+      globalThis.gc?.();
     } else if (m.cmd === 'output') {
       const out = Float32Array.from((current.unpack ?? ((y) => y))(current.last));
       parentPort.postMessage({ type: 'output', out }, [out.buffer]);

@@ -11,5 +11,5 @@ emcc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -o tests/bench/peak/peak.wasm te
 native="$(mktemp)"
 build/native/attnlab_bench --benchmark_format=json --benchmark_out="$native" --benchmark_out_format=json \
   --benchmark_min_time=0.5 > /dev/null
-node tests/bench/bench.mjs --native="$native" "$@"
+node --expose-gc tests/bench/bench.mjs --native="$native" "$@"
 rm -f "$native"
