@@ -102,7 +102,7 @@ layerSel.input.addEventListener('change', show);
 headView.addEventListener('attn-heads', (e) => writeHash({ heads: (e as CustomEvent<{ active: number[] }>).detail.active.join('.') }));
 
 // The trained model loads and translates in a Worker (the translation page's translator.worker.ts):
-// 3 MB of weights and a decode would otherwise hold the main thread for far over 100 ms.
+// 2-6 MB of weights and a decode would otherwise hold the main thread for far over 100 ms.
 const trained = new WorkerTranslator();
 const TRAINED_NAME = 'trained Transformer, French → English';
 

@@ -1,5 +1,5 @@
 // A translator that lives in a Worker (translator.worker.ts), seen from the page as an object with
-// translate(): loading a 3 MB model and decoding never run on the main thread, so the page keeps
+// translate(): loading a 2-6 MB model and decoding never run on the main thread, so the page keeps
 // answering while they do. cancel() terminates the Worker, which stops any loading mid-way.
 import type { TranslationResult, Translator } from '../../components/translate';
 import type { TranslatorReply, TranslatorRequest } from '../translator.worker';
