@@ -146,6 +146,7 @@ const mha = { rows: [] };
 let memory = null;
 for (const p of live().filter((x) => x.kind === 'attnlab')) {
   const r = await p.worker.request({ cmd: 'extras' });
+  if (r.type === 'error') throw new Error(`${p.name}: the extra measurements failed: ${r.error}`);
   for (const x of r.extras ?? []) {
     if (x.kind === 'mha') {
       mha.rows.push({ variant: p.variant, threads: p.threads, mha: median(x.mha), linear: median(x.linear), core: median(x.core) });

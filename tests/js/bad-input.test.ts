@@ -44,6 +44,8 @@ const cases: Case[] = [
   // Past 4096 values the check runs in the SIMD kernel over a heap copy: the same messages, the
   // first bad index (here in a 16-value block's tail, after an earlier clean block).
   ...bigNonFinite(),
+  ['linear: x and weight disagree', (l) => l.linear(f32([3, 4]), f32([2, 5])), /^linear: x: expected a last dimension of 5 \(weight is \[out, in\] = \[2, 5\]\), got shape \[3, 4\]$/],
+  ['linear: bias of the wrong size', (l) => l.linear(f32([3, 4]), f32([2, 4]), f32([3])), /^linear: bias: expected shape \[2\] \(\[out\]\), got \[3\]$/],
   ['additive mask with NaN', (l) => l.attention(q, k, v, { attnMask: { data: Float32Array.from([0, NaN, 0, 0, 0]), shape: [5] } }), /^attention: options\.attnMask: expected finite values or -Infinity, got NaN at index 1$/],
   ['validLens not Int32Array', (l) => l.attention(q, k, v, { validLens: [1, 2] as never }), /^attention: options\.validLens: expected an Int32Array, got \[1, 2\]$/],
   ['validLens out of range', (l) => l.attention(q, k, v, { validLens: new Int32Array([2, 6]) }), /^attention: options\.validLens: expected values in \[0, 5\] \(the number of keys\), got 6 at index 1$/],

@@ -104,6 +104,21 @@ describe.each(VARIANTS)('%s', (variant) => {
     { name: 'fully masked query row', B: 1, L: 2, S: 3, E: 4, H: 2, blockRow: true },
   ];
 
+  it.each([[[5, 7], 3, true], [[2, 3, 17], 9, false], [[0, 4], 2, true], [[64, 32], 40, true]] as const)('linear: x %j, out %i, bias %s', (xs, out, bias) => {
+    const x = randn([...xs], 51), W = randn([out, xs.at(-1)!], 52), b = randn([out], 53);
+    const got = libs[variant].linear(x, W, bias ? b : undefined);
+    const inF = xs.at(-1)!, rows = x.data.length / inF;
+    const want = new Float64Array(rows * out);
+    for (let r = 0; r < rows; r++)
+      for (let o = 0; o < out; o++) {
+        let s = bias ? b.data[o] : 0;
+        for (let c = 0; c < inF; c++) s += x.data[r * inF + c] * W.data[o * inF + c];
+        want[r * out + o] = s;
+      }
+    expect(got.shape).toEqual([...xs.slice(0, -1), out]);
+    expect(maxError(got.data, want)).toBeLessThanOrEqual(TOL);
+  });
+
   it.each(mhaCases)('multiHeadAttention: $name', (c) => {
     const lead = c.B ? [c.B] : [];
     const Bn = c.B || 1;

@@ -3,6 +3,7 @@ import { attention, attentionArgs, attentionScores, runAttention } from './atten
 import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
+import { linear } from './linear.js';
 import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
@@ -96,6 +97,14 @@ export class Attnlab {
   /** Which keys each query may see under a sparse pattern: [Sq, Sk], 1 = visible. For drawing and masks. */
   attentionPattern(pattern: AttentionPattern, Sq: number, Sk: number, options?: AttentionPatternOptions): BoolTensor {
     return attentionPattern(this.#mod('attentionPattern'), pattern, Sq, Sk, options);
+  }
+
+  /**
+   * PyTorch `nn.Linear` forward: `x [..., in] @ weight^T + bias`, `weight` `[out, in]`, `bias` `[out]`;
+   * the register-blocked matmul kernels (and threads) that multi-head attention's projections use.
+   */
+  linear(x: Tensor, weight: Tensor, bias?: Tensor): Tensor {
+    return linear(this.#mod('linear'), x, weight, bias);
   }
 
   /**

@@ -14,6 +14,7 @@ export interface WasmModule {
   sparseAttention(args: object): string;
   attentionPattern(args: object): string;
   linearAttention(args: object): string;
+  linear(args: object): string;
   rope(args: object): string;
   multiHeadAttentionRope(args: object): string;
   setThreads(n: number): string;
