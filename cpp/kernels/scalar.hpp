@@ -33,9 +33,11 @@ inline float max(const float* x, int64_t n) {
 
 inline float exp_approx(float x) {
   using namespace exp_constants;
-  // Branch-free (clamp, then select), so loops over it vectorise natively.
-  // NaN compares false everywhere: it selects kMin here (no NaN-to-int conversion below).
-  const float xc = x >= kMin ? (x > kMax ? kMax : x) : kMin;
+  // Branch-free (clamp, then select), so loops over it vectorise natively. Below kMin (and for
+  // NaN, which compares false everywhere: no NaN-to-int conversion below) it computes exp(0) and
+  // selects 0 at the end: computing at kMin would make a denormal product, which costs x86 a
+  // microcode assist per element, and a softmax far from its max has many such elements.
+  const float xc = x >= kMin ? (x > kMax ? kMax : x) : 0.0f;
   // Round to nearest even by the 1.5 * 2^23 trick: the same value as SIMD128's f32x4.nearest.
   const float n = (xc * kLog2e + 12582912.0f) - 12582912.0f;
   const float r = (xc - n * kLn2Hi) - n * kLn2Lo;

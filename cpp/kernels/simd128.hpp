@@ -32,8 +32,10 @@ inline float hmax(v128_t v) {
 inline v128_t exp4_nonpositive(v128_t x) {
   using namespace exp_constants;
   const v128_t magic = wasm_f32x4_splat(12582912.0f);
+  // Lanes below kMin compute exp(0) and are zeroed at the end (as the scalar twin): computing
+  // them at kMin would make denormal products, a microcode assist per lane on x86.
   const v128_t too_small = wasm_f32x4_lt(x, wasm_f32x4_splat(kMin));
-  x = wasm_f32x4_pmax(wasm_f32x4_splat(kMin), x);
+  x = wasm_v128_andnot(x, too_small);
   const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), magic);
   const v128_t n = wasm_f32x4_sub(t, magic);
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
