@@ -37,6 +37,26 @@ afterAll(async () => {
   if (outDir) await rm(outDir, { recursive: true, force: true });
 });
 
+/**
+ * A page whose model downloads (.atl) are held back 4 s each until release(), so a Cancel lands
+ * mid-load; `models` lists the requested paths. No service worker: requests it answered would
+ * bypass the route.
+ */
+async function pageWithHeldModels(): Promise<{ page: Page; problems: string[]; models: string[]; release: () => void }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const problems: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  let hold = true;
+  const models: string[] = [];
+  await page.context().route('**/*.atl', async (route) => {
+    models.push(new URL(route.request().url()).pathname);
+    if (hold) await new Promise((r) => setTimeout(r, 4000));
+    await route.continue().catch(() => undefined); // the Worker may be gone by then
+  });
+  return { page, problems, models, release: () => { hold = false; } };
+}
+
 async function finish(v: Visit, name: string): Promise<void> {
   await screenshot(v.page, name);
   const serious = await axe(v.page);
@@ -240,25 +260,13 @@ describe('demo site, cross-origin isolated', () => {
   }, 120_000);
 
   test('heads: Cancel stops loading the trained model; the untrained one stays, and it loads later', async () => {
-    // The model's download is held back for a few seconds so Cancel lands mid-load. No service
-    // worker: requests it answered would bypass the route.
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
-    const problems: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(e.message));
-    let hold = true;
-    const seen: string[] = [];
-    await page.context().route('**/*.atl', async (route) => {
-      seen.push(new URL(route.request().url()).pathname);
-      if (hold) await new Promise((r) => setTimeout(r, 4000));
-      await route.continue().catch(() => undefined); // the Worker may be gone by then
-    });
+    const { page, problems, models, release } = await pageWithHeldModels();
     await page.goto(`${isolated.url}heads.html`);
     await page.waitForSelector('body[data-result="ok"]', { timeout: 45_000 });
     const untrained = await on(page, 'head-view', (el) => el.leftTokens);
     await page.click('#use-trained');
     await page.waitForFunction(() => document.getElementById('load-status')?.dataset.state === 'loading');
-    await expect.poll(() => seen.length, { timeout: 30_000 }).toBeGreaterThan(0); // the download has started
+    await expect.poll(() => models.length, { timeout: 30_000 }).toBeGreaterThan(0); // the download has started
     await page.click('#cancel-load');
     await page.waitForSelector('#load-status[data-state="cancelled"]');
     expect(await page.textContent('#load-status')).toContain('Loading cancelled');
@@ -269,7 +277,7 @@ describe('demo site, cross-origin isolated', () => {
     expect(await page.$eval('#tgt', (i) => (i as HTMLInputElement).disabled)).toBe(false);
     expect(await page.$eval('#cancel-load', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
     // Loading again works.
-    hold = false;
+    release();
     await page.click('#use-trained');
     await page.waitForSelector('#load-status[data-state="ready"]', { timeout: 90_000 });
     expect(await page.textContent('#model-note')).toContain('Trained model');
@@ -481,25 +489,15 @@ describe('demo site, cross-origin isolated', () => {
   }, 120_000);
 
   test('translation: Cancel stops loading a model; choosing a model loads again', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
-    const problems: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(e.message));
-    let hold = true;
-    let requested = 0;
-    await page.context().route('**/*.atl', async (route) => {
-      requested++;
-      if (hold) await new Promise((r) => setTimeout(r, 4000));
-      await route.continue().catch(() => undefined);
-    });
+    const { page, problems, models, release } = await pageWithHeldModels();
     await page.goto(`${isolated.url}translation.html`);
-    await expect.poll(() => requested, { timeout: 45_000 }).toBeGreaterThan(0);
+    await expect.poll(() => models.length, { timeout: 45_000 }).toBeGreaterThan(0);
     await page.click('#cancel-load');
     expect(await page.textContent('#model-status')).toContain('Loading cancelled');
     await page.waitForTimeout(5000);
     expect(await page.textContent('#model-status')).toContain('Loading cancelled');
     expect(await on(page, 'translate', (el) => [el.translator === null, el.result === null])).toEqual([true, true]);
-    hold = false;
+    release();
     await page.selectOption('#arch', 'gru');
     await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
     expect(await on(page, 'translate', (el) => el.result.attention.kind)).toBe('alignment');
