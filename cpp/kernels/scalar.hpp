@@ -141,7 +141,7 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
   if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
       !(inv <= std::numeric_limits<float>::max())) {
     for (int64_t i = 0; i < np; ++i) xq[i] = 0;
-    return amax > 0.0f && amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
+    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;  // inf or NaN: passed on
   }
   for (int64_t i = 0; i < n; ++i) xq[i] = static_cast<int16_t>(std::nearbyint(x[i] * inv));
   for (int64_t i = n; i < np; ++i) xq[i] = 0;

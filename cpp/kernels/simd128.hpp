@@ -204,7 +204,7 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
   if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
       !(inv <= std::numeric_limits<float>::max())) {
     for (int64_t j = 0; j < np; ++j) xq[j] = 0;
-    return amax > 0.0f && amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
+    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;  // inf or NaN: passed on
   }
   const v128_t vinv = wasm_f32x4_splat(inv);
   int64_t j = 0;

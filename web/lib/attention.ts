@@ -61,7 +61,7 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
   let hidden = 0;
   if (score === 'general') {
     if (p.W === undefined) throw new Error(`${fn}: options.params.W: expected a tensor [Dq, Dk] = [${d.Dq}, ${d.Dk}] for score 'general', got undefined`);
-    params.W = checkTensor(fn, 'options.params.W', p.W, { rank: 2, layout: '[Dq, Dk]' });
+    params.W = checkTensor(fn, 'options.params.W', p.W, { rank: 2, layout: '[Dq, Dk]' }, scan);
     if (params.W.shape[0] !== d.Dq || params.W.shape[1] !== d.Dk) {
       throw new Error(`${fn}: options.params.W: expected shape [${d.Dq}, ${d.Dk}] ([Dq, Dk]), got ${shapeString(params.W.shape)}`);
     }
@@ -69,16 +69,16 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
     for (const name of ['Wq', 'Wk', 'wv'] as const) {
       if (p[name] === undefined) throw new Error(`${fn}: options.params.${name}: expected a tensor for score 'additive', got undefined`);
     }
-    params.Wq = checkTensor(fn, 'options.params.Wq', p.Wq, { rank: 2, layout: '[hidden, Dq]' });
+    params.Wq = checkTensor(fn, 'options.params.Wq', p.Wq, { rank: 2, layout: '[hidden, Dq]' }, scan);
     hidden = params.Wq.shape[0];
     if (hidden < 1 || params.Wq.shape[1] !== d.Dq) {
       throw new Error(`${fn}: options.params.Wq: expected shape [hidden >= 1, ${d.Dq}] ([hidden, Dq]), got ${shapeString(params.Wq.shape)}`);
     }
-    params.Wk = checkTensor(fn, 'options.params.Wk', p.Wk, { rank: 2, layout: '[hidden, Dk]' });
+    params.Wk = checkTensor(fn, 'options.params.Wk', p.Wk, { rank: 2, layout: '[hidden, Dk]' }, scan);
     if (params.Wk.shape[0] !== hidden || params.Wk.shape[1] !== d.Dk) {
       throw new Error(`${fn}: options.params.Wk: expected shape [${hidden}, ${d.Dk}] ([hidden, Dk]), got ${shapeString(params.Wk.shape)}`);
     }
-    params.wv = checkTensor(fn, 'options.params.wv', p.wv, { rank: 1, layout: '[hidden]' });
+    params.wv = checkTensor(fn, 'options.params.wv', p.wv, { rank: 1, layout: '[hidden]' }, scan);
     if (params.wv.shape[0] !== hidden) {
       throw new Error(`${fn}: options.params.wv: expected shape [${hidden}] ([hidden]), got ${shapeString(params.wv.shape)}`);
     }

@@ -13,7 +13,7 @@ export function linear(m: WasmModule, x: unknown, weight: unknown, bias?: unknow
   if (X.shape.at(-1) !== inF) {
     throw new Error(`${fn}: x: expected a last dimension of ${inF} (weight is [out, in] = ${shapeString(W.shape)}), got shape ${shapeString(X.shape)}`);
   }
-  const B = bias === undefined ? null : checkTensor(fn, 'bias', bias, { rank: 1, layout: '[out]' });
+  const B = bias === undefined ? null : checkTensor(fn, 'bias', bias, { rank: 1, layout: '[out]' }, scan);
   if (B && B.shape[0] !== outF) throw new Error(`${fn}: bias: expected shape [${outF}] ([out]), got ${shapeString(B.shape)}`);
   const rows = numel(X.shape.slice(0, -1));
   return withScratch(m, fn, (s, check) => {

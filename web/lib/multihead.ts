@@ -7,8 +7,8 @@ import { checkBool, checkInt, checkOptions, checkTensor, shapeString, type Finit
 import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
-function checkParam(fn: string, name: string, t: unknown, shape: number[], layout: string): Tensor {
-  const T = checkTensor(fn, `params.${name}`, t, { rank: shape.length, layout });
+function checkParam(fn: string, name: string, t: unknown, shape: number[], layout: string, scan?: FiniteScan): Tensor {
+  const T = checkTensor(fn, `params.${name}`, t, { rank: shape.length, layout }, scan);
   if (T.shape.some((d, i) => d !== shape[i])) {
     throw new Error(`${fn}: params.${name}: expected shape ${shapeString(shape)} ${layout}, got ${shapeString(T.shape)}`);
   }
@@ -40,10 +40,10 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
   if (E < 1) throw new Error(`${fn}: query: expected an embedding size E >= 1, got shape ${shapeString(Q.shape)}`);
   const H = checkInt(fn, 'params.numHeads', p.numHeads, 1);
   if (E % H !== 0) throw new Error(`${fn}: params.numHeads: expected a divisor of the embedding size ${E}, got ${H}`);
-  const inW = checkParam(fn, 'inProjWeight', p.inProjWeight, [3 * E, E], '[3E, E]');
-  const outW = checkParam(fn, 'outProjWeight', p.outProjWeight, [E, E], '[E, E]');
-  const inB = p.inProjBias === undefined ? undefined : checkParam(fn, 'inProjBias', p.inProjBias, [3 * E], '[3E]');
-  const outB = p.outProjBias === undefined ? undefined : checkParam(fn, 'outProjBias', p.outProjBias, [E], '[E]');
+  const inW = checkParam(fn, 'inProjWeight', p.inProjWeight, [3 * E, E], '[3E, E]', scan);
+  const outW = checkParam(fn, 'outProjWeight', p.outProjWeight, [E, E], '[E, E]', scan);
+  const inB = p.inProjBias === undefined ? undefined : checkParam(fn, 'inProjBias', p.inProjBias, [3 * E], '[3E]', scan);
+  const outB = p.outProjBias === undefined ? undefined : checkParam(fn, 'outProjBias', p.outProjBias, [E], '[E]', scan);
 
   const causal = checkBool(fn, 'options.causal', o.causal, false);
   const needWeights = checkBool(fn, 'options.needWeights', o.needWeights, false);
