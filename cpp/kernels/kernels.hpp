@@ -9,6 +9,10 @@
 //   max(x, n)                      largest x[i]; -inf for n == 0
 //   exp_shift_sum(x, shift, n)     x[i] = exp(x[i] - shift) for shift >= max(x) (a softmax's
 //                                  shift); returns the sum. exp(-inf) is 0.
+//   online_softmax4(s, ld, w, run_max, run_sum, alpha)
+//                                  one online-softmax step of four score rows: rows to
+//                                  exp(row - running max), running max and sum updated, alpha the
+//                                  factor that rescales what was accumulated before
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
@@ -31,10 +35,10 @@ namespace attnlab::kernels {
 
 #if defined(__wasm_simd128__)
 namespace isa = simd128;
-inline const char* active_isa() { return "simd128"; }
+inline const char* active_isa() noexcept { return "simd128"; }
 #else
 namespace isa = scalar;
-inline const char* active_isa() { return "scalar"; }
+inline const char* active_isa() noexcept { return "scalar"; }
 #endif
 
 using isa::axpy;
@@ -47,11 +51,12 @@ using isa::find_nonfinite;
 using isa::gemm_4x8;
 using isa::mask_bytes;
 using isa::max;
+using isa::online_softmax4;
 using isa::scale;
 
 // Rows [0, rows) of x, rows <= 4 (row stride `stride`, `cols` wide), interleaved:
 // out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4>.
-inline void pack_rows4(const float* x, int64_t stride, int64_t rows, int64_t cols, float* out) {
+inline void pack_rows4(const float* x, int64_t stride, int64_t rows, int64_t cols, float* out) noexcept {
   for (int64_t c = 0; c < cols; ++c)
     for (int64_t r = 0; r < 4; ++r) out[c * 4 + r] = r < rows ? x[r * stride + c] : 0.0f;
 }
@@ -59,8 +64,8 @@ inline void pack_rows4(const float* x, int64_t stride, int64_t rows, int64_t col
 // Rows [0, rows) of x (row stride `stride`, `cols` wide) as panels of 8 rows, transposed:
 // panels[p][c][r] = x[(8p + r) * stride + c], zero past the last row. A panel is the `b` operand
 // of gemm_4x8 (ldb = 8), so x's rows become its columns. Layout only: the same for every ISA.
-inline int64_t panels_size(int64_t rows, int64_t cols) { return (rows + 7) / 8 * 8 * cols; }
-inline void pack_panels(const float* x, int64_t stride, int64_t rows, int64_t cols, float* panels) {
+inline int64_t panels_size(int64_t rows, int64_t cols) noexcept { return (rows + 7) / 8 * 8 * cols; }
+inline void pack_panels(const float* x, int64_t stride, int64_t rows, int64_t cols, float* panels) noexcept {
   for (int64_t r0 = 0; r0 < rows; r0 += 8, panels += 8 * cols) {
     const int64_t nr = rows - r0 < 8 ? rows - r0 : 8;
     for (int64_t r = 0; r < nr; ++r)

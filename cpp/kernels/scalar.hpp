@@ -11,27 +11,27 @@
 
 namespace attnlab::kernels::scalar {
 
-inline float dot(const float* a, const float* b, int64_t n) {
+inline float dot(const float* a, const float* b, int64_t n) noexcept {
   float s = 0.0f;
   for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
-inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+inline void axpy(float alpha, const float* x, float* y, int64_t n) noexcept {
   for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
 
-inline void scale(float* x, float alpha, int64_t n) {
+inline void scale(float* x, float alpha, int64_t n) noexcept {
   for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
 }
 
-inline float max(const float* x, int64_t n) {
+inline float max(const float* x, int64_t n) noexcept {
   float m = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
   return m;
 }
 
-inline float exp_approx(float x) {
+inline float exp_approx(float x) noexcept {
   using namespace exp_constants;
   // Branch-free (clamp, then select), so loops over it vectorise natively. Below kMin (and for
   // NaN, which compares false everywhere: no NaN-to-int conversion below) it computes exp(0) and
@@ -62,22 +62,43 @@ inline float exp_approx(float x) {
   return x < kMin ? 0.0f : (x > kMax ? std::numeric_limits<float>::infinity() : y);  // 0 for -inf
 }
 
-inline float exp_shift_sum(float* x, float shift, int64_t n) {
+inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
   for (int64_t i = 0; i < n; ++i) x[i] = exp_approx(x[i] - shift);  // vectorises natively
   float sum = 0.0f;
   for (int64_t i = 0; i < n; ++i) sum += x[i];
   return sum;
 }
 
+// One online-softmax step over a tile of four score rows (row r at s + r * ld, w wide), as the
+// fused attention kernel takes it: per row, m = max(run_max, max(row)); the row becomes
+// exp(row - m), run_sum = run_sum * alpha + sum(row), run_max = m, where alpha = exp(old run_max
+// - m) rescales what was summed before (0 on the row's first visible tile). A row that has seen
+// nothing but -inf keeps run_max = -inf, becomes zeros, and gets alpha = 1. Returns whether any
+// row has a visible key.
+inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, float* run_sum,
+                            float* alpha) noexcept {
+  bool any = false;
+  for (int r = 0; r < 4; ++r) {
+    float* row = s + r * ld;
+    const float rm = max(row, w), m = run_max[r] < rm ? rm : run_max[r];
+    const bool visible = m != -std::numeric_limits<float>::infinity();
+    any = any || visible;
+    alpha[r] = visible ? exp_approx(run_max[r] - m) : 1.0f;
+    run_sum[r] = run_sum[r] * alpha[r] + exp_shift_sum(row, visible ? m : 0.0f, w);
+    run_max[r] = m;
+  }
+  return any;
+}
+
 // x[i] = -inf where the mask byte says "blocked": m[i] != 0 when nonzero_blocks, else m[i] == 0.
-inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) {
+inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) noexcept {
   const float blocked = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i)
     if ((m[i] != 0) == nonzero_blocks) x[i] = blocked;
 }
 
 // Index of the first NaN or +-inf in x[0..n) (-inf allowed when neg_inf_ok), or -1.
-inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
+inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) noexcept {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i)
     if (!(x[i] - x[i] == 0.0f) && !(neg_inf_ok && x[i] == neg_inf)) return i;
@@ -95,7 +116,7 @@ template <int64_t RS, int64_t CS>
 __attribute__((optimize("no-tree-loop-vectorize")))
 #endif
 inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                     int64_t n, bool accumulate) {
+                     int64_t n, bool accumulate) noexcept {
   float acc[4][8] = {};
   if (n == 8) {  // constant trip counts: what the native compiler vectorises
     if (accumulate)
@@ -131,7 +152,7 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
 // non-finite scale, so the products built on it stay non-finite too). A row so small that
 // 8191 / max|x| overflows (max|x| < 2.5e-35) counts as zero: its products are far below float
 // resolution of anything they are added to, and the overflowed factor would make inf * 0 = NaN.
-inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
+inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) noexcept {
   float amax = 0.0f;
   for (int64_t i = 0; i < n; ++i) {
     const float a = std::fabs(x[i]);
@@ -151,7 +172,7 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
 // out[r] = sum_i x[r * ldx + i] * w[i] over i < np (a multiple of 16), for r < R <= 8: exact
 // int32 (|x| <= 8191, |w| <= 127, np <= 2048 cannot overflow), so every ISA gives the same bits.
 template <int R>
-inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) {
+inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) noexcept {
   for (int r = 0; r < R; ++r) {
     int32_t s = 0;
     const int16_t* xr = x + r * ldx;

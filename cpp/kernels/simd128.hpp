@@ -13,23 +13,23 @@
 namespace attnlab::kernels::simd128 {
 namespace detail {
 
-inline float hsum(v128_t v) {
+inline float hsum(v128_t v) noexcept {
   return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
          (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
 }
 
-inline float hmax(v128_t v) {
-  const float a = wasm_f32x4_extract_lane(v, 0), b = wasm_f32x4_extract_lane(v, 1);
-  const float c = wasm_f32x4_extract_lane(v, 2), d = wasm_f32x4_extract_lane(v, 3);
-  const float ab = a > b ? a : b, cd = c > d ? c : d;
-  return ab > cd ? ab : cd;
+// Largest lane, by shuffles: scalar compares here become data-dependent branches in V8.
+inline float hmax(v128_t v) noexcept {
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
 }
 
 // exp of four lanes x <= 0, all a softmax needs (scalar::exp_approx's twin there): no overflow
 // path, and 2^n with n in [-126, 0] is one normal float, so one multiply by it gives the bits of
 // the scalar twin's two half-steps. n is rounded by adding 1.5 * 2^23 (as the twin does), which
 // leaves n in the low mantissa bits: shifted into the exponent field, they are 2^n's bits.
-inline v128_t exp4_nonpositive(v128_t x) {
+inline v128_t exp4_nonpositive(v128_t x) noexcept {
   using namespace exp_constants;
   const v128_t magic = wasm_f32x4_splat(12582912.0f);
   // Lanes below kMin compute exp(0) and are zeroed at the end (as the scalar twin): computing
@@ -54,9 +54,9 @@ inline v128_t exp4_nonpositive(v128_t x) {
 
 }  // namespace detail
 
-inline float exp_approx(float x) { return scalar::exp_approx(x); }
+inline float exp_approx(float x) noexcept { return scalar::exp_approx(x); }
 
-inline float dot(const float* a, const float* b, int64_t n) {
+inline float dot(const float* a, const float* b, int64_t n) noexcept {
   v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -73,7 +73,7 @@ inline float dot(const float* a, const float* b, int64_t n) {
   return s;
 }
 
-inline void axpy(float alpha, const float* x, float* y, int64_t n) {
+inline void axpy(float alpha, const float* x, float* y, int64_t n) noexcept {
   const v128_t va = wasm_f32x4_splat(alpha);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
@@ -82,14 +82,14 @@ inline void axpy(float alpha, const float* x, float* y, int64_t n) {
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
-inline void scale(float* x, float alpha, int64_t n) {
+inline void scale(float* x, float alpha, int64_t n) noexcept {
   const v128_t va = wasm_f32x4_splat(alpha);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, wasm_f32x4_mul(wasm_v128_load(x + i), va));
   for (; i < n; ++i) x[i] *= alpha;
 }
 
-inline float max(const float* x, int64_t n) {
+inline float max(const float* x, int64_t n) noexcept {
   v128_t m = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) m = wasm_f32x4_pmax(m, wasm_v128_load(x + i));
@@ -98,10 +98,23 @@ inline float max(const float* x, int64_t n) {
   return r;
 }
 
-inline float exp_shift_sum(float* x, float shift, int64_t n) {
+inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
   const v128_t vs = wasm_f32x4_splat(shift);
-  v128_t acc = wasm_f32x4_splat(0.0f);
+  v128_t acc = wasm_f32x4_splat(0.0f), acc1 = acc, acc2 = acc, acc3 = acc;
   int64_t i = 0;
+  // Four vectors per step: each exp is one long dependent chain, and the out-of-order window
+  // holds too few single-vector iterations to hide its latency.
+  for (; i + 16 <= n; i += 16) {
+    const v128_t e0 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
+    const v128_t e1 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i + 4), vs));
+    const v128_t e2 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i + 8), vs));
+    const v128_t e3 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i + 12), vs));
+    wasm_v128_store(x + i, e0), wasm_v128_store(x + i + 4, e1);
+    wasm_v128_store(x + i + 8, e2), wasm_v128_store(x + i + 12, e3);
+    acc = wasm_f32x4_add(acc, e0), acc1 = wasm_f32x4_add(acc1, e1);
+    acc2 = wasm_f32x4_add(acc2, e2), acc3 = wasm_f32x4_add(acc3, e3);
+  }
+  acc = wasm_f32x4_add(wasm_f32x4_add(acc, acc1), wasm_f32x4_add(acc2, acc3));
   for (; i + 4 <= n; i += 4) {
     const v128_t e = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
     wasm_v128_store(x + i, e);
@@ -115,7 +128,49 @@ inline float exp_shift_sum(float* x, float shift, int64_t n) {
   return sum;
 }
 
-inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) {
+// Twin of scalar::online_softmax4: the four rows' maxima, alphas and sums as lanes of one
+// vector (one vector exp for the four alphas, no branch per row); each row's exp_shift_sum is the
+// same as the scalar one's, so the rows' values match bit for bit and the sums to rounding.
+inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, float* run_sum,
+                            float* alpha) noexcept {
+  const v128_t ninf = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  v128_t m0 = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
+  int64_t i = 0;
+  for (; i + 4 <= w; i += 4) {
+    m0 = wasm_f32x4_pmax(m0, wasm_v128_load(s + i));
+    m1 = wasm_f32x4_pmax(m1, wasm_v128_load(s + ld + i));
+    m2 = wasm_f32x4_pmax(m2, wasm_v128_load(s + 2 * ld + i));
+    m3 = wasm_f32x4_pmax(m3, wasm_v128_load(s + 3 * ld + i));
+  }
+  // Reduce each row's lanes, transposed so lane r ends up holding row r's max.
+  const v128_t t01 = wasm_f32x4_pmax(wasm_i32x4_shuffle(m0, m1, 0, 1, 4, 5), wasm_i32x4_shuffle(m0, m1, 2, 3, 6, 7));
+  const v128_t t23 = wasm_f32x4_pmax(wasm_i32x4_shuffle(m2, m3, 0, 1, 4, 5), wasm_i32x4_shuffle(m2, m3, 2, 3, 6, 7));
+  v128_t m = wasm_f32x4_pmax(wasm_i32x4_shuffle(t01, t23, 0, 2, 4, 6), wasm_i32x4_shuffle(t01, t23, 1, 3, 5, 7));
+  if (i < w) {  // tails (the attention kernel's tiles are multiples of 8 wide: never)
+    alignas(16) float tail[4];
+    wasm_v128_store(tail, m);
+    for (int r = 0; r < 4; ++r)
+      for (int64_t j = i; j < w; ++j) tail[r] = tail[r] < s[r * ld + j] ? s[r * ld + j] : tail[r];
+    m = wasm_v128_load(tail);
+  }
+  const v128_t old_max = wasm_v128_load(run_max);
+  m = wasm_f32x4_pmax(old_max, m);
+  const v128_t visible = wasm_f32x4_ne(m, ninf);
+  const v128_t shift = wasm_v128_and(m, visible);  // 0 for rows with nothing visible
+  const v128_t a = wasm_v128_bitselect(
+      detail::exp4_nonpositive(wasm_v128_and(wasm_f32x4_sub(old_max, m), visible)),
+      wasm_f32x4_splat(1.0f), visible);
+  const v128_t sums = wasm_f32x4_make(exp_shift_sum(s, wasm_f32x4_extract_lane(shift, 0), w),
+                                      exp_shift_sum(s + ld, wasm_f32x4_extract_lane(shift, 1), w),
+                                      exp_shift_sum(s + 2 * ld, wasm_f32x4_extract_lane(shift, 2), w),
+                                      exp_shift_sum(s + 3 * ld, wasm_f32x4_extract_lane(shift, 3), w));
+  wasm_v128_store(alpha, a);
+  wasm_v128_store(run_sum, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(run_sum), a), sums));
+  wasm_v128_store(run_max, m);
+  return wasm_v128_any_true(visible);
+}
+
+inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t n) noexcept {
   const v128_t blocked = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
   const v128_t zero = wasm_i32x4_splat(0);
   int64_t i = 0;
@@ -128,7 +183,7 @@ inline void mask_bytes(float* x, const uint8_t* m, bool nonzero_blocks, int64_t 
   scalar::mask_bytes(x + i, m + i, nonzero_blocks, n - i);
 }
 
-inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
+inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) noexcept {
   // x - x is 0 for finite x and NaN otherwise; a block with a bad lane goes to the scalar loop.
   const v128_t neg_inf = wasm_f32x4_splat(neg_inf_ok ? -std::numeric_limits<float>::infinity() : 0.0f);
   const v128_t zero = wasm_f32x4_splat(0.0f);
@@ -151,7 +206,7 @@ inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) {
 // at constant offsets from one pointer, which saves V8 an address computation per broadcast.
 template <int64_t RS, int64_t CS>
 inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                     int64_t n, bool accumulate) {
+                     int64_t n, bool accumulate) noexcept {
   if (n != 8) {
     scalar::gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
     return;
@@ -191,7 +246,7 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
 
 // Twin of scalar::quantize_i16: the same float multiply and round-half-even (f32x4.nearest),
 // so the same int16s.
-inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
+inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) noexcept {
   int64_t i = 0;
   v128_t m = wasm_f32x4_splat(0.0f);
   for (; i + 4 <= n; i += 4) m = wasm_f32x4_max(m, wasm_f32x4_abs(wasm_v128_load(x + i)));  // max: NaN wins
@@ -221,7 +276,7 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) {
 // Twin of scalar::dot_i16_i8: 16 weights per step, widened to int16 once and shared by the R rows
 // (i32x4.dot_i16x8_s: 8 multiply-adds per instruction); integer sums, so bit-identical.
 template <int R>
-inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) {
+inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) noexcept {
   v128_t acc[R];
   for (int r = 0; r < R; ++r) acc[r] = wasm_i32x4_splat(0);
   for (int64_t i = 0; i < np; i += 16) {

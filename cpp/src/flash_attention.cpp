@@ -86,25 +86,17 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
       for (int64_t p = 0; p < wp; p += 8)
         kernels::gemm_4x8<1, 4>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
 
-      bool any = false;
       for (int64_t r = 0; r < 4; ++r) {
         float* sr = s + r * kKeyTile;
         const int64_t row = g + r;
         if (element_masks || j0 + wp > hmin) mask_tile(masks, sl.b, i0 + row, j0, hi[row], sr, wp);
         if (sl.weights && row < rows)  // raw masked scores; normalised once the row is done
           std::memcpy(sl.weights + (i0 + row) * Sk + j0, sr, sizeof(float) * static_cast<size_t>(w));
-        const float m = std::max(run_max[row], kernels::max(sr, wp));
-        if (m == kNegInf) {  // nothing visible to this row yet
-          std::memset(sr, 0, sizeof(float) * static_cast<size_t>(wp));
-          continue;
-        }
-        any = true;
-        const float alpha = kernels::exp_approx(run_max[row] - m);  // 0 on the first tile
-        run_sum[row] = run_sum[row] * alpha + kernels::exp_shift_sum(sr, m, wp);
-        if (alpha != 1.0f) kernels::scale(acc + row * Dv, alpha, Dv);
-        run_max[row] = m;
       }
-      if (!any) continue;
+      float alpha[4];
+      if (!kernels::online_softmax4(s, kKeyTile, wp, run_max + g, run_sum + g, alpha)) continue;
+      for (int64_t r = 0; r < 4; ++r)
+        if (alpha[r] != 1.0f) kernels::scale(acc + (g + r) * Dv, alpha[r], Dv);
       const float* v = sl.v + j0 * sl.v_stride;
       for (int64_t c = 0; c < Dv; c += 8)
         kernels::gemm_4x8<kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv,

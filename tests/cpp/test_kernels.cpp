@@ -2,6 +2,7 @@
 // WebAssembly test build, the scalar ones natively), std::exp and float64 products.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -49,7 +50,11 @@ TEST(Kernels, ExpShiftSumMatchesScalarBitForBitOnSoftmaxRange) {
   const float sa = k::exp_shift_sum(a.data(), 0.0f, static_cast<int64_t>(a.size()));
   const float sb = k::scalar::exp_shift_sum(b.data(), 0.0f, static_cast<int64_t>(b.size()));
   EXPECT_EQ(a, b);
-  EXPECT_NEAR(sa, sb, 1e-6f * sb);
+  // The sums add the same values in different orders: each within float rounding of the exact sum.
+  double exact_sum = 0.0;
+  for (float v : a) exact_sum += v;
+  EXPECT_NEAR(sa, exact_sum, 2e-6 * exact_sum);
+  EXPECT_NEAR(sb, exact_sum, 2e-6 * exact_sum);
   for (size_t i = 0; i < x.size(); ++i) {
     const double exact = std::exp(static_cast<double>(x[i]));
     if (exact > 1e-37) EXPECT_NEAR(a[i], exact, 2e-7 * exact) << x[i];
@@ -77,6 +82,67 @@ TEST(Kernels, VectorKernelsMatchScalar) {
     const float s2 = k::scalar::exp_shift_sum(e2.data(), m, n);
     EXPECT_NEAR(s1, s2, 1e-5f * std::max(1.0f, s2));
     EXPECT_EQ(e1, e2);
+  }
+}
+
+TEST(Kernels, OnlineSoftmax4MatchesScalarAndFloat64) {
+  // Two tiles of four rows, fed one after the other as the attention kernel does: row 0 ordinary,
+  // row 1 with its max in the second tile (alpha < 1), row 2 fully masked in the first tile,
+  // row 3 fully masked throughout. Widths include tails that are not a multiple of 4.
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (int w : {3, 8, 13, 64}) {
+    const int ld = w + 5;
+    std::vector<float> t1 = ref::random(4 * ld, 11), t2 = ref::random(4 * ld, 12);
+    for (int j = 0; j < w; ++j) {
+      t1[1 * ld + j] *= 4.0f, t2[1 * ld + j] = 6.0f + t2[1 * ld + j];
+      t1[2 * ld + j] = ninf;
+      t1[3 * ld + j] = ninf, t2[3 * ld + j] = ninf;
+    }
+    t2[1] = ninf;  // a masked key in a visible row
+    float max1[4], sum1[4], alpha1[4], max2[4], sum2[4], alpha2[4];
+    for (int r = 0; r < 4; ++r) max1[r] = max2[r] = ninf, sum1[r] = sum2[r] = 0.0f;
+    std::vector<float> a1 = t1, a2 = t1, b1 = t2, b2 = t2;
+    EXPECT_TRUE(k::online_softmax4(a1.data(), ld, w, max1, sum1, alpha1));
+    EXPECT_TRUE(k::scalar::online_softmax4(a2.data(), ld, w, max2, sum2, alpha2));
+    EXPECT_EQ(a1, a2);
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(max1[r], max2[r]);
+      EXPECT_EQ(alpha1[r], alpha2[r]);
+      EXPECT_NEAR(sum1[r], sum2[r], 1e-6f * sum2[r]);
+    }
+    EXPECT_EQ(alpha1[0], 0.0f);  // the first visible tile rescales nothing
+    EXPECT_EQ(alpha1[2], 1.0f);  // nothing visible yet: rows stay empty, alpha neutral
+    EXPECT_EQ(max1[2], ninf);
+    EXPECT_EQ(sum1[2], 0.0f);
+    for (int j = 0; j < w; ++j) EXPECT_EQ(a1[2 * ld + j], 0.0f);
+    EXPECT_TRUE(k::online_softmax4(b1.data(), ld, w, max1, sum1, alpha1));
+    EXPECT_TRUE(k::scalar::online_softmax4(b2.data(), ld, w, max2, sum2, alpha2));
+    EXPECT_EQ(b1, b2);
+    EXPECT_EQ(b1[1], 0.0f);
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(max1[r], max2[r]);
+      EXPECT_EQ(alpha1[r], alpha2[r]);
+      EXPECT_NEAR(sum1[r], sum2[r], 1e-6f * std::max(1.0f, sum2[r]));
+    }
+    // Against float64: after both tiles, each visible row's running max is its max over both
+    // tiles and its running sum is sum_j exp(x_j - max) over both.
+    for (int r = 0; r < 3; ++r) {
+      double m = -INFINITY;
+      for (int j = 0; j < w; ++j) m = std::max({m, double(t1[r * ld + j]), double(t2[r * ld + j])});
+      double sum = 0.0;
+      for (int j = 0; j < w; ++j) sum += std::exp(double(t1[r * ld + j]) - m) + std::exp(double(t2[r * ld + j]) - m);
+      EXPECT_EQ(max1[r], static_cast<float>(m)) << r;
+      EXPECT_NEAR(sum1[r], sum, 1e-5 * sum) << r;
+      // alpha1 rescales tile 1's sum from its own max to the new one.
+      double m1 = -INFINITY;
+      for (int j = 0; j < w; ++j) m1 = std::max(m1, double(t1[r * ld + j]));
+      if (r != 2) EXPECT_NEAR(alpha1[r], std::exp(m1 - m), 1e-6) << r;
+    }
+    EXPECT_EQ(max1[3], ninf);
+    EXPECT_EQ(sum1[3], 0.0f);
+    float m4[4] = {ninf, ninf, ninf, ninf}, s4[4] = {}, al[4];
+    std::vector<float> all_masked(4 * ld, ninf);
+    EXPECT_FALSE(k::online_softmax4(all_masked.data(), ld, w, m4, s4, al));
   }
 }
 
