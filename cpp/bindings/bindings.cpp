@@ -113,6 +113,10 @@ std::string set_threads(int n) {
     if (n > 1) pool = std::make_unique<ThreadPool>(n);
   });
 }
+// Called as a JS op starts, before it checks and copies its inputs (see ThreadPool::wake).
+void wake_threads() {
+  if (pool) pool->wake();
+}
 int thread_count() { return pool ? pool->size() : 1; }
 int threads_started() { return pool ? pool->started() : 1; }
 
@@ -142,6 +146,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   emscripten::function("positionalEncoding", &positional_encoding_js);
   emscripten::function("setThreads", &set_threads);
   emscripten::function("threadCount", &thread_count);
+  emscripten::function("wakeThreads", &wake_threads);
   emscripten::function("threadsStarted", &threads_started);
   emscripten::function("heapUsed", &heap_used);
   emscripten::function("isa", &isa);

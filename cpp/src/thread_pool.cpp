@@ -92,6 +92,15 @@ void ThreadPool::run(int64_t n, const std::function<void(int64_t)>& task) {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
+void ThreadPool::wake() {
+  if (workers_.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    generation_.fetch_add(1, std::memory_order_release);  // no job: workers see open_ == false
+  }
+  wake_.notify_all();
+}
+
 void parallel_for(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& task) {
   if (pool) {
     pool->run(n, task);

@@ -1,7 +1,7 @@
 // One benchmark peer in a worker thread (global state such as onnxruntime-web's thread count is
 // per instance, so each configuration gets its own), timing JS arrays in to JS arrays out. The
-// driver (bench.mjs) sends a job, then asks every peer in turn for one timed call, round after
-// round, so load from elsewhere on the machine falls on all peers alike.
+// driver (bench.mjs) sends a job, then asks every peer in turn for a lead-in call and one timed
+// call, round after round, so load from elsewhere on the machine falls on all peers alike.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -175,9 +175,14 @@ parentPort.on('message', async (m) => {
       await warmUp(async () => { current.last = await current.call(); });
       parentPort.postMessage({ type: 'prepared' });
     } else if (m.cmd === 'once') {
-      const t = performance.now();
+      // A lead-in call, then the timed one right after it: the first call after the driver's
+      // pause pays for waking this peer's threads (and the idle cores) and is reported apart.
+      let t = performance.now();
       current.last = await current.call();
-      parentPort.postMessage({ type: 'time', ms: performance.now() - t });
+      const firstMs = performance.now() - t;
+      t = performance.now();
+      current.last = await current.call();
+      parentPort.postMessage({ type: 'time', ms: performance.now() - t, firstMs });
       // Collect this peer's garbage now, during the driver's settle pause, rather than leave it to
       // V8's concurrent collector on the other core while the next peer is timed (TF.js makes
       // plenty). Needs node --expose-gc (run.sh); workers inherit the flag.

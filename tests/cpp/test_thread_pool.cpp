@@ -155,6 +155,36 @@ TEST(ThreadPool, WorkIsSpreadWhenTasksBlock) {
   }, "WorkIsSpreadWhenTasksBlock");
 }
 
+TEST(ThreadPool, WakeWithoutAJobRunsNothingAndJobsStillComplete) {
+  // wake() between, before and instead of jobs, including after the workers have gone back to
+  // sleep (their poll is 1 ms): no task runs twice or is lost, and blocking tasks still pair up,
+  // so the woken worker really joins the next job.
+  check::WithDeadline(kDeadline, [] {
+    for (int threads : {1, 2, 4}) {
+      ThreadPool pool(threads);
+      pool.wake();
+      for (int r = 0; r < 200; ++r) {
+        if (r % 3 == 0) pool.wake();
+        if (r % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        ExpectEachIndexOnce(pool, 1 + r % 17);
+      }
+      pool.wake();
+      pool.wake();
+    }
+    ThreadPool pool(2);
+    for (int r = 0; r < 20; ++r) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      pool.wake();
+      std::atomic<int> arrived{0};
+      pool.run(2, [&](int64_t) {
+        arrived.fetch_add(1);
+        while (arrived.load() < 2) std::this_thread::yield();
+      });
+      EXPECT_EQ(arrived.load(), 2);
+    }
+  }, "WakeWithoutAJobRunsNothingAndJobsStillComplete");
+}
+
 TEST(ThreadPool, DestructionJoinsCleanly) {
   check::WithDeadline(kDeadline, [] {
     // Destroyed at once (workers may not have started yet), after one job, after many.

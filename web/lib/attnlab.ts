@@ -72,13 +72,20 @@ export class Attnlab {
     return this.#m;
   }
 
+  /** #mod for ops that run on the thread pool: sleeping workers start waking while JS checks and copies the inputs. */
+  #pooled(fn: string): WasmModule {
+    const m = this.#mod(fn);
+    if (this.threads > 1) m.wakeThreads();
+    return m;
+  }
+
   /**
    * Attention over q [..., Sq, Dq], k [..., Sk, Dk], v [..., Sk, Dv] -> output [..., Sq, Dv].
    * Dense by default; sparse (local, Longformer, BigBird) with `pattern`; ALiBi and RoPE with
    * `alibi` and `rope`.
    */
   attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult {
-    return attention(this.#mod('attention'), q, k, v, options);
+    return attention(this.#pooled('attention'), q, k, v, options);
   }
 
   /**
@@ -88,8 +95,8 @@ export class Attnlab {
    * with `'webgpu'` they reject.
    */
   async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
-    this.#mod('attention');  // a disposed instance says so before any argument is checked
-    const a = attentionArgs(q, k, v, options, heapFiniteScan(this.#mod('attention')));
+    const m = this.#pooled('attention');  // a disposed instance says so before any argument is checked
+    const a = attentionArgs(q, k, v, options, heapFiniteScan(m));
     const wasm = () => runAttention(this.#mod('attention'), a);
     return this.#gpu ? this.#gpu.attention(a, wasm) : wasm();
   }
@@ -104,7 +111,7 @@ export class Attnlab {
    * the register-blocked matmul kernels (and threads) that multi-head attention's projections use.
    */
   linear(x: Tensor, weight: Tensor, bias?: Tensor): Tensor {
-    return linear(this.#mod('linear'), x, weight, bias);
+    return linear(this.#pooled('linear'), x, weight, bias);
   }
 
   /**
@@ -122,17 +129,17 @@ export class Attnlab {
 
   /** Raw scores a(q, k), before masks and softmax: [..., Sq, Sk]. */
   attentionScores(q: Tensor, k: Tensor, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {
-    return attentionScores(this.#mod('attentionScores'), q, k, options);
+    return attentionScores(this.#pooled('attentionScores'), q, k, options);
   }
 
   /** Softmax over the last axis with valid lengths, causal and boolean/additive masks. */
   maskedSoftmax(x: Tensor, options?: MaskedSoftmaxOptions): Tensor {
-    return maskedSoftmax(this.#mod('maskedSoftmax'), x, options);
+    return maskedSoftmax(this.#pooled('maskedSoftmax'), x, options);
   }
 
   /** maskedSoftmax() on this instance's backend; resolves with the same result. */
   async maskedSoftmaxAsync(x: Tensor, options?: MaskedSoftmaxOptions): Promise<Tensor> {
-    this.#mod('maskedSoftmax');
+    this.#pooled('maskedSoftmax');
     const a = maskedSoftmaxArgs(x, options);
     const wasm = () => runMaskedSoftmax(this.#mod('maskedSoftmax'), a);
     return this.#gpu ? this.#gpu.maskedSoftmax(a, wasm) : wasm();
@@ -140,13 +147,13 @@ export class Attnlab {
 
   /** PyTorch `nn.MultiheadAttention` (batch_first=True) forward. Self- and cross-attention alike. */
   multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
-    return multiHeadAttention(this.#mod('multiHeadAttention'), query, key, value, params, options);
+    return multiHeadAttention(this.#pooled('multiHeadAttention'), query, key, value, params, options);
   }
 
   /** multiHeadAttention() on this instance's backend; resolves with the same result. */
   async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
-    this.#mod('multiHeadAttention');
-    const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(this.#mod('multiHeadAttention')));
+    const m = this.#pooled('multiHeadAttention');
+    const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(m));
     const wasm = () => runMultiHead(this.#mod('multiHeadAttention'), a);
     return this.#gpu ? this.#gpu.multiHeadAttention(a, wasm) : wasm();
   }

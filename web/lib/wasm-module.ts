@@ -19,6 +19,7 @@ export interface WasmModule {
   multiHeadAttentionRope(args: object): string;
   setThreads(n: number): string;
   threadCount(): number;
+  wakeThreads(): void;
   heapUsed(): number;
   isa(): string;
   translatorCreate(ptr: number, len: number): string;
