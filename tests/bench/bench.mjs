@@ -15,6 +15,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const nativeArg = args.find((a) => a.startsWith('--native='));
+// --peers=<regexp>: only the peers whose "name, N thread(s)" matches (for looking into one).
+const peersArg = args.find((a) => a.startsWith('--peers='));
 const D = 64;
 const SHAPES = [[8, 128], [8, 512], [8, 1024], [1, 2048], ...(quick ? [] : [[1, 8192]])];
 const RUNS = quick ? 3 : 10;
@@ -41,7 +43,7 @@ const PEERS = [
   ]),
   { name: 'TF.js WASM', kind: 'tfjs', threads: 1 },
   { name: 'TF.js WASM', kind: 'tfjs', threads: 2 },
-];
+].filter((p) => !peersArg || new RegExp(peersArg.slice(8)).test(`${p.name}, ${p.threads} thread(s)`));
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -173,7 +175,7 @@ const results = {
 };
 const dir = path.join(here, 'results');
 mkdirSync(dir, { recursive: true });
-const stem = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}`);
+const stem = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}${peersArg ? '-partial' : ''}`);
 writeFileSync(`${stem}.json`, JSON.stringify(results, null, 1));
 writeFileSync(`${stem}.md`, markdown(results));
 console.log(`wrote ${path.relative(process.cwd(), stem)}.json and .md`);
