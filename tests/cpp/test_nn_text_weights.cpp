@@ -50,6 +50,19 @@ TEST(NnText, BpeLearnsEncodesAndNeverDrops) {
   Bpe c = Bpe::from_parts(b.tokens(), b.merges());
   EXPECT_EQ(c.encode(odd), ids2);
   EXPECT_EQ(c.encode("the cat sat"), ids);
+  // A vocabulary without the bare word-start marker (a corrupted file; the fuzzer found one) is
+  // refused at load: encoding a word that starts with an unseen character needs it.
+  std::vector<std::string> tokens = b.tokens();
+  bool renamed = false;
+  for (auto& t : tokens)
+    if (t == "\xE2\x96\x81") t = "#", renamed = true;  // U+2581, UTF-8
+  ASSERT_TRUE(renamed);
+  try {
+    Bpe::from_parts(tokens, b.merges());
+    FAIL() << "a vocabulary without the marker was accepted";
+  } catch (const attnlab::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("word-start marker"), std::string::npos) << e.what();
+  }
 }
 
 TEST(NnText, CorpusBleu) {

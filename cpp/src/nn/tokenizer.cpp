@@ -251,6 +251,10 @@ void Bpe::index() {
   tok2id_.clear();
   rank_.clear();
   for (int i = 0; i < size(); ++i) tok2id_.emplace(tokens_[i], i);
+  // encode_word starts a word whose first character has no "▁c" token with the bare marker.
+  const auto marker = tok2id_.find(utf8_encode(kMarker));
+  require(marker != tok2id_.end(), [] { return std::string("BPE: vocabulary lacks the word-start marker token"); });
+  marker_id_ = marker->second;
   for (int r = 0; r < static_cast<int>(merges_.size()); ++r) {
     const auto [a, b] = merges_[r];
     auto it = tok2id_.find(tokens_[a] + tokens_[b]);
@@ -280,7 +284,7 @@ std::vector<int> Bpe::encode_word(const std::u32string& word) const {
     std::string s = (i == 0 ? utf8_encode(kMarker) : std::string()) + utf8_encode(word[i]);
     auto it = tok2id_.find(s);
     if (it != tok2id_.end()) { ids.push_back(it->second); continue; }
-    if (i == 0) ids.push_back(tok2id_.at(utf8_encode(kMarker)));
+    if (i == 0) ids.push_back(marker_id_);
     const std::string bytes = utf8_encode(word[i]);
     auto it2 = tok2id_.find(bytes);
     if (it2 != tok2id_.end()) { ids.push_back(it2->second); continue; }

@@ -54,6 +54,7 @@ class Bpe {
   std::vector<std::pair<int, int>> merges_;
   std::unordered_map<std::string, int> tok2id_;
   std::unordered_map<uint64_t, std::pair<int, int>> rank_;  // (a << 32 | b) -> (rank, merged id)
+  int marker_id_ = -1;  // the bare word-start marker "▁"
 };
 
 }  // namespace attnlab::nn
