@@ -74,10 +74,10 @@ export function markdown(results) {
   const tf2 = find(results, 'TF.js WASM', 2);
   out.push('| shape | vs fastest ORT-web, 1 thread | vs fastest ORT-web, 2 threads | attnlab 2-thread speed-up | vs TF.js WASM, 1 thread each | vs TF.js WASM, each at its fastest |');
   out.push('|---|---|---|---|---|---|');
+  const fastest = (...rows) => rows.filter(Boolean).reduce((b, r) => (!b || r.ms < b.ms ? r : b), null);
   for (const j of jobs) {
     const a1 = rowOf(simd1, j), a2 = rowOf(simd2, j), o1 = fastestOrt(1, j), o2 = fastestOrt(2, j), t1 = rowOf(tf1, j);
     const ratio = (peer, ours) => (peer && ours ? `${fmt(peer.ms / ours.ms, 2)}x${peer.name ? ` (${peer.name.replace('ORT-web ', '')})` : ''}` : '-');
-    const fastest = (...rows) => rows.filter(Boolean).reduce((b, r) => (!b || r.ms < b.ms ? r : b), null);
     const ours = fastest(a1, a2), theirs = fastest(t1, rowOf(tf2, j));
     const best = ours && theirs ? `${fmt(theirs.ms / ours.ms, 2)}x (attnlab ${ours === a2 ? 2 : 1}, TF.js ${theirs === t1 ? 1 : 2} thread${theirs === t1 ? '' : 's'})` : '-';
     out.push(`| ${jobName(j)} | ${ratio(o1, a1)} | ${ratio(o2, a2)} | ${a1 && a2 ? fmt(a1.ms / a2.ms, 2) + 'x' : '-'} | ${ratio(t1, a1)} | ${best} |`);

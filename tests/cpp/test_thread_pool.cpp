@@ -35,6 +35,16 @@ void ExpectEachIndexOnce(ThreadPool& pool, int64_t n) {
   for (int64_t i = 0; i < n; ++i) EXPECT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "index " << i;
 }
 
+// Two tasks that each wait for the other: they can only finish if two threads run them at once.
+void ExpectTwoThreadsJoin(ThreadPool& pool) {
+  std::atomic<int> arrived{0};
+  pool.run(2, [&](int64_t) {
+    arrived.fetch_add(1);
+    while (arrived.load() < 2) std::this_thread::yield();
+  });
+  EXPECT_EQ(arrived.load(), 2);
+}
+
 }  // namespace
 
 TEST(ThreadPool, SizeCountsTheCallingThread) {
@@ -143,15 +153,9 @@ TEST(ThreadPool, RepeatedRunsDoNotHang) {
 }
 
 TEST(ThreadPool, WorkIsSpreadWhenTasksBlock) {
-  // Two tasks that each wait for the other can only finish if two threads run them at once.
   check::WithDeadline(kDeadline, [] {
     ThreadPool pool(2);
-    std::atomic<int> arrived{0};
-    pool.run(2, [&](int64_t) {
-      arrived.fetch_add(1);
-      while (arrived.load() < 2) std::this_thread::yield();
-    });
-    EXPECT_EQ(arrived.load(), 2);
+    ExpectTwoThreadsJoin(pool);
   }, "WorkIsSpreadWhenTasksBlock");
 }
 
@@ -175,12 +179,7 @@ TEST(ThreadPool, WakeWithoutAJobRunsNothingAndJobsStillComplete) {
     for (int r = 0; r < 20; ++r) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       pool.wake();
-      std::atomic<int> arrived{0};
-      pool.run(2, [&](int64_t) {
-        arrived.fetch_add(1);
-        while (arrived.load() < 2) std::this_thread::yield();
-      });
-      EXPECT_EQ(arrived.load(), 2);
+      ExpectTwoThreadsJoin(pool);
     }
   }, "WakeWithoutAJobRunsNothingAndJobsStillComplete");
 }
