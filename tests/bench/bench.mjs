@@ -24,11 +24,15 @@ const TOLERANCE = 1e-4;
 // Pause between peers' turns: onnxruntime-web's pool threads spin for a few ms after a run and
 // would slow whichever peer is timed next (measured: attnlab 2 threads, H8 S512, 12.8 ms right
 // after an ORT 2-thread run, 9.0 ms 30 ms later, 9.2 ms alone). No peer pays for another.
-// After the pause each peer makes an untimed lead-in call and then the timed one: the first call
-// after an idle pause is slower and erratic for threaded code (attnlab 2 threads, H1 S2048
-// causal, 30 ms pauses: 6.6-14 ms, bimodal; the call right after it 6.4-8.8 ms), and what the
-// targets compare is sustained speed. The lead-in times are reported too.
 const SETTLE_MS = 30;
+// After the pause each peer makes untimed lead-in calls for at least this long, then the timed
+// call: what the targets compare is sustained speed, and threads that have just been idle run
+// slower and erratically here. This 2-core VM's kernel (booted with a non-mainline
+// sched_vcpu_pack option) queues such threads on one vCPU while the other idles: after a pause,
+// attnlab's two threads (H8 S512) waited 11-26 ms in the run queue per two calls with the other
+// vCPU idle (schedstat, /proc/stat) until they had run for a while. Every peer gets the same
+// lead-in; the first lead-in call's time and the timed calls' run-queue waits are reported.
+const LEAD_IN_MS = 30;
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
 const JOBS = SHAPES.flatMap(([H, S]) => [false, true].map((causal) => ({ H, S, causal })));
@@ -53,7 +57,7 @@ const median = (xs) => {
 
 /** A peer's worker and a request/response channel to it (one request at a time). */
 function startWorker(peer) {
-  const w = new Worker(path.join(here, 'peers.mjs'), { workerData: { peer, runs: RUNS, warmupMs: 300 } });
+  const w = new Worker(path.join(here, 'peers.mjs'), { workerData: { peer, runs: RUNS, warmupMs: 300, leadInMs: LEAD_IN_MS } });
   let waiting = null;
   const inbox = [];
   const deliver = (m) => (waiting ? (waiting(m), (waiting = null)) : inbox.push(m));
@@ -117,7 +121,23 @@ for (const peer of PEERS) {
   peers.push(p);
 }
 const live = () => peers.filter((p) => !p.error);
+// The peak kernel also takes a turn in every round, so each shape has a peak measured in the same
+// rounds as its peers (the host's speed moves during a run; see README.md).
+const roundPeak = { worker: startWorker({ kind: 'peak-round' }) };
+roundPeak.flops = (await roundPeak.worker.next()).info.flops;
 const loads = [];
+const roundPeaks = [];
+/**
+ * The timed calls' CPU time (all threads of the process) per wall time, and mean run-queue wait.
+ * Sums over the calls, not medians: schedstat advances in scheduler ticks for running threads
+ * (4 ms here), an error that averages out over calls but not within one.
+ */
+function schedSummary(samples, times) {
+  const i = samples.map((x, k) => (x ? k : -1)).filter((k) => k >= 0);
+  if (i.length < samples.length / 2) return {};
+  const sum = (f) => i.reduce((acc, k) => acc + f(k), 0);
+  return { cpuPerWall: sum((k) => samples[k].cpuMs) / sum((k) => times[k]), waitMs: sum((k) => samples[k].waitMs) / i.length, sched: samples };
+}
 for (const job of JOBS) {
   const tag = `H${job.H} S${job.S}${job.causal ? ' causal' : ''}`;
   const load = os.loadavg()[0];
@@ -125,14 +145,16 @@ for (const job of JOBS) {
   for (const p of live()) {
     const r = await p.worker.request({ cmd: 'job', job });
     if (r.type === 'error') p.rows.push({ ...job, error: r.error });
-    else active.push({ p, times: [], first: [] });
+    else active.push({ p, times: [], first: [], sched: [] });
   }
+  const peakTurn = { p: { worker: roundPeak.worker }, times: [], first: [], sched: [] };
+  await roundPeak.worker.request({ cmd: 'job', job });
   for (let run = 0; run < RUNS; run++) {
-    for (const a of active.filter((x) => !x.error)) {
+    for (const a of [...active.filter((x) => !x.error), peakTurn]) {
       await settle();
       const r = await a.p.worker.request({ cmd: 'once' });
       if (r.type === 'error') a.error = r.error;
-      else a.times.push(r.ms), a.first.push(r.firstMs);
+      else a.times.push(r.ms), a.first.push(r.firstMs), a.sched.push(r.sched);
     }
   }
   const { rows: checked, want } = referenceFor(job);
@@ -141,8 +163,13 @@ for (const job of JOBS) {
     const { out } = await a.p.worker.request({ cmd: 'output' });
     const ms = median(a.times);
     const gflops = (4 * job.H * job.S * job.S * D) / ms / 1e6;
-    a.p.rows.push({ ...job, ms, gflops, maxError: maxError(out, want, job.H, job.S, D, checked), checkedRows: checked ? checked.length : job.S, times: a.times, firstMs: median(a.first), firstTimes: a.first });
+    a.p.rows.push({
+      ...job, ms, gflops, maxError: maxError(out, want, job.H, job.S, D, checked), checkedRows: checked ? checked.length : job.S,
+      times: a.times, firstMs: median(a.first), firstTimes: a.first, ...schedSummary(a.sched, a.times),
+    });
   }
+  if (peakTurn.error) throw new Error(`the peak kernel failed: ${peakTurn.error}`);
+  roundPeaks.push({ ...job, gflops: roundPeak.flops / median(peakTurn.times) / 1e6, times: peakTurn.times });
   loads.push({ job: tag, before: load, after: os.loadavg()[0] });
   console.log(`${tag} (load ${load.toFixed(1)}): ${active.map((a) => `${a.p.name.replace('ORT-web ', 'ORT ')} t${a.p.threads} ${a.error ? 'failed' : median(a.times).toFixed(2)}`).join(', ')}`);
 }
@@ -163,6 +190,7 @@ for (const p of live().filter((x) => x.kind === 'attnlab')) {
   }
 }
 for (const p of live()) await p.worker.stop();
+await roundPeak.worker.stop();
 const peakAfter = await measurePeak();
 const peak = { gflops: Math.max(peakBefore, peakAfter), before: peakBefore, after: peakAfter };
 console.log(`SIMD128 mul+add peak again: ${peakAfter.toFixed(1)} GFLOP/s`);
@@ -170,12 +198,15 @@ console.log(`SIMD128 mul+add peak again: ${peakAfter.toFixed(1)} GFLOP/s`);
 const native = nativeArg && existsSync(nativeArg.slice(9)) ? JSON.parse(readFileSync(nativeArg.slice(9), 'utf8')) : null;
 const results = {
   date: started.toISOString(), finished: new Date().toISOString(), quick, runs: RUNS, settleMs: SETTLE_MS, d: D,
-  flops: '4*H*S*S*d per call, causal not halved', tolerance: TOLERANCE, machine, packages, peak, loads, mha, memory, native,
+  flops: '4*H*S*S*d per call, causal not halved', tolerance: TOLERANCE, machine, packages, peak, roundPeaks, leadInMs: LEAD_IN_MS, loads, mha, memory, native,
   peers: peers.map(({ worker, ...p }) => p),
 };
 const dir = path.join(here, 'results');
 mkdirSync(dir, { recursive: true });
-const stem = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}${peersArg ? '-partial' : ''}`);
+// A second run on the same day gets -2, -3, ...: committed results are never overwritten.
+const base = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}${peersArg ? '-partial' : ''}`);
+let stem = base;
+for (let n = 2; existsSync(`${stem}.json`); n++) stem = `${base}-${n}`;
 writeFileSync(`${stem}.json`, JSON.stringify(results, null, 1));
 writeFileSync(`${stem}.md`, markdown(results));
 console.log(`wrote ${path.relative(process.cwd(), stem)}.json and .md`);

@@ -1,8 +1,8 @@
 // One benchmark peer in a worker thread (global state such as onnxruntime-web's thread count is
 // per instance, so each configuration gets its own), timing JS arrays in to JS arrays out. The
-// driver (bench.mjs) sends a job, then asks every peer in turn for a lead-in call and one timed
+// driver (bench.mjs) sends a job, then asks every peer in turn for lead-in calls and one timed
 // call, round after round, so load from elsewhere on the machine falls on all peers alike.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,27 @@ import { fromBSNH, inputs, random, toBSNH } from './data.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
-const { peer, runs, warmupMs } = workerData;
+const { peer, runs, warmupMs, leadInMs } = workerData;
 const D = 64;
+// Peak kernel iterations per timed call in the rounds: about 4 ms at 57 GFLOP/s.
+const PEAK_ROUND_ITERATIONS = 2_500_000;
+
+/**
+ * CPU time and run-queue wait of every thread in this process so far, in ms (Linux schedstat;
+ * null elsewhere). Around a timed call they show whether the OS ran a peer's threads side by side.
+ */
+function schedTotals() {
+  try {
+    let run = 0, wait = 0;
+    for (const t of readdirSync('/proc/self/task')) {
+      const f = readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ');
+      run += Number(f[0]), wait += Number(f[1]);
+    }
+    return { run: run / 1e6, wait: wait / 1e6 };
+  } catch {
+    return null;  // not Linux, or a thread ended while being read: no figure for this call
+  }
+}
 
 /** Warm-up: >= 2 calls and >= warmupMs, so V8 has tiered the code up before the timed calls. */
 async function warmUp(call) {
@@ -153,12 +172,27 @@ async function tfjsPeer() {
   };
 }
 
-async function peakPeer() {
+async function peakKernel() {
   const bytes = readFileSync(path.join(here, 'peak', 'peak.wasm'));
   const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: { proc_exit() {} } });
+  return instance.exports.peak;
+}
+
+/** The peak on its own: before and after the peers. */
+async function peakAlone() {
+  const peak = await peakKernel();
   const iterations = 20_000_000;
-  const r = await measure(() => instance.exports.peak(iterations, 1));
+  const r = await measure(() => peak(iterations, 1));
   return { times: r.times, flops: iterations * 12 * 8 };
+}
+
+/** The peak as a peer in the rounds (same protocol; flops per call in info). */
+async function peakPeer() {
+  const peak = await peakKernel();
+  return {
+    info: { flops: PEAK_ROUND_ITERATIONS * 12 * 8 },
+    prepare: () => ({ call: () => peak(PEAK_ROUND_ITERATIONS, 1) }),
+  };
 }
 
 // The protocol: {cmd: 'job', job} prepares and warms up; {cmd: 'once'} answers one timing;
@@ -175,14 +209,20 @@ parentPort.on('message', async (m) => {
       await warmUp(async () => { current.last = await current.call(); });
       parentPort.postMessage({ type: 'prepared' });
     } else if (m.cmd === 'once') {
-      // A lead-in call, then the timed one right after it: the first call after the driver's
-      // pause pays for waking this peer's threads (and the idle cores) and is reported apart.
+      // Lead-in calls for leadInMs, then the timed one right after them: the first call after
+      // the driver's pause pays for waking this peer's threads (and the idle cores) and is
+      // reported apart.
       let t = performance.now();
       current.last = await current.call();
       const firstMs = performance.now() - t;
+      while (performance.now() - t < leadInMs) current.last = await current.call();
+      const s0 = schedTotals();
       t = performance.now();
       current.last = await current.call();
-      parentPort.postMessage({ type: 'time', ms: performance.now() - t, firstMs });
+      const ms = performance.now() - t;
+      const s1 = schedTotals();
+      const sched = s0 && s1 ? { cpuMs: s1.run - s0.run, waitMs: s1.wait - s0.wait } : null;
+      parentPort.postMessage({ type: 'time', ms, firstMs, sched });
       // Collect this peer's garbage now, during the driver's settle pause, rather than leave it to
       // V8's concurrent collector on the other core while the next peer is timed (TF.js makes
       // plenty). Needs node --expose-gc (run.sh); workers inherit the flag.
@@ -203,9 +243,9 @@ parentPort.on('message', async (m) => {
 
 try {
   if (peer.kind === 'peak') {
-    parentPort.postMessage({ type: 'peak', ...(await peakPeer()) });
+    parentPort.postMessage({ type: 'peak', ...(await peakAlone()) });
   } else {
-    peerImpl = await { attnlab: attnlabPeer, ort: ortPeer, tfjs: tfjsPeer }[peer.kind]();
+    peerImpl = await { attnlab: attnlabPeer, ort: ortPeer, tfjs: tfjsPeer, 'peak-round': peakPeer }[peer.kind]();
     parentPort.postMessage({ type: 'ready', info: peerImpl.info });
   }
 } catch (e) {

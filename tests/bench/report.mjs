@@ -29,7 +29,7 @@ export function markdown(results) {
   out.push(`- packages: ${Object.entries(results.packages).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   out.push(`- float32, d = ${results.d}; median of ${results.runs} runs after warm-up; JS Float32Array in to JS Float32Array out`);
   out.push(`- GFLOP/s = ${results.flops}; WASM SIMD128 f32x4 mul+add peak of one core: ${fmt(results.peak.gflops)} GFLOP/s (best of a run before and after the peers: ${fmt(results.peak.before)}, ${fmt(results.peak.after)})`);
-  out.push(`- timed calls go round-robin over the peers, so load from elsewhere falls on all alike: per round each peer, ${results.settleMs ?? 0} ms after the previous one (so no peer's spinning threads slow the next), makes an untimed lead-in call and then the timed call right after it (sustained speed: threads awake, as in repeated use); the lead-in calls, each the first after an idle pause, are in their own table below; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
+  out.push(`- timed calls go round-robin over the peers, so load from elsewhere falls on all alike: per round each peer, ${results.settleMs ?? 0} ms after the previous one (so no peer's spinning threads slow the next), makes untimed lead-in calls for at least ${results.leadInMs ?? 0} ms and then the timed call right after them (sustained speed: threads awake, as in repeated use); the first lead-in call after each idle pause is in its own table below; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
   out.push(`- every output checked against a float64 reference (max |err| / max(1, |ref|) <= ${results.tolerance}; S = 8192 on 256 sampled rows); ✗ marks a miss`);
   out.push('', '## Median ms / GFLOP/s', '');
   out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`);
@@ -54,10 +54,29 @@ export function markdown(results) {
     }
   }
 
-  out.push('', `Fraction of the SIMD128 peak, attnlab simd at 1 thread: ${jobs.map((j) => {
-    const r = rowOf(find(results, 'attnlab simd', 1), j);
-    return `${jobName(j)} ${r ? fmt((100 * r.gflops) / results.peak.gflops, 0) + '%' : '-'}`;
-  }).join(', ')}.`);
+  if (results.peers.some((p) => p.rows.some((r) => Number.isFinite(r.cpuPerWall)))) {
+    out.push('', '## Threads at work in the timed calls: CPU time / wall time, and mean run-queue wait ms', '');
+    out.push('CPU time and run-queue wait of all the process\'s threads during the timed calls (Linux schedstat, summed over the calls): about 2 means two threads ran side by side the whole call; a wait means runnable threads waited for a CPU. schedstat counts running threads in scheduler ticks, so calls under 10 ms show -.', '');
+    out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`);
+    out.push(`|---|---|${jobs.map(() => '---|').join('')}`);
+    for (const p of results.peers.filter((x) => x.rows.length)) {
+      out.push(`| ${p.name} | ${p.threads} | ${jobs.map((j) => {
+        const r = p.rows.find((x) => key(x) === key(j));
+        return r && Number.isFinite(r.cpuPerWall) && r.ms >= 10 ? `${fmt(r.cpuPerWall, 2)} / ${fmt(r.waitMs)}` : '-';
+      }).join(' | ')} |`);
+    }
+  }
+
+  const simd1Peer = find(results, 'attnlab simd', 1);
+  out.push('', '## Fraction of the SIMD128 mul+add peak, attnlab simd at 1 thread', '');
+  out.push(`${results.roundPeaks ? 'The peak kernel also took a turn in every round, so each shape has a peak measured in the same rounds; the' : 'The'} run's best peak is ${fmt(results.peak.gflops)} GFLOP/s.`, '');
+  out.push('| shape | attnlab simd GFLOP/s | peak in the same rounds GFLOP/s | fraction of it | fraction of the run\'s best peak |');
+  out.push('|---|---|---|---|---|');
+  for (const j of jobs) {
+    const r = rowOf(simd1Peer, j);
+    const pk = results.roundPeaks?.find((x) => key(x) === key(j));
+    out.push(`| ${jobName(j)} | ${r ? fmt(r.gflops) : '-'} | ${pk ? fmt(pk.gflops) : '-'} | ${r && pk ? fmt((100 * r.gflops) / pk.gflops, 0) + '%' : '-'} | ${r ? fmt((100 * r.gflops) / results.peak.gflops, 0) + '%' : '-'} |`);
+  }
 
   out.push('', '## Ratios (time of the peer / time of attnlab; higher is better for attnlab)', '');
   const ortNames = results.peers.filter((p) => p.kind === 'ort').map((p) => p.name);
@@ -69,7 +88,7 @@ export function markdown(results) {
     }
     return best;
   };
-  const simd1 = find(results, 'attnlab simd', 1), simd2 = find(results, 'attnlab simd-threads', 2);
+  const simd1 = simd1Peer, simd2 = find(results, 'attnlab simd-threads', 2);
   const tf1 = find(results, 'TF.js WASM', 1);
   const tf2 = find(results, 'TF.js WASM', 2);
   out.push('| shape | vs fastest ORT-web, 1 thread | vs fastest ORT-web, 2 threads | attnlab 2-thread speed-up | vs TF.js WASM, 1 thread each | vs TF.js WASM, each at its fastest |');
