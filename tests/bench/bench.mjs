@@ -28,10 +28,11 @@ const SETTLE_MS = 30;
 // After the pause each peer makes untimed lead-in calls for at least this long, then the timed
 // call: what the targets compare is sustained speed, and threads that have just been idle run
 // slower and erratically here. This 2-core VM's kernel (booted with a non-mainline
-// sched_vcpu_pack option) queues such threads on one vCPU while the other idles: after a pause,
-// attnlab's two threads (H8 S512) waited 11-26 ms in the run queue per two calls with the other
-// vCPU idle (schedstat, /proc/stat) until they had run for a while. Every peer gets the same
-// lead-in; the first lead-in call's time and the timed calls' run-queue waits are reported.
+// sched_vcpu_pack option) queues such threads on one vCPU while the other idles: after a 30 ms
+// pause each of attnlab's two threads (H8 S512) waited up to 17 ms in the run queue over a
+// one-call lead-in and the timed call, the other vCPU idle (schedstat, /proc/stat); a longer
+// lead-in fixes most turns (tests/bench/README.md). Every peer gets the same lead-in; the first
+// lead-in call's time and the timed calls' run-queue waits are reported.
 const LEAD_IN_MS = 30;
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
