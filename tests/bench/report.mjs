@@ -31,9 +31,9 @@ export function markdown(results) {
   out.push(`- GFLOP/s = ${results.flops}; WASM SIMD128 f32x4 mul+add peak of one core: ${fmt(results.peak.gflops)} GFLOP/s (best of a run before and after the peers: ${fmt(results.peak.before)}, ${fmt(results.peak.after)})`);
   out.push(`- timed calls go round-robin over the peers, so load from elsewhere falls on all alike: per round each peer, ${results.settleMs ?? 0} ms after the previous one (so no peer's spinning threads slow the next), makes untimed lead-in calls for at least ${results.leadInMs ?? 0} ms and then the timed call right after them (sustained speed: threads awake, as in repeated use); the first lead-in call after each idle pause is in its own table below; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
   out.push(`- every output checked against a float64 reference (max |err| / max(1, |ref|) <= ${results.tolerance}; S = 8192 on 256 sampled rows); ✗ marks a miss`);
+  const tableHead = () => out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`, `|---|---|${jobs.map(() => '---|').join('')}`);
   out.push('', '## Median ms / GFLOP/s', '');
-  out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`);
-  out.push(`|---|---|${jobs.map(() => '---|').join('')}`);
+  tableHead();
   for (const p of results.peers) {
     const threads = p.info?.threads !== undefined && p.info.threads !== p.threads ? `${p.threads} (ran ${p.info.threads})` : `${p.threads}`;
     if (p.error && !p.rows.length) {
@@ -42,38 +42,32 @@ export function markdown(results) {
     }
     out.push(`| ${p.name} | ${threads} | ${jobs.map((j) => cell(p.rows.find((r) => key(r) === key(j)), results.tolerance)).join(' | ')} |`);
   }
-  if (results.peers.some((p) => p.rows.some((r) => Number.isFinite(r.firstMs)))) {
-    out.push('', `## First call after a ${results.settleMs ?? 0} ms idle pause (the lead-in calls): median ms`, '');
-    out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`);
-    out.push(`|---|---|${jobs.map(() => '---|').join('')}`);
-    for (const p of results.peers.filter((x) => x.rows.length)) {
+  // Further per-peer tables: the peers with results, one cell per shape from the row's fields.
+  const measured = results.peers.filter((x) => x.rows.length);
+  const peerTable = (heading, intro, cellOf) => {
+    if (!measured.some((p) => p.rows.some((r) => !r.error && cellOf(r) !== '-'))) return;
+    out.push('', heading, '', ...(intro ? [intro, ''] : []));
+    tableHead();
+    for (const p of measured) {
       out.push(`| ${p.name} | ${p.threads} | ${jobs.map((j) => {
         const r = p.rows.find((x) => key(x) === key(j));
-        return r && !r.error ? fmt(r.firstMs, r.firstMs < 10 ? 2 : 1) : '-';
+        return r && !r.error ? cellOf(r) : '-';
       }).join(' | ')} |`);
     }
-  }
+  };
+  peerTable(`## First call after a ${results.settleMs ?? 0} ms idle pause (the lead-in calls): median ms`, null,
+    (r) => (Number.isFinite(r.firstMs) ? fmt(r.firstMs, r.firstMs < 10 ? 2 : 1) : '-'));
+  peerTable('## Threads at work in the timed calls: CPU time / wall time, and mean run-queue wait ms',
+    'CPU time and run-queue wait of all the process\'s threads during the timed calls (Linux schedstat, summed over the calls): about 2 means two threads ran side by side the whole call; a wait means runnable threads waited for a CPU. schedstat counts running threads in scheduler ticks, so calls under 10 ms show -.',
+    (r) => (Number.isFinite(r.cpuPerWall) && r.ms >= 10 ? `${fmt(r.cpuPerWall, 2)} / ${fmt(r.waitMs)}` : '-'));
 
-  if (results.peers.some((p) => p.rows.some((r) => Number.isFinite(r.cpuPerWall)))) {
-    out.push('', '## Threads at work in the timed calls: CPU time / wall time, and mean run-queue wait ms', '');
-    out.push('CPU time and run-queue wait of all the process\'s threads during the timed calls (Linux schedstat, summed over the calls): about 2 means two threads ran side by side the whole call; a wait means runnable threads waited for a CPU. schedstat counts running threads in scheduler ticks, so calls under 10 ms show -.', '');
-    out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`);
-    out.push(`|---|---|${jobs.map(() => '---|').join('')}`);
-    for (const p of results.peers.filter((x) => x.rows.length)) {
-      out.push(`| ${p.name} | ${p.threads} | ${jobs.map((j) => {
-        const r = p.rows.find((x) => key(x) === key(j));
-        return r && Number.isFinite(r.cpuPerWall) && r.ms >= 10 ? `${fmt(r.cpuPerWall, 2)} / ${fmt(r.waitMs)}` : '-';
-      }).join(' | ')} |`);
-    }
-  }
-
-  const simd1Peer = find(results, 'attnlab simd', 1);
+  const simd1 = find(results, 'attnlab simd', 1);
   out.push('', '## Fraction of the SIMD128 mul+add peak, attnlab simd at 1 thread', '');
   out.push(`${results.roundPeaks ? 'The peak kernel also took a turn in every round, so each shape has a peak measured in the same rounds; the' : 'The'} run's best peak is ${fmt(results.peak.gflops)} GFLOP/s.`, '');
   out.push('| shape | attnlab simd GFLOP/s | peak in the same rounds GFLOP/s | fraction of it | fraction of the run\'s best peak |');
   out.push('|---|---|---|---|---|');
   for (const j of jobs) {
-    const r = rowOf(simd1Peer, j);
+    const r = rowOf(simd1, j);
     const pk = results.roundPeaks?.find((x) => key(x) === key(j));
     out.push(`| ${jobName(j)} | ${r ? fmt(r.gflops) : '-'} | ${pk ? fmt(pk.gflops) : '-'} | ${r && pk ? fmt((100 * r.gflops) / pk.gflops, 0) + '%' : '-'} | ${r ? fmt((100 * r.gflops) / results.peak.gflops, 0) + '%' : '-'} |`);
   }
@@ -88,7 +82,7 @@ export function markdown(results) {
     }
     return best;
   };
-  const simd1 = simd1Peer, simd2 = find(results, 'attnlab simd-threads', 2);
+  const simd2 = find(results, 'attnlab simd-threads', 2);
   const tf1 = find(results, 'TF.js WASM', 1);
   const tf2 = find(results, 'TF.js WASM', 2);
   out.push('| shape | vs fastest ORT-web, 1 thread | vs fastest ORT-web, 2 threads | attnlab 2-thread speed-up | vs TF.js WASM, 1 thread each | vs TF.js WASM, each at its fastest |');
