@@ -9,11 +9,14 @@
 //   max(x, n)                      largest x[i]; -inf for n == 0
 //   exp_shift_sum(x, shift, n)     x[i] = exp(x[i] - shift) for shift >= max(x) (a softmax's
 //                                  shift); returns the sum. exp(-inf) is 0.
+//   exp2_shift_sum(x, shift, n)    the same in base 2: x[i] = 2^(x[i] - shift)
 //   online_softmax4(s, ld, w, run_max, run_sum, alpha)
-//                                  one online-softmax step of four score rows: rows to
-//                                  exp(row - running max), running max and sum updated, alpha the
+//                                  one online-softmax step of four score rows in base 2: rows to
+//                                  2^(row - running max), running max and sum updated, alpha the
 //                                  factor that rescales what was accumulated before
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
+//   exp2_approx(y)                 2^y for y <= 0, the same polynomial after a one-step reduction;
+//                                  rel. error < 1e-7 on [-126, 0]
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
 //   quantize_i16(x, n, np, xq)     x as int16 in [-8191, 8191] scaled by 8191 / max|x|, zero-padded
@@ -45,7 +48,9 @@ using isa::axpy;
 using isa::dot_i16_i8;
 using isa::quantize_i16;
 using isa::dot;
+using isa::exp2_approx;
 using isa::exp_approx;
+using isa::exp2_shift_sum;
 using isa::exp_shift_sum;
 using isa::find_nonfinite;
 using isa::gemm_4x8;

@@ -62,6 +62,28 @@ inline float exp_approx(float x) noexcept {
   return x < kMin ? 0.0f : (x > kMax ? std::numeric_limits<float>::infinity() : y);  // 0 for -inf
 }
 
+// 2^y for y <= 0 (all a base-2 softmax needs; y > 0 is outside the contract), y below kExp2Min
+// (and -inf) give 0, NaN gives NaN. Attention folds log2(e) into its query scale, so its scores
+// arrive in base 2 and skip exp's long range reduction. The polynomial is evaluated in Estrin's
+// order (r^2, r^4 and three linear terms side by side): a shorter dependency chain than Horner's,
+// whose latency, not the arithmetic, bounds a SIMD loop of these. The SIMD twin does the same
+// operations in the same order, so the same bits.
+inline float exp2_approx(float y) noexcept {
+  using namespace exp_constants;
+  y = y < kExp2Min ? kExp2Min : y;  // as f32x4.pmax: NaN passes
+  // Round to nearest even by the 1.5 * 2^23 trick; n's low bits land in t's low mantissa bits.
+  const float t = y + 12582912.0f;
+  const float r = (y - (t - 12582912.0f)) * kLn2;
+  const float r2 = r * r, r4 = r2 * r2;
+  const float p = ((r * kP4 + kP5) + r2 * (r * kP2 + kP3)) + r4 * (r * kP0 + kP1);
+  uint32_t bits;
+  std::memcpy(&bits, &t, sizeof bits);
+  bits = (bits << 23) + (127u << 23);  // 2^n for n in [-127, 0]: n = -127 gives 0.0f
+  float pow2n;
+  std::memcpy(&pow2n, &bits, sizeof pow2n);
+  return ((p * r2 + r) + 1.0f) * pow2n;
+}
+
 inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
   for (int64_t i = 0; i < n; ++i) x[i] = exp_approx(x[i] - shift);  // vectorises natively
   float sum = 0.0f;
@@ -69,12 +91,19 @@ inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
   return sum;
 }
 
+inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
+  for (int64_t i = 0; i < n; ++i) x[i] = exp2_approx(x[i] - shift);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  return sum;
+}
+
 // One online-softmax step over a tile of four score rows (row r at s + r * ld, w wide), as the
-// fused attention kernel takes it: per row, m = max(run_max, max(row)); the row becomes
-// exp(row - m), run_sum = run_sum * alpha + sum(row), run_max = m, where alpha = exp(old run_max
-// - m) rescales what was summed before (0 on the row's first visible tile). A row that has seen
-// nothing but -inf keeps run_max = -inf, becomes zeros, and gets alpha = 1. Returns whether any
-// row has a visible key.
+// fused attention kernel takes it, in base 2 (its scores come pre-multiplied by log2(e)): per
+// row, m = max(run_max, max(row)); the row becomes 2^(row - m), run_sum = run_sum * alpha +
+// sum(row), run_max = m, where alpha = 2^(old run_max - m) rescales what was summed before (0 on
+// the row's first visible tile). A row that has seen nothing but -inf keeps run_max = -inf,
+// becomes zeros, and gets alpha = 1. Returns whether any row has a visible key.
 inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, float* run_sum,
                             float* alpha) noexcept {
   bool any = false;
@@ -83,8 +112,8 @@ inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, flo
     const float rm = max(row, w), m = run_max[r] < rm ? rm : run_max[r];
     const bool visible = m != -std::numeric_limits<float>::infinity();
     any = any || visible;
-    alpha[r] = visible ? exp_approx(run_max[r] - m) : 1.0f;
-    run_sum[r] = run_sum[r] * alpha[r] + exp_shift_sum(row, visible ? m : 0.0f, w);
+    alpha[r] = visible ? exp2_approx(run_max[r] - m) : 1.0f;
+    run_sum[r] = run_sum[r] * alpha[r] + exp2_shift_sum(row, visible ? m : 0.0f, w);
     run_max[r] = m;
   }
   return any;

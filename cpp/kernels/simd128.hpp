@@ -52,9 +52,59 @@ inline v128_t exp4_nonpositive(v128_t x) noexcept {
   return wasm_v128_andnot(wasm_f32x4_mul(p, pow2n), too_small);
 }
 
+// Twin of scalar::exp2_approx: 2^y of four lanes y <= 0, the same operations in the same order.
+inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
+  using namespace exp_constants;
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);
+  y = wasm_f32x4_pmax(y, wasm_f32x4_splat(kExp2Min));  // y < kExp2Min ? kExp2Min : y
+  const v128_t t = wasm_f32x4_add(y, magic);
+  const v128_t r = wasm_f32x4_mul(wasm_f32x4_sub(y, wasm_f32x4_sub(t, magic)), wasm_f32x4_splat(kLn2));
+  const v128_t r2 = wasm_f32x4_mul(r, r), r4 = wasm_f32x4_mul(r2, r2);
+  const v128_t a = wasm_f32x4_add(wasm_f32x4_mul(r, wasm_f32x4_splat(kP4)), wasm_f32x4_splat(kP5));
+  const v128_t b = wasm_f32x4_add(wasm_f32x4_mul(r, wasm_f32x4_splat(kP2)), wasm_f32x4_splat(kP3));
+  const v128_t c = wasm_f32x4_add(wasm_f32x4_mul(r, wasm_f32x4_splat(kP0)), wasm_f32x4_splat(kP1));
+  const v128_t p = wasm_f32x4_add(wasm_f32x4_add(a, wasm_f32x4_mul(r2, b)), wasm_f32x4_mul(r4, c));
+  const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
+  return wasm_f32x4_mul(
+      wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(p, r2), r), wasm_f32x4_splat(1.0f)), pow2n);
+}
+
+// x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum. Four
+// vectors per step: each exp is one long dependent chain, and the out-of-order window holds too
+// few single-vector iterations to hide its latency.
+template <v128_t (*E4)(v128_t), float (*E)(float)>
+inline float shift_exp_sum(float* x, float shift, int64_t n) noexcept {
+  const v128_t vs = wasm_f32x4_splat(shift);
+  v128_t acc = wasm_f32x4_splat(0.0f), acc1 = acc, acc2 = acc, acc3 = acc;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t e0 = E4(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
+    const v128_t e1 = E4(wasm_f32x4_sub(wasm_v128_load(x + i + 4), vs));
+    const v128_t e2 = E4(wasm_f32x4_sub(wasm_v128_load(x + i + 8), vs));
+    const v128_t e3 = E4(wasm_f32x4_sub(wasm_v128_load(x + i + 12), vs));
+    wasm_v128_store(x + i, e0), wasm_v128_store(x + i + 4, e1);
+    wasm_v128_store(x + i + 8, e2), wasm_v128_store(x + i + 12, e3);
+    acc = wasm_f32x4_add(acc, e0), acc1 = wasm_f32x4_add(acc1, e1);
+    acc2 = wasm_f32x4_add(acc2, e2), acc3 = wasm_f32x4_add(acc3, e3);
+  }
+  acc = wasm_f32x4_add(wasm_f32x4_add(acc, acc1), wasm_f32x4_add(acc2, acc3));
+  for (; i + 4 <= n; i += 4) {
+    const v128_t e = E4(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
+    wasm_v128_store(x + i, e);
+    acc = wasm_f32x4_add(acc, e);
+  }
+  float sum = hsum(acc);
+  for (; i < n; ++i) {
+    x[i] = E(x[i] - shift);
+    sum += x[i];
+  }
+  return sum;
+}
+
 }  // namespace detail
 
 inline float exp_approx(float x) noexcept { return scalar::exp_approx(x); }
+inline float exp2_approx(float y) noexcept { return scalar::exp2_approx(y); }
 
 inline float dot(const float* a, const float* b, int64_t n) noexcept {
   v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
@@ -99,38 +149,16 @@ inline float max(const float* x, int64_t n) noexcept {
 }
 
 inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
-  const v128_t vs = wasm_f32x4_splat(shift);
-  v128_t acc = wasm_f32x4_splat(0.0f), acc1 = acc, acc2 = acc, acc3 = acc;
-  int64_t i = 0;
-  // Four vectors per step: each exp is one long dependent chain, and the out-of-order window
-  // holds too few single-vector iterations to hide its latency.
-  for (; i + 16 <= n; i += 16) {
-    const v128_t e0 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
-    const v128_t e1 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i + 4), vs));
-    const v128_t e2 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i + 8), vs));
-    const v128_t e3 = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i + 12), vs));
-    wasm_v128_store(x + i, e0), wasm_v128_store(x + i + 4, e1);
-    wasm_v128_store(x + i + 8, e2), wasm_v128_store(x + i + 12, e3);
-    acc = wasm_f32x4_add(acc, e0), acc1 = wasm_f32x4_add(acc1, e1);
-    acc2 = wasm_f32x4_add(acc2, e2), acc3 = wasm_f32x4_add(acc3, e3);
-  }
-  acc = wasm_f32x4_add(wasm_f32x4_add(acc, acc1), wasm_f32x4_add(acc2, acc3));
-  for (; i + 4 <= n; i += 4) {
-    const v128_t e = detail::exp4_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
-    wasm_v128_store(x + i, e);
-    acc = wasm_f32x4_add(acc, e);
-  }
-  float sum = detail::hsum(acc);
-  for (; i < n; ++i) {
-    x[i] = scalar::exp_approx(x[i] - shift);
-    sum += x[i];
-  }
-  return sum;
+  return detail::shift_exp_sum<detail::exp4_nonpositive, scalar::exp_approx>(x, shift, n);
 }
 
-// Twin of scalar::online_softmax4: the four rows' maxima, alphas and sums as lanes of one
-// vector (one vector exp for the four alphas, no branch per row); each row's exp_shift_sum is the
-// same as the scalar one's, so the rows' values match bit for bit and the sums to rounding.
+inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
+  return detail::shift_exp_sum<detail::exp2_4_nonpositive, scalar::exp2_approx>(x, shift, n);
+}
+
+// Twin of scalar::online_softmax4 (base 2): the four rows' maxima, alphas and sums as lanes of
+// one vector (one vector exp2 for the four alphas, no branch per row); each row's exp2_shift_sum
+// is the same as the scalar one's, so the rows' values match bit for bit and the sums to rounding.
 inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, float* run_sum,
                             float* alpha) noexcept {
   const v128_t ninf = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
@@ -158,12 +186,12 @@ inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, flo
   const v128_t visible = wasm_f32x4_ne(m, ninf);
   const v128_t shift = wasm_v128_and(m, visible);  // 0 for rows with nothing visible
   const v128_t a = wasm_v128_bitselect(
-      detail::exp4_nonpositive(wasm_v128_and(wasm_f32x4_sub(old_max, m), visible)),
+      detail::exp2_4_nonpositive(wasm_v128_and(wasm_f32x4_sub(old_max, m), visible)),
       wasm_f32x4_splat(1.0f), visible);
-  const v128_t sums = wasm_f32x4_make(exp_shift_sum(s, wasm_f32x4_extract_lane(shift, 0), w),
-                                      exp_shift_sum(s + ld, wasm_f32x4_extract_lane(shift, 1), w),
-                                      exp_shift_sum(s + 2 * ld, wasm_f32x4_extract_lane(shift, 2), w),
-                                      exp_shift_sum(s + 3 * ld, wasm_f32x4_extract_lane(shift, 3), w));
+  const v128_t sums = wasm_f32x4_make(exp2_shift_sum(s, wasm_f32x4_extract_lane(shift, 0), w),
+                                      exp2_shift_sum(s + ld, wasm_f32x4_extract_lane(shift, 1), w),
+                                      exp2_shift_sum(s + 2 * ld, wasm_f32x4_extract_lane(shift, 2), w),
+                                      exp2_shift_sum(s + 3 * ld, wasm_f32x4_extract_lane(shift, 3), w));
   wasm_v128_store(alpha, a);
   wasm_v128_store(run_sum, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(run_sum), a), sums));
   wasm_v128_store(run_max, m);

@@ -2,6 +2,9 @@
 // with an online softmax (running max and sum per row), so the Sq x Sk score matrix exists only
 // when the caller asks for the weights. Causal masks and valid lengths cut each row's key range:
 // tiles past it are skipped, and only tiles that straddle it are masked element by element.
+// Scores are kept in base 2 (log2(e) folded into the query scale, additive masks multiplied by
+// it): softmax(x) = 2^(x log2 e - max) / sum, and 2^y needs a much shorter range reduction than
+// e^x, whose latency bounds the exp loop.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -16,11 +19,12 @@ namespace {
 constexpr int64_t kKeyTile = 64;       // keys per softmax tile (a multiple of the 8-key panels)
 constexpr int64_t kRowsPerTask = 64;   // query rows per parallel task (a multiple of 4)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr float kLog2e = kernels::exp_constants::kLog2e;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-// Scores s[0..width) of row i against keys j0.. : keys at or past `hi` are hidden, and the
-// element-wise masks apply to the visible ones.
+// Scores s[0..width) of row i against keys j0.. (base 2): keys at or past `hi` are hidden, and
+// the element-wise masks apply to the visible ones.
 void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, float* s,
                int64_t width) {
   const int64_t vis = std::clamp<int64_t>(hi - j0, 0, width);
@@ -40,9 +44,9 @@ void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, f
     const int64_t cs = am.at.col_stride;
     const float* row = am.data + am.at.batch_offset[b] + i * am.at.row_stride + j0 * cs;
     if (cs == 1) {
-      kernels::axpy(1.0f, row, s, vis);
+      kernels::axpy(kLog2e, row, s, vis);
     } else {
-      for (int64_t j = 0; j < vis; ++j) s[j] += row[j * cs];
+      for (int64_t j = 0; j < vis; ++j) s[j] += kLog2e * row[j * cs];
     }
   }
 }
@@ -52,7 +56,7 @@ void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, f
 void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
   const int64_t rows = i1 - i0, R = round_up(rows, 4);
-  // Per task: q rows pre-scaled, interleaved by 4 (gemm_4x8's A operand; zero rows pad the last
+  // Per task: q rows pre-scaled (by scale * log2 e), interleaved by 4 (gemm_4x8's A operand; zero rows pad the last
   // group), the output accumulators, running max and sum per row, and one 4 x kKeyTile score tile.
   std::unique_ptr<float[]> buf(new float[R * D + R * Dv + 2 * R + 4 * kKeyTile]);
   float* qs = buf.get();
@@ -65,7 +69,7 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
   for (int64_t g = 0; g < R; g += 4)
     kernels::pack_rows4(sl.q + (i0 + g) * sl.q_stride, sl.q_stride, std::min<int64_t>(4, rows - g), D,
                         qs + g * D);
-  kernels::scale(qs, scale, R * D);
+  kernels::scale(qs, scale * kLog2e, R * D);
   for (int64_t r = 0; r < R; ++r) {
     hi[r] = r < rows ? visible_keys(masks, sl.b, i0 + r, Sk) : 0;
     hi_all = std::max(hi_all, hi[r]);
@@ -90,7 +94,7 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
         float* sr = s + r * kKeyTile;
         const int64_t row = g + r;
         if (element_masks || j0 + wp > hmin) mask_tile(masks, sl.b, i0 + row, j0, hi[row], sr, wp);
-        if (sl.weights && row < rows)  // raw masked scores; normalised once the row is done
+        if (sl.weights && row < rows)  // raw masked base-2 scores; normalised once the row is done
           std::memcpy(sl.weights + (i0 + row) * Sk + j0, sr, sizeof(float) * static_cast<size_t>(w));
       }
       float alpha[4];
@@ -112,7 +116,7 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
     if (sl.weights) {
       float* wr = sl.weights + i * Sk;
       if (inv != 0.0f) {
-        kernels::exp_shift_sum(wr, run_max[r], hi[r]);
+        kernels::exp2_shift_sum(wr, run_max[r], hi[r]);
         kernels::scale(wr, inv, hi[r]);
       } else {
         std::memset(wr, 0, sizeof(float) * static_cast<size_t>(hi[r]));

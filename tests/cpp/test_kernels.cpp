@@ -40,6 +40,60 @@ TEST(Kernels, ExpApproxLimits) {
   EXPECT_TRUE(std::isinf(k::exp_approx(1000.0f)));
 }
 
+TEST(Kernels, Exp2ApproxRelativeErrorOnSoftmaxRange) {
+  // Attention's base-2 softmax takes 2^y for y = x - max <= 0; below -126 results are denormal
+  // or 0. The float64 reference is std::exp2.
+  double worst = 0.0;
+  for (int i = 0; i <= 2000000; ++i) {
+    const float y = -126.0f * static_cast<float>(i) / 2000000.0f;
+    const double exact = std::exp2(static_cast<double>(y));
+    worst = std::max(worst, std::abs(k::exp2_approx(y) - exact) / exact);
+  }
+  // And [-1, 0] in steps of 2^-22, where the reduced argument sweeps its whole range finely.
+  for (int i = 0; i <= (1 << 22); ++i) {
+    const float y = -static_cast<float>(i) / static_cast<float>(1 << 22);
+    const double exact = std::exp2(static_cast<double>(y));
+    worst = std::max(worst, std::abs(k::exp2_approx(y) - exact) / exact);
+  }
+  EXPECT_LE(worst, 1e-7);
+}
+
+TEST(Kernels, Exp2ApproxLimits) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  EXPECT_EQ(k::exp2_approx(ninf), 0.0f);
+  EXPECT_EQ(k::exp2_approx(-1000.0f), 0.0f);
+  EXPECT_EQ(k::exp2_approx(-127.0f), 0.0f);
+  EXPECT_EQ(k::exp2_approx(0.0f), 1.0f);
+  EXPECT_EQ(k::exp2_approx(-1.0f), 0.5f);
+  EXPECT_EQ(k::exp2_approx(-126.0f), std::numeric_limits<float>::min());
+  EXPECT_TRUE(std::isnan(k::exp2_approx(std::numeric_limits<float>::quiet_NaN())));
+}
+
+TEST(Kernels, Exp2ShiftSumMatchesScalarBitForBit) {
+  // Every x - shift in [-130, 0], through the denormal edge below -126 and -inf, and a NaN.
+  std::vector<float> x(4099);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -130.0f * static_cast<float>(i) / 4096.0f;
+  x[7] = -std::numeric_limits<float>::infinity();
+  x[9] = -126.3f;
+  auto a = x, b = x;
+  const float sa = k::exp2_shift_sum(a.data(), 0.0f, static_cast<int64_t>(a.size()));
+  const float sb = k::scalar::exp2_shift_sum(b.data(), 0.0f, static_cast<int64_t>(b.size()));
+  EXPECT_EQ(a, b);
+  double exact_sum = 0.0;
+  for (float v : x) exact_sum += std::exp2(static_cast<double>(v));
+  // Both sum in float, the scalar one sequentially over 4099 terms: within 1e-5 of float64.
+  EXPECT_NEAR(sa, exact_sum, 1e-5 * exact_sum);
+  EXPECT_NEAR(sb, exact_sum, 1e-5 * exact_sum);
+  EXPECT_EQ(a[7], 0.0f);
+  EXPECT_GT(a[9], 0.0f);  // 2^-126.3: a denormal, not flushed
+  auto c = x;
+  c[100] = std::numeric_limits<float>::quiet_NaN();
+  auto d = c;
+  k::exp2_shift_sum(c.data(), 0.0f, static_cast<int64_t>(c.size()));
+  k::scalar::exp2_shift_sum(d.data(), 0.0f, static_cast<int64_t>(d.size()));
+  EXPECT_TRUE(std::isnan(c[100]) && std::isnan(d[100]));
+}
+
 TEST(Kernels, ExpShiftSumMatchesScalarBitForBitOnSoftmaxRange) {
   // Every x - shift in [-90, 0], including the underflow edge and -inf.
   std::vector<float> x(4099);
@@ -81,6 +135,11 @@ TEST(Kernels, VectorKernelsMatchScalar) {
     const float s1 = k::exp_shift_sum(e1.data(), m, n);
     const float s2 = k::scalar::exp_shift_sum(e2.data(), m, n);
     EXPECT_NEAR(s1, s2, 1e-5f * std::max(1.0f, s2));
+    EXPECT_EQ(e1, e2);
+    e1 = a, e2 = a;
+    const float t1 = k::exp2_shift_sum(e1.data(), m, n);
+    const float t2 = k::scalar::exp2_shift_sum(e2.data(), m, n);
+    EXPECT_NEAR(t1, t2, 1e-5f * std::max(1.0f, t2));
     EXPECT_EQ(e1, e2);
   }
 }
@@ -125,18 +184,18 @@ TEST(Kernels, OnlineSoftmax4MatchesScalarAndFloat64) {
       EXPECT_NEAR(sum1[r], sum2[r], 1e-6f * std::max(1.0f, sum2[r]));
     }
     // Against float64: after both tiles, each visible row's running max is its max over both
-    // tiles and its running sum is sum_j exp(x_j - max) over both.
+    // tiles and its running sum is sum_j 2^(x_j - max) over both (base 2).
     for (int r = 0; r < 3; ++r) {
       double m = -INFINITY;
       for (int j = 0; j < w; ++j) m = std::max({m, double(t1[r * ld + j]), double(t2[r * ld + j])});
       double sum = 0.0;
-      for (int j = 0; j < w; ++j) sum += std::exp(double(t1[r * ld + j]) - m) + std::exp(double(t2[r * ld + j]) - m);
+      for (int j = 0; j < w; ++j) sum += std::exp2(double(t1[r * ld + j]) - m) + std::exp2(double(t2[r * ld + j]) - m);
       EXPECT_EQ(max1[r], static_cast<float>(m)) << r;
       EXPECT_NEAR(sum1[r], sum, 1e-5 * sum) << r;
       // alpha1 rescales tile 1's sum from its own max to the new one.
       double m1 = -INFINITY;
       for (int j = 0; j < w; ++j) m1 = std::max(m1, double(t1[r * ld + j]));
-      if (r != 2) EXPECT_NEAR(alpha1[r], std::exp(m1 - m), 1e-6) << r;
+      if (r != 2) EXPECT_NEAR(alpha1[r], std::exp2(m1 - m), 1e-6) << r;
     }
     EXPECT_EQ(max1[3], ninf);
     EXPECT_EQ(sum1[3], 0.0f);
