@@ -35,6 +35,49 @@ describe.each(VARIANTS)('%s', (variant) => {
   });
 });
 
+// Inputs of 4096 values or more are checked for NaN/inf by the SIMD kernel on their heap copy,
+// which the run then uses (one copy per input): a check failing after earlier inputs were copied
+// must free those copies, and an array passed twice must get a second copy (rope turns q's copy
+// in place).
+describe.each(VARIANTS)('%s, big inputs', (variant) => {
+  const S = 64, d = 64;  // 4096 values per head
+  const bq = randn([2, S, d], 21), bk = randn([2, S, d], 22), bv = randn([2, S, d], 23);
+  const nan = { data: bk.data.slice(), shape: bk.shape };
+  nan.data[5000] = NaN;
+  const bx = randn([S, 128], 24), bw = randn([64, 128], 25);
+  const bw2 = { data: bw.data.slice(), shape: bw.shape };
+  bw2.data[4100] = Infinity;
+  const bmha = { numHeads: 2, inProjWeight: randn([384, 128], 26), outProjWeight: randn([128, 128], 27) };
+
+  it('failed checks free the copies already made', () => {
+    const lib = libs[variant];
+    const calls = [
+      () => lib.attention(bq, nan, bv),
+      () => lib.attention(bq, bk, nan),
+      () => lib.linear(bx, bw2),
+      () => lib.multiHeadAttention(bx, bx, { data: bx.data.map((x, i) => (i === 4097 ? NaN : x)), shape: bx.shape }, bmha),
+    ];
+    const names = ["attention: k: expected finite values, got NaN at index 5000", 'attention: v: expected finite values, got NaN at index 5000',
+      'linear: weight: expected finite values, got Infinity at index 4100', 'multiHeadAttention: value: expected finite values, got NaN at index 4097'];
+    calls.forEach((c, i) => expect(c).toThrow(names[i]));
+    const before = lib.heapStats();
+    for (let r = 0; r < 50; r++) for (const c of calls) expect(c).toThrow();
+    expect(lib.heapStats().used).toBeLessThanOrEqual(before.used);
+    lib.attention(bq, bk, bv);  // and the module still works
+    lib.linear(bx, bw);
+    expect(lib.heapStats().used).toBeLessThanOrEqual(before.used);
+  });
+
+  it('one array as q and k (with rope) matches two separate copies of it', () => {
+    const lib = libs[variant];
+    const twin = { data: bq.data.slice(), shape: bq.shape };
+    const same = lib.attention(bq, bq, bv, { rope: true }).output.data;
+    const separate = lib.attention(bq, twin, bv, { rope: true }).output.data;
+    expect(same).toEqual(separate);
+    expect(lib.attention(bq, bq, bq).output.data).toEqual(lib.attention(bq, twin, { data: bq.data.slice(), shape: bq.shape }).output.data);
+  });
+});
+
 // Long sequences need O(S) memory, not O(S^2): the S x S scores are never materialised.
 describe('long causal attention', () => {
   it('H=1, S=16384, d=64 runs in a heap of at most 256 MB, inputs and output included', async () => {

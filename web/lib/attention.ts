@@ -1,5 +1,5 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
-import { heapFiniteScan, withScratch } from './heap.js';
+import { HeapCopies, withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkPattern } from './patterns.js';
@@ -117,11 +117,16 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
 export type AttentionArgs = ReturnType<typeof attentionArgs>;
 
 export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
-  return runAttention(m, attentionArgs(q, k, v, options, heapFiniteScan(m)));
+  const copies = new HeapCopies(m);
+  try {
+    return runAttention(m, attentionArgs(q, k, v, options, copies.scan), copies);
+  } finally {
+    copies.free();
+  }
 }
 
-/** The WebAssembly run of checked arguments. */
-export function runAttention(m: WasmModule, a: AttentionArgs): AttentionResult {
+/** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
+export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopies): AttentionResult {
   const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, pattern, heads, alibi, rope } = a;
   const batch = numel(d.lead);
   const outLen = batch * d.Sq * d.Dv;
@@ -149,7 +154,7 @@ export function runAttention(m: WasmModule, a: AttentionArgs): AttentionResult {
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...d.lead, d.Sq, d.Dv] } };
     if (returnWeights) result.weights = { data: s.take(weights, wLen), shape: [...d.lead, d.Sq, d.Sk] };
     return result;
-  });
+  }, copies);
 }
 
 export function attentionScores(m: WasmModule, q: unknown, k: unknown, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {

@@ -9,7 +9,7 @@ const MAX_BYTES = 2 ** 31 - 1;  // the heap's hard ceiling (2 GiB)
  */
 export class Scratch {
   private readonly ptrs: number[] = [];
-  constructor(private readonly m: WasmModule, private readonly fn: string) {}
+  constructor(private readonly m: WasmModule, private readonly fn: string, private readonly copies?: HeapCopies) {}
 
   alloc(bytes: number): number {
     if (bytes > MAX_BYTES) {
@@ -22,6 +22,11 @@ export class Scratch {
   }
 
   put(data: Float32Array | Uint8Array | Int32Array): number {
+    const kept = data instanceof Float32Array ? this.copies?.take(data) : undefined;
+    if (kept !== undefined) {
+      this.ptrs.push(kept);
+      return kept;
+    }
     const p = this.alloc(data.byteLength);
     new Uint8Array(this.m.memoryBuffer(), p, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     return p;
@@ -43,9 +48,12 @@ export class Scratch {
   }
 }
 
-/** Runs `body` with a Scratch, always freeing it; turns a binding's error string into an Error. */
-export function withScratch<T>(m: WasmModule, fn: string, body: (s: Scratch, check: (err: string) => void) => T): T {
-  const s = new Scratch(m, fn);
+/**
+ * Runs `body` with a Scratch, always freeing it; turns a binding's error string into an Error.
+ * With `copies`, put() takes the inputs a HeapCopies scan already copied into the heap.
+ */
+export function withScratch<T>(m: WasmModule, fn: string, body: (s: Scratch, check: (err: string) => void) => T, copies?: HeapCopies): T {
+  const s = new Scratch(m, fn, copies);
   try {
     return body(s, (err) => {
       if (err) throw new Error(`${fn}: ${err}`);
@@ -58,18 +66,51 @@ export function withScratch<T>(m: WasmModule, fn: string, body: (s: Scratch, che
 /**
  * The finite check of big inputs by the SIMD kernel over a heap copy: the JS loop costs about a
  * nanosecond per value (0.75 ms for attention's q, k, v at H8 S512 d64, serial before the threads
- * start), the copy and kernel about a tenth of that. Small arrays stay with the JS loop.
+ * start), the copy and kernel about a tenth of that. Small arrays stay with the JS loop. The copy
+ * is freed at once: for checks whose run may not follow on this module (WebGPU).
  */
 export function heapFiniteScan(m: WasmModule): FiniteScan {
   return (data, allowNegInf) => {
-    if (data.length < 4096) return jsFiniteScan(data, allowNegInf);
-    const p = m._malloc(data.byteLength);
-    if (p === 0) return jsFiniteScan(data, allowNegInf);
+    const copies = new HeapCopies(m);
     try {
-      new Float32Array(m.memoryBuffer(), p, data.length).set(data);
-      return m.findNonfinite(p, data.length, allowNegInf);
+      return copies.scan(data, allowNegInf);
     } finally {
-      m._free(p);
+      copies.free();
     }
   };
+}
+
+/**
+ * heapFiniteScan that keeps its heap copies for the run that follows, so each big input crosses
+ * into the heap once (Scratch.put takes the copy; a second put of the same array copies again,
+ * since a run may change its copy in place, as rope does). free() releases what no put took:
+ * call it in a finally around the checks and the run.
+ */
+export class HeapCopies {
+  private readonly kept = new Map<Float32Array, number>();
+  constructor(private readonly m: WasmModule) {}
+
+  readonly scan: FiniteScan = (data, allowNegInf) => {
+    if (data.length < 4096) return jsFiniteScan(data, allowNegInf);
+    let p = this.kept.get(data);
+    if (p === undefined) {
+      p = this.m._malloc(data.byteLength);
+      if (p === 0) return jsFiniteScan(data, allowNegInf);
+      this.kept.set(data, p);
+      new Float32Array(this.m.memoryBuffer(), p, data.length).set(data);
+    }
+    return this.m.findNonfinite(p, data.length, allowNegInf);
+  };
+
+  /** The heap copy of `data`, now the caller's to free, or undefined. */
+  take(data: Float32Array): number | undefined {
+    const p = this.kept.get(data);
+    this.kept.delete(data);
+    return p;
+  }
+
+  free(): void {
+    for (const p of this.kept.values()) this.m._free(p);
+    this.kept.clear();
+  }
 }

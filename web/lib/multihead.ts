@@ -1,5 +1,5 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
-import { heapFiniteScan, withScratch } from './heap.js';
+import { HeapCopies, withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, type MaskInput } from './masks.js';
 import { checkRope } from './rope.js';
@@ -83,11 +83,16 @@ export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
 
 /** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
 export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
-  return runMultiHead(m, multiHeadArgs(query, key, value, params, options, heapFiniteScan(m)));
+  const copies = new HeapCopies(m);
+  try {
+    return runMultiHead(m, multiHeadArgs(query, key, value, params, options, copies.scan), copies);
+  } finally {
+    copies.free();
+  }
 }
 
-/** The WebAssembly run of checked arguments. */
-export function runMultiHead(m: WasmModule, a: MultiHeadArgs): AttentionResult {
+/** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
+export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopies): AttentionResult {
   const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, alibi, rope } = a;
   const outLen = B * L * E;
   const wLen = averageWeights ? B * L * S : B * H * L * S;
@@ -108,5 +113,5 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs): AttentionResult {
       result.weights = { data: s.take(weights, wLen), shape: averageWeights ? [...lead, L, S] : [...lead, H, L, S] };
     }
     return result;
-  });
+  }, copies);
 }
