@@ -68,6 +68,18 @@ const attentionCases: GpuCase[] = [
   attn('RoPE, causal', [2, 3, 70, 16], [2, 3, 70, 16], [2, 3, 70, 16], { rope: true, causal: true }),
   attn('RoPE in halves, offset, Sq != Sk, weights', [1, 2, 40, 16], [1, 2, 90, 16], [1, 2, 90, 8], { rope: { pairs: 'halves', offset: 1000, base: 500 }, returnWeights: true }),
   attn("RoPE + ALiBi, score 'general'", [2, 30, 16], [2, 40, 16], [2, 40, 16], { rope: true, alibi: true, score: 'general', params: { W: randn([16, 16], 9, 0.3) } }),
+  // Sparse patterns (a boolean mask on the GPU) against the WebAssembly sparse kernel.
+  attn('pattern local, causal', [2, 2, 100, 16], [2, 2, 100, 16], [2, 2, 100, 16], { pattern: { type: 'local', window: 5 }, causal: true }),
+  attn('pattern longformer, global tokens, Sq != Sk, weights', [2, 40, 16], [2, 70, 16], [2, 70, 8], {
+    pattern: { type: 'longformer', window: 3, global: [0, 17, 69] }, returnWeights: true,
+  }),
+  attn('pattern bigbird, validLens with a 0, ALiBi', [2, 3, 96, 16], [2, 3, 96, 16], [2, 3, 96, 16], {
+    pattern: { type: 'bigbird', blockSize: 8, windowBlocks: 1, globalBlocks: [0], randomBlocks: 2, seed: 7 }, validLens: new Int32Array([50, 0]), alibi: true,
+  }),
+  attn("pattern local, additive mask, RoPE, score 'dot'", [1, 66, 16], [1, 66, 16], [1, 66, 16], {
+    pattern: { type: 'local', window: 9 }, score: 'dot', scale: 0.2, rope: true,
+    attnMask: { data: Float32Array.from(randn([66, 66], 13, 3).data, (x) => (x > 2 ? -Infinity : x)), shape: [66, 66] },
+  }),
 ];
 
 const softmaxCase = (name: string, shape: number[], options: Parameters<Attnlab['maskedSoftmaxAsync']>[1] = {}): GpuCase => ({

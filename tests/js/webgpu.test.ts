@@ -186,20 +186,22 @@ describe('argument checking is the same on both backends', () => {
   });
 });
 
-describe('unsupported options', () => {
-  // Sparse patterns have no GPU kernel yet.
-  const x = randn([2, 8, 6], 5);
-  const sparse = { pattern: { type: 'local', window: 2 } } as const;
+describe('sparse patterns', () => {
+  // Patterns run on the GPU as a boolean [Sq, Sk] mask (GPU_CASES run them on a 'webgpu'
+  // instance, which never falls back, against WebAssembly's sparse kernel); one whose mask would
+  // exceed PATTERN_MASK_MAX entries stays on WebAssembly.
+  const big = randn([5793, 1], 6);  // 5793^2 > 2^25
+  const local = { pattern: { type: 'local', window: 2 } } as const;
 
-  it("options.pattern: 'webgpu' rejects with a clear error", async () => {
-    await expect(gpuLib.attentionAsync(x, x, x, sparse)).rejects.toThrowError(
-      /^attention: options\.pattern \(sparse attention\) is not implemented on the WebGPU backend; load with backend: 'auto' to run such calls on WebAssembly$/);
+  it("over 2^25 scores: 'webgpu' rejects with a clear error", async () => {
+    await expect(gpuLib.attentionAsync(big, big, big, local)).rejects.toThrowError(
+      /^attention: options\.pattern over 33554432 scores \(Sq x Sk = 5793 x 5793\), which runs as a dense mask there, is not supported on the WebGPU backend; load with backend: 'auto' to run such calls on WebAssembly$/);
   });
 
-  it("options.pattern: 'auto' runs it on WebAssembly", async () => {
+  it("over 2^25 scores: 'auto' runs it on WebAssembly", async () => {
     const auto = await load({ backend: 'auto', gpu, variant: 'simd' });
     expect(auto.backend).toBe('webgpu');
-    expect((await auto.attentionAsync(x, x, x, sparse)).output.data).toEqual(wasmLib.attention(x, x, x, sparse).output.data);
+    expect((await auto.attentionAsync(big, big, big, local)).output.data).toEqual(wasmLib.attention(big, big, big, local).output.data);
     auto.dispose();
   });
 });

@@ -2,7 +2,7 @@ import { alibiArgs, checkAlibi } from './alibi.js';
 import { HeapCopies, withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
-import { checkPattern } from './patterns.js';
+import { checkPattern, patternMask } from './patterns.js';
 import { checkEvenFeatures, checkRope } from './rope.js';
 import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
@@ -115,6 +115,21 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
 }
 
 export type AttentionArgs = ReturnType<typeof attentionArgs>;
+
+/** Most Sq x Sk entries patternAsMask turns into a mask (the GPU holds it as 4-byte words). */
+export const PATTERN_MASK_MAX = 2 ** 25;
+
+/**
+ * The same call with its sparse pattern as one more boolean mask [Sq, Sk] (1 = visible), for a
+ * backend without a sparse kernel (WebGPU): the same result, at the cost of dense attention.
+ * Patterns over PATTERN_MASK_MAX entries stay patterns.
+ */
+export function patternAsMask(m: WasmModule, a: AttentionArgs): AttentionArgs {
+  if (!a.pattern || a.d.Sq * a.d.Sk > PATTERN_MASK_MAX) return a;
+  const mask = patternMask(m, a.fn, a.pattern, a.d.Sq, a.d.Sk);
+  const masks: MaskInput[] = [...a.masks, { name: 'options.pattern', checked: { kind: 'bool', mask }, trueBlocks: false }];
+  return { ...a, pattern: null, masks, layout: maskLayout(a.fn, [...a.d.lead, a.d.Sq, a.d.Sk], a.causal, masks, a.validLens) };
+}
 
 export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
   const copies = new HeapCopies(m);

@@ -1,5 +1,5 @@
 import { heapFiniteScan } from './heap.js';
-import { attention, attentionArgs, attentionScores, runAttention } from './attention.js';
+import { attention, attentionArgs, attentionScores, patternAsMask, runAttention } from './attention.js';
 import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
@@ -90,15 +90,14 @@ export class Attnlab {
 
   /**
    * attention() on this instance's backend; resolves with the same result. On WebGPU the scores
-   * matrix exists in GPU memory only when `returnWeights` (or score `'additive'`) needs it. Sparse
-   * `pattern`s are not implemented on WebGPU: with backend `'auto'` such calls run on WebAssembly,
-   * with `'webgpu'` they reject.
+   * matrix exists in GPU memory only when `returnWeights` (or score `'additive'`) needs it. A sparse
+   * `pattern` runs there as a boolean [Sq, Sk] mask: the same result at the cost of dense attention.
    */
   async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
     const m = this.#pooled('attention');  // a disposed instance says so before any argument is checked
     const a = attentionArgs(q, k, v, options, heapFiniteScan(m));
     const wasm = () => runAttention(this.#mod('attention'), a);
-    return this.#gpu ? this.#gpu.attention(a, wasm) : wasm();
+    return this.#gpu ? this.#gpu.attention(patternAsMask(m, a), wasm) : wasm();
   }
 
   /** Which keys each query may see under a sparse pattern: [Sq, Sk], 1 = visible. For drawing and masks. */

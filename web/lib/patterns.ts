@@ -64,9 +64,14 @@ export function attentionPattern(m: WasmModule, pattern: unknown, Sq: unknown, S
   const p = checkPattern(fn, 'pattern', pattern, rows, cols);
   const o = checkOptions(fn, 'options', options, ['causal']);
   const causal = checkBool(fn, 'options.causal', o.causal, false);
+  return patternMask(m, fn, p, rows, cols, causal);
+}
+
+/** A checked pattern as a boolean tensor [Sq, Sk], 1 where query i may see key j. */
+export function patternMask(m: WasmModule, fn: string, p: PatternArgs, Sq: number, Sk: number, causal = false): BoolTensor {
   return withScratch(m, fn, (s, check) => {
-    const out = s.alloc(rows * cols);
-    check(m.attentionPattern({ pattern: p, Sq: rows, Sk: cols, causal, out }));
-    return { data: s.takeBytes(out, rows * cols), shape: [rows, cols] };
+    const out = s.alloc(Sq * Sk);
+    check(m.attentionPattern({ pattern: p, Sq, Sk, causal, out }));
+    return { data: s.takeBytes(out, Sq * Sk), shape: [Sq, Sk] };
   });
 }

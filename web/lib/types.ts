@@ -172,9 +172,9 @@ export interface AttentionOptions {
   /** Also return the attention weights [..., Sq, Sk]; default false. */
   returnWeights?: boolean;
   /**
-   * Sparse attention: only the keys the pattern allows are scored (cost O(visible keys · D) per
-   * query). The other options (masks, `alibi`, `rope`) apply on top. Scores `'scaled_dot'` and
-   * `'dot'` only.
+   * Sparse attention: only the keys the pattern allows are scored (on WebAssembly, cost
+   * O(visible keys · D) per query; on WebGPU the pattern runs as a dense boolean mask). The other
+   * options (masks, `alibi`, `rope`) apply on top. Scores `'scaled_dot'` and `'dot'` only.
    */
   pattern?: AttentionPattern;
   /**

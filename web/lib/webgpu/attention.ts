@@ -1,7 +1,8 @@
 // attention() on the GPU. Without weights: the fused kernel (one pass, no Sq x Sk buffer). With
 // weights, score 'additive', or heads too wide for the fused kernel's registers: scores (tiled
 // matmul, or the additive kernel), masked softmax into the weights, weights times values (matmul).
-import type { AttentionArgs } from '../attention.js';
+// Sparse patterns arrive as one more boolean mask (patternAsMask).
+import { PATTERN_MASK_MAX, type AttentionArgs } from '../attention.js';
 import { numel } from '../tensor.js';
 import { alibiMask } from './alibi.js';
 import type { AttentionResult } from '../types.js';
@@ -28,7 +29,7 @@ function fused(a: AttentionArgs): boolean {
 
 /** Why these arguments cannot run on the GPU, or null. */
 export function attentionUnsupported(a: AttentionArgs): string | null {
-  if (a.pattern) return 'options.pattern (sparse attention) is not implemented';
+  if (a.pattern) return `options.pattern over ${PATTERN_MASK_MAX} scores (Sq x Sk = ${a.d.Sq} x ${a.d.Sk}), which runs as a dense mask there, is not supported`;
   if (!fused(a) && numel(a.d.lead) > MAX_SLICES) return `more than ${MAX_SLICES} slices with returnWeights, score 'additive' or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
 }
