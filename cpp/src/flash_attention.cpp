@@ -18,6 +18,7 @@ namespace {
 
 constexpr int64_t kKeyTile = 64;       // keys per softmax tile (a multiple of the 8-key panels)
 constexpr int64_t kRowsPerTask = 64;   // query rows per parallel task (a multiple of 4)
+constexpr int64_t kPackRows = 512;     // keys per packing task (a multiple of the 8-key panels)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kLog2e = kernels::exp_constants::kLog2e;
 
@@ -129,12 +130,16 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
 void attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice, int64_t Sq,
                    int64_t Sk, int64_t D, int64_t Dv, float scale, const MaskSet& masks,
                    ThreadPool* pool) {
-  // Keys packed once per slice (O(Sk D), not O(Sq Sk)): the QK^T panels of every task.
+  // Keys packed once per slice (O(Sk D), not O(Sq Sk)): the QK^T panels of every task. In chunks
+  // of kPackRows keys, so a single long slice does not pack on one thread while the others wait.
   const int64_t panel_size = kernels::panels_size(Sk, D);
   std::unique_ptr<float[]> panels(new float[batch * panel_size]);
-  parallel_for(pool, batch, [&](int64_t b) {
+  const int64_t chunks = (Sk + kPackRows - 1) / kPackRows;
+  parallel_for(pool, batch * chunks, [&](int64_t t) {
+    const int64_t b = t / chunks, j0 = t % chunks * kPackRows;
     const AttentionSlice s = slice(b);
-    kernels::pack_panels(s.k, s.k_stride, Sk, D, panels.get() + b * panel_size);
+    kernels::pack_panels(s.k + j0 * s.k_stride, s.k_stride, std::min(kPackRows, Sk - j0), D,
+                         panels.get() + b * panel_size + j0 * D);
   });
   // Tasks of kRowsPerTask rows, so the split (and every result bit) is the same for any thread
   // count. Later rows see more keys under a causal mask: hand those out first to balance.

@@ -142,6 +142,8 @@ TEST(FlashAttention, BoolMaskKeyPaddingAndAdditive) {
 TEST(FlashAttention, EverythingAtOnce) {
   expect_matches_reference({2, 100, 100, 24, 40, true, {100, 51}, true, true, true});
 }
+// Keys are packed in chunks of 512 on the pool: two full chunks and a tail that ends mid-panel.
+TEST(FlashAttention, KeysPackedInChunks) { expect_matches_reference({2, 40, 1100, 64, 64, true}); }
 TEST(FlashAttention, NoKeys) { expect_matches_reference({2, 5, 0, 8, 8}); }
 
 TEST(FlashAttention, LargeLogitsStayFinite) {
