@@ -96,6 +96,15 @@ const machine = {
   v8: process.versions.v8,
   emscripten: (() => { try { return execFileSync('emcc', ['--version'], { encoding: 'utf8' }).split('\n')[0]; } catch { return null; } })(),
 };
+// The code measured: its commit, "+changes" when the work tree differed from it.
+const source = (() => {
+  try {
+    const git = (...a) => execFileSync('git', a, { cwd: path.join(here, '../..'), encoding: 'utf8' }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+changes' : ''}`;
+  } catch {
+    return null;
+  }
+})();
 const packages = Object.fromEntries(['attnlab', 'onnxruntime-web', '@tensorflow/tfjs-core', '@tensorflow/tfjs-backend-wasm'].map((p) => [p, versionOf(p)]));
 console.log(`attnlab benchmark, ${started.toISOString()}: ${machine.cpu} x${machine.cores}, Node ${machine.node}, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 
@@ -199,7 +208,7 @@ console.log(`SIMD128 mul+add peak again: ${peakAfter.toFixed(1)} GFLOP/s`);
 const native = nativeArg && existsSync(nativeArg.slice(9)) ? JSON.parse(readFileSync(nativeArg.slice(9), 'utf8')) : null;
 const results = {
   date: started.toISOString(), finished: new Date().toISOString(), quick, runs: RUNS, settleMs: SETTLE_MS, d: D,
-  flops: '4*H*S*S*d per call, causal not halved', tolerance: TOLERANCE, machine, packages, peak, roundPeaks, leadInMs: LEAD_IN_MS, loads, mha, memory, native,
+  flops: '4*H*S*S*d per call, causal not halved', tolerance: TOLERANCE, machine, source, packages, peak, roundPeaks, leadInMs: LEAD_IN_MS, loads, mha, memory, native,
   peers: peers.map(({ worker, ...p }) => p),
 };
 const dir = path.join(here, 'results');

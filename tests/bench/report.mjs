@@ -26,7 +26,7 @@ export function markdown(results) {
   const m = results.machine;
   out.push(`# attnlab benchmark, ${results.date.slice(0, 10)}`, '');
   out.push(`- machine: ${m.cpu}, ${m.cores} cores; Node ${m.node} (V8 ${m.v8}); ${m.emscripten ?? ''}`);
-  out.push(`- packages: ${Object.entries(results.packages).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  out.push(`- packages: ${Object.entries(results.packages).map(([k, v]) => `${k} ${v}`).join(', ')}${results.source ? `; attnlab at commit ${results.source}` : ''}`);
   out.push(`- float32, d = ${results.d}; median of ${results.runs} runs after warm-up; JS Float32Array in to JS Float32Array out`);
   out.push(`- GFLOP/s = ${results.flops}; WASM SIMD128 f32x4 mul+add peak of one core: ${fmt(results.peak.gflops)} GFLOP/s (best of a run before and after the peers: ${fmt(results.peak.before)}, ${fmt(results.peak.after)})`);
   out.push(`- timed calls go round-robin over the peers, so load from elsewhere falls on all alike: per round each peer, ${results.settleMs ?? 0} ms after the previous one (so no peer's spinning threads slow the next), makes untimed lead-in calls for at least ${results.leadInMs ?? 0} ms and then the timed call right after them (sustained speed: threads awake, as in repeated use); the first lead-in call after each idle pause is in its own table below; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
