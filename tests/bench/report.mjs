@@ -55,7 +55,7 @@ export function markdown(results) {
       }).join(' | ')} |`);
     }
   };
-  peerTable(`## First call after a ${results.settleMs ?? 0} ms idle pause (the lead-in calls): median ms`, null,
+  peerTable(`## First call after a ${results.settleMs ?? 0} ms idle pause (each turn's first lead-in call): median ms`, null,
     (r) => (Number.isFinite(r.firstMs) ? fmt(r.firstMs, r.firstMs < 10 ? 2 : 1) : '-'));
   peerTable('## Threads at work in the timed calls: CPU time / wall time, and mean run-queue wait ms',
     'CPU time and run-queue wait of all the process\'s threads during the timed calls (Linux schedstat, summed over the calls): about 2 means two threads ran side by side the whole call; a wait means runnable threads waited for a CPU. schedstat counts running threads in scheduler ticks, so calls under 10 ms show -.',
