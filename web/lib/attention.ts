@@ -1,5 +1,5 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
-import { HeapCopies, withScratch } from './heap.js';
+import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkPattern, patternMask } from './patterns.js';
@@ -132,12 +132,7 @@ export function patternAsMask(m: WasmModule, a: AttentionArgs): AttentionArgs {
 }
 
 export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
-  const copies = new HeapCopies(m);
-  try {
-    return runAttention(m, attentionArgs(q, k, v, options, copies.scan), copies);
-  } finally {
-    copies.free();
-  }
+  return withHeapCopies(m, (copies) => runAttention(m, attentionArgs(q, k, v, options, copies.scan), copies));
 }
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */

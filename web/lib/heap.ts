@@ -70,21 +70,14 @@ export function withScratch<T>(m: WasmModule, fn: string, body: (s: Scratch, che
  * is freed at once: for checks whose run may not follow on this module (WebGPU).
  */
 export function heapFiniteScan(m: WasmModule): FiniteScan {
-  return (data, allowNegInf) => {
-    const copies = new HeapCopies(m);
-    try {
-      return copies.scan(data, allowNegInf);
-    } finally {
-      copies.free();
-    }
-  };
+  return (data, allowNegInf) => withHeapCopies(m, (copies) => copies.scan(data, allowNegInf));
 }
 
 /**
  * heapFiniteScan that keeps its heap copies for the run that follows, so each big input crosses
  * into the heap once (Scratch.put takes the copy; a second put of the same array copies again,
  * since a run may change its copy in place, as rope does). free() releases what no put took:
- * call it in a finally around the checks and the run.
+ * withHeapCopies does, around the checks and the run.
  */
 export class HeapCopies {
   private readonly kept = new Map<Float32Array, number>();
@@ -112,5 +105,15 @@ export class HeapCopies {
   free(): void {
     for (const p of this.kept.values()) this.m._free(p);
     this.kept.clear();
+  }
+}
+
+/** Runs `body` (checks with copies.scan, then the run) and frees whatever copies it left. */
+export function withHeapCopies<T>(m: WasmModule, body: (copies: HeapCopies) => T): T {
+  const copies = new HeapCopies(m);
+  try {
+    return body(copies);
+  } finally {
+    copies.free();
   }
 }

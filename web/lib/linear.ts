@@ -1,4 +1,4 @@
-import { HeapCopies, withScratch } from './heap.js';
+import { withHeapCopies, withScratch } from './heap.js';
 import { checkTensor, numel, shapeString } from './tensor.js';
 import type { Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -6,8 +6,7 @@ import type { WasmModule } from './wasm-module.js';
 /** PyTorch nn.Linear forward: x [..., in] W^T + bias -> [..., out], on the matmul kernels of MHA. */
 export function linear(m: WasmModule, x: unknown, weight: unknown, bias?: unknown): Tensor {
   const fn = 'linear';
-  const copies = new HeapCopies(m);
-  try {
+  return withHeapCopies(m, (copies) => {
     const X = checkTensor(fn, 'x', x, { rank: 1, orMore: true, layout: '[..., in]' }, copies.scan);
     const W = checkTensor(fn, 'weight', weight, { rank: 2, layout: '[out, in]' }, copies.scan);
     const [outF, inF] = W.shape;
@@ -22,7 +21,5 @@ export function linear(m: WasmModule, x: unknown, weight: unknown, bias?: unknow
       check(m.linear({ x: s.put(X.data), rows, in: inF, weight: s.put(W.data), bias: B ? s.put(B.data) : null, out: outF, y: out }));
       return { data: s.take(out, rows * outF), shape: [...X.shape.slice(0, -1), outF] };
     }, copies);
-  } finally {
-    copies.free();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
-import { HeapCopies, withScratch } from './heap.js';
+import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, type MaskInput } from './masks.js';
 import { checkRope } from './rope.js';
@@ -83,12 +83,7 @@ export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
 
 /** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
 export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
-  const copies = new HeapCopies(m);
-  try {
-    return runMultiHead(m, multiHeadArgs(query, key, value, params, options, copies.scan), copies);
-  } finally {
-    copies.free();
-  }
+  return withHeapCopies(m, (copies) => runMultiHead(m, multiHeadArgs(query, key, value, params, options, copies.scan), copies));
 }
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
