@@ -84,18 +84,21 @@ inline float exp2_approx(float y) noexcept {
   return ((p * r2 + r) + 1.0f) * pow2n;
 }
 
-inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
-  for (int64_t i = 0; i < n; ++i) x[i] = exp_approx(x[i] - shift);  // vectorises natively
+// x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum.
+template <float (*E)(float)>
+inline float shift_exp_sum(float* x, float shift, int64_t n) noexcept {
+  for (int64_t i = 0; i < n; ++i) x[i] = E(x[i] - shift);  // vectorises natively
   float sum = 0.0f;
   for (int64_t i = 0; i < n; ++i) sum += x[i];
   return sum;
 }
 
+inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
+  return shift_exp_sum<exp_approx>(x, shift, n);
+}
+
 inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
-  for (int64_t i = 0; i < n; ++i) x[i] = exp2_approx(x[i] - shift);
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n; ++i) sum += x[i];
-  return sum;
+  return shift_exp_sum<exp2_approx>(x, shift, n);
 }
 
 // One online-softmax step over a tile of four score rows (row r at s + r * ld, w wide), as the

@@ -57,8 +57,9 @@ void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, f
 void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
   const int64_t rows = i1 - i0, R = round_up(rows, 4);
-  // Per task: q rows pre-scaled (by scale * log2 e), interleaved by 4 (gemm_4x8's A operand; zero rows pad the last
-  // group), the output accumulators, running max and sum per row, and one 4 x kKeyTile score tile.
+  // Per task: q rows pre-scaled (by scale * log2 e), interleaved by 4 (gemm_4x8's A operand;
+  // zero rows pad the last group), the output accumulators, running max and sum per row, and one
+  // 4 x kKeyTile score tile.
   std::unique_ptr<float[]> buf(new float[R * D + R * Dv + 2 * R + 4 * kKeyTile]);
   float* qs = buf.get();
   float* acc = qs + R * D;

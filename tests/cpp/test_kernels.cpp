@@ -69,16 +69,32 @@ TEST(Kernels, Exp2ApproxLimits) {
   EXPECT_TRUE(std::isnan(k::exp2_approx(std::numeric_limits<float>::quiet_NaN())));
 }
 
+namespace {
+using ShiftSum = float (*)(float*, float, int64_t);
+
+// x - shift over [lo, 0] in 4099 steps (tails past the 16-wide SIMD steps), -inf at index 7 and
+// `edge` at index 9, through a shift-sum kernel and its scalar twin (shift 0): the values must
+// match bit for bit. Returns the outputs (the kernel's) and the two sums.
+struct ShiftSumTwins {
+  std::vector<float> x, out;
+  float sum, scalar_sum;
+};
+ShiftSumTwins run_shift_sum_twins(ShiftSum kernel, ShiftSum scalar, float lo, float edge) {
+  std::vector<float> x(4099);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = lo * static_cast<float>(i) / 4096.0f;
+  x[7] = -std::numeric_limits<float>::infinity();
+  x[9] = edge;
+  auto a = x, b = x;
+  const float sa = kernel(a.data(), 0.0f, static_cast<int64_t>(a.size()));
+  const float sb = scalar(b.data(), 0.0f, static_cast<int64_t>(b.size()));
+  EXPECT_EQ(a, b);
+  return {x, a, sa, sb};
+}
+}  // namespace
+
 TEST(Kernels, Exp2ShiftSumMatchesScalarBitForBit) {
   // Every x - shift in [-130, 0], through the denormal edge below -126 and -inf, and a NaN.
-  std::vector<float> x(4099);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = -130.0f * static_cast<float>(i) / 4096.0f;
-  x[7] = -std::numeric_limits<float>::infinity();
-  x[9] = -126.3f;
-  auto a = x, b = x;
-  const float sa = k::exp2_shift_sum(a.data(), 0.0f, static_cast<int64_t>(a.size()));
-  const float sb = k::scalar::exp2_shift_sum(b.data(), 0.0f, static_cast<int64_t>(b.size()));
-  EXPECT_EQ(a, b);
+  const auto [x, a, sa, sb] = run_shift_sum_twins(k::exp2_shift_sum, k::scalar::exp2_shift_sum, -130.0f, -126.3f);
   double exact_sum = 0.0;
   for (float v : x) exact_sum += std::exp2(static_cast<double>(v));
   // Both sum in float, the scalar one sequentially over 4099 terms: within 1e-5 of float64.
@@ -96,14 +112,7 @@ TEST(Kernels, Exp2ShiftSumMatchesScalarBitForBit) {
 
 TEST(Kernels, ExpShiftSumMatchesScalarBitForBitOnSoftmaxRange) {
   // Every x - shift in [-90, 0], including the underflow edge and -inf.
-  std::vector<float> x(4099);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = -90.0f * static_cast<float>(i) / 4096.0f;
-  x[7] = -std::numeric_limits<float>::infinity();
-  x[9] = -87.3365f;
-  auto a = x, b = x;
-  const float sa = k::exp_shift_sum(a.data(), 0.0f, static_cast<int64_t>(a.size()));
-  const float sb = k::scalar::exp_shift_sum(b.data(), 0.0f, static_cast<int64_t>(b.size()));
-  EXPECT_EQ(a, b);
+  const auto [x, a, sa, sb] = run_shift_sum_twins(k::exp_shift_sum, k::scalar::exp_shift_sum, -90.0f, -87.3365f);
   // The sums add the same values in different orders: each within float rounding of the exact sum.
   double exact_sum = 0.0;
   for (float v : a) exact_sum += v;
