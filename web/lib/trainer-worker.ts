@@ -1,24 +1,48 @@
-// The Worker behind createTrainer() in browsers: its own WebAssembly instance, so training never
-// blocks the page. Messages in: {type: 'start', options}, {type: 'cancel'}. Out: progress, done, error.
-import { instantiate, simdSupported } from './loader.js';
-import { runTraining, type TrainerOptions } from './trainer-core.js';
+// The Worker behind createTrainer(): a browser module Worker or a Node worker_threads Worker, with
+// its own WebAssembly instance, so training never blocks the caller. Posts 'ready' once loaded (the
+// session falls back to the main thread if a Worker never gets that far). In: {type: 'start',
+// options}. Out: ready, tick (after every slice), progress (after every evaluation), done, error.
+// Cancel is the session terminating this Worker: nothing here needs to listen for it.
+import { instantiate, isNode, simdSupported } from './loader.js';
+import { runTraining } from './trainer-core.js';
+import { nodeModule, type TrainerMessage, type TrainerRequest } from './trainer-protocol.js';
 
-let cancelled = false;
-const post = (msg: unknown) => (globalThis as unknown as { postMessage: (m: unknown) => void }).postMessage(msg);
+interface Port {
+  post(m: TrainerMessage): void;
+  listen(f: (m: TrainerRequest) => void): void;
+}
 
-(globalThis as unknown as { onmessage: (e: { data: { type: string; options?: TrainerOptions } }) => void }).onmessage = (e) => {
-  if (e.data.type === 'cancel') {
-    cancelled = true;
-    return;
+type NodePort = { postMessage(m: unknown): void; on(ev: 'message', f: (m: never) => void): void };
+type WebScope = { postMessage(m: unknown): void; onmessage: ((e: { data: never }) => void) | null };
+
+function port(): Port {
+  if (isNode) {
+    const p = nodeModule<{ parentPort: NodePort | null }>('node:worker_threads').parentPort;
+    if (!p) throw new Error('attnlab trainer-worker.js: not started as a worker thread');
+    return { post: (m) => p.postMessage(m), listen: (f) => p.on('message', f) };
   }
-  if (e.data.type !== 'start') return;
+  const scope = globalThis as unknown as WebScope;
+  return { post: (m) => scope.postMessage(m), listen: (f) => (scope.onmessage = (e) => f(e.data)) };
+}
+
+// A slice of ~50 ms: the session reads the step count from the ticks when it cancels (by terminating).
+const SLICE_MS = 50;
+
+const p = port();
+p.listen((msg) => {
+  if (msg.type !== 'start') return;
+  const options = msg.options;
   (async () => {
     try {
       const m = await instantiate(simdSupported() ? 'simd' : 'scalar', 0);
-      const result = await runTraining(m, e.data.options ?? {}, (p) => post({ type: 'progress', progress: p }), () => cancelled);
-      post({ type: 'done', result });
+      const result = await runTraining(m, options, 'worker', {
+        progress: (progress) => p.post({ type: 'progress', progress }),
+        tick: (tick) => p.post({ type: 'tick', tick }),
+      }, () => false, SLICE_MS);
+      p.post({ type: 'done', result });
     } catch (err) {
-      post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+      p.post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
     }
   })();
-};
+});
+p.post({ type: 'ready' });

@@ -1,0 +1,84 @@
+// createTrainer on the calling thread (Node's default, and the browser fallback): createTrainer()
+// returns before any work, progress only after it returned, the event loop keeps turning (the
+// training runs in ~8 ms slices of whole steps: one step, 20-150 ms for the default model, is the
+// floor), cancel() settles `done` at the next turn. Figures are printed; the block bound asserted is
+// relative to one evaluation interval (the unsliced trainer blocked for a whole interval at a time).
+import { load, type Attnlab } from 'attnlab';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelRun, loopProbe, SMALL } from './trainer-probe.js';
+
+let lib: Attnlab;
+beforeAll(async () => {
+  lib = await load({ variant: 'simd' });
+  // A process's first training step is several times slower than the next (0.6-0.7 s against
+  // 0.15 s for the default model on a loaded machine): warm up, and print that first block.
+  const probe = loopProbe();
+  await lib.createTrainer({ worker: false, maxSeconds: 0.01, evalSize: 1 }).done;
+  console.log(`in-process warm-up: first default-model step blocked the loop for ${probe.stop().toFixed(1)} ms`);
+}, 60_000);
+afterAll(() => lib?.dispose());
+
+describe('createTrainer in-process (worker: false)', () => {
+  it('default model: returns at once, progress after return, loop never blocked long, cancel within 100 ms', async () => {
+    const r = await cancelRun(lib, { worker: false, targetAccuracy: 1, maxSeconds: 60 }, 700);
+    console.log(`in-process, default options: createTrainer ${r.createMs.toFixed(2)} ms, first progress ${r.firstProgressMs.toFixed(0)} ms, longest event-loop block ${r.longestBlockMs.toFixed(1)} ms, ` +
+      `cancel() -> done ${r.cancelMs.toFixed(2)} ms (${r.cancelFromDueMs.toFixed(1)} ms after the timer was due), ${r.result.step} steps`);
+    expect(r.progressAfterReturn).toBe(true);
+    expect(r.progress.length).toBeGreaterThan(0);
+    expect(r.progress.every((p) => p.thread === 'main')).toBe(true);
+    expect(r.createMs).toBeLessThan(100);
+    expect(r.result.reason).toBe('cancelled');
+    expect(r.result.thread).toBe('main');
+    expect(r.result.step).toBeGreaterThan(r.progress[0].step);
+    expect(r.cancelMs).toBeLessThan(100);
+    expect(r.progressAfterCancel).toBe(0);
+    // 50 steps and 200 evaluations ran in many slices, not in one block.
+    expect(r.longestBlockMs).toBeLessThan(r.firstProgressMs / 4);
+  }, 90_000);
+
+  it('a small model too, and the held-out evaluation is deterministic', async () => {
+    const a = await cancelRun(lib, { ...SMALL, worker: false }, 400);
+    const b = await cancelRun(lib, { ...SMALL, worker: false }, 400);
+    console.log(`in-process, hidden 32: first progress ${a.firstProgressMs.toFixed(0)} / ${b.firstProgressMs.toFixed(0)} ms, longest block ${a.longestBlockMs.toFixed(1)} / ${b.longestBlockMs.toFixed(1)} ms, cancel ${a.cancelMs.toFixed(2)} / ${b.cancelMs.toFixed(2)} ms`);
+    expect(a.progressAfterReturn && b.progressAfterReturn).toBe(true);
+    expect(Math.max(a.cancelMs, b.cancelMs)).toBeLessThan(100);
+    for (const r of [a, b]) expect(r.longestBlockMs).toBeLessThan(r.firstProgressMs / 4);
+    // Same seed, same steps: same loss and accuracy at the first evaluation, however the slices fell.
+    expect(b.progress[0]).toMatchObject({ step: a.progress[0].step, loss: a.progress[0].loss, exactMatch: a.progress[0].exactMatch });
+  }, 60_000);
+
+  it('cancel() before the first turn: done resolves cancelled at step 0, no progress, nothing left on the heap', async () => {
+    const before = lib.heapStats().used;
+    let events = 0;
+    const s = lib.createTrainer({ ...SMALL, worker: false, onProgress: () => events++ });
+    s.cancel();
+    const r = await s.done;
+    expect([r.reason, r.step, r.thread, events]).toEqual(['cancelled', 0, 'main', 0]);
+    expect(lib.heapStats().used).toBe(before);
+  });
+
+  it('stops at maxSeconds with a final evaluation, and the timers it used are gone', async () => {
+    const probe = loopProbe();
+    const t0 = performance.now();
+    const r = await lib.createTrainer({ ...SMALL, worker: false, maxSeconds: 0.5, evalEvery: 1000 }).done;
+    const ms = performance.now() - t0;
+    probe.stop();
+    expect(r.reason).toBe('time');
+    expect(r.step).toBeGreaterThan(0);
+    expect(r.step).toBeLessThan(1000);
+    expect(r.example).not.toBeNull();
+    // 0.5 s of training plus one evaluation of 40 sequences, not the 1000 steps asked for.
+    expect(ms).toBeLessThan(5_000);
+  }, 30_000);
+
+  it('an onProgress that throws stops the training and rejects done with its error; the instance keeps working', async () => {
+    const boom = new Error('boom');
+    let calls = 0;
+    const s = lib.createTrainer({ ...SMALL, worker: false, onProgress: () => { calls++; throw boom; } });
+    await expect(s.done).rejects.toBe(boom);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBe(1);
+    const again = lib.createTrainer({ ...SMALL, worker: false, maxSeconds: 0.2 });
+    expect((await again.done).reason).toBe('time');
+  }, 30_000);
+});

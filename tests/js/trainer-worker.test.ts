@@ -1,0 +1,86 @@
+// createTrainer({ worker: true }) in Node: a worker_threads Worker with its own instance reports
+// progress, settles done (time limit, target, cancel), rejects when onProgress throws, and leaves
+// nothing behind that keeps the process alive once done or cancelled.
+import { load, type Attnlab } from 'attnlab';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelRun, SMALL } from './trainer-probe.js';
+
+let lib: Attnlab;
+beforeAll(async () => {
+  lib = await load({ variant: 'simd' });
+});
+afterAll(() => lib?.dispose());
+
+describe('createTrainer in a worker thread (worker: true)', () => {
+  it('progress from the Worker after createTrainer returned; cancel settles done within 100 ms; the loop stays free', async () => {
+    const r = await cancelRun(lib, { ...SMALL, worker: true }, 1000);
+    console.log(`worker_threads: createTrainer ${r.createMs.toFixed(2)} ms, longest event-loop block ${r.longestBlockMs.toFixed(1)} ms, ` +
+      `cancel() -> done ${r.cancelMs.toFixed(2)} ms, ${r.result.step} steps`);
+    expect(r.progressAfterReturn).toBe(true);
+    expect(r.progress.length).toBeGreaterThan(0);
+    expect(r.progress.every((p) => p.thread === 'worker')).toBe(true);
+    expect(r.result).toMatchObject({ reason: 'cancelled', thread: 'worker' });
+    // The result carries the step the Worker had reached, not only the last evaluation's.
+    expect(r.result.step).toBeGreaterThanOrEqual(r.progress[r.progress.length - 1].step);
+    expect(r.result.step).toBeGreaterThan(r.progress[0].step);
+    expect(r.cancelMs).toBeLessThan(100);
+    expect(r.progressAfterCancel).toBe(0);
+    expect(r.longestBlockMs).toBeLessThan(250);
+  }, 60_000);
+
+  it('trains to the time limit and to the target, with the same numbers as in-process', async () => {
+    const timed = await lib.createTrainer({ ...SMALL, worker: true, maxSeconds: 1, evalEvery: 1000 }).done;
+    expect(timed).toMatchObject({ reason: 'time', thread: 'worker' });
+    expect(timed.step).toBeGreaterThan(0);
+    expect(timed.step).toBeLessThan(1000);
+    const firstProgress = (worker: boolean) => new Promise<Record<string, unknown>>((resolve) => {
+      const s = lib.createTrainer({ ...SMALL, worker, onProgress: ({ step, loss, exactMatch, example }) => {
+        s.cancel();
+        resolve({ step, loss, exactMatch, example });
+      } });
+    });
+    const [inWorker, inProcess] = [await firstProgress(true), await firstProgress(false)];
+    expect(inWorker.step).toBe(SMALL.evalEvery);
+    expect(inWorker).toEqual(inProcess);
+    const t = await lib.createTrainer({ ...SMALL, worker: true, targetAccuracy: 0 }).done;
+    expect(t).toMatchObject({ reason: 'target', step: SMALL.evalEvery, thread: 'worker' });
+  }, 60_000);
+
+  it('an onProgress that throws rejects done with its error', async () => {
+    const boom = new Error('boom');
+    await expect(lib.createTrainer({ ...SMALL, worker: true, onProgress: () => { throw boom; } }).done).rejects.toBe(boom);
+  }, 60_000);
+
+  it('the process exits on its own after done and after cancel (the Worker is gone)', () => {
+    // Inside the checkout so that 'attnlab' resolves to it.
+    const build = fileURLToPath(new URL('../../build', import.meta.url));
+    mkdirSync(build, { recursive: true });
+    const dir = mkdtempSync(join(build, 'trainer-exit-'));
+    const script = join(dir, 'exit.mjs');
+    writeFileSync(script, `
+      import { load } from 'attnlab';
+      const lib = await load({ variant: 'simd' });
+      const a = await lib.createTrainer({ worker: true, hidden: 16, maxSeconds: 0.3, evalSize: 10 }).done;
+      const s = lib.createTrainer({ worker: true, hidden: 16, evalEvery: 5, evalSize: 10, onProgress: () => s.cancel() });
+      const b = await s.done;
+      lib.dispose();
+      const t = performance.now();
+      process.on('exit', () => console.log(JSON.stringify({ a: a.reason, b: b.reason, exitMs: performance.now() - t })));
+    `);
+    const t0 = Date.now();
+    let out: { a: string; b: string; exitMs: number };
+    try {
+      out = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    console.log(`worker_threads child: exited ${out.exitMs.toFixed(1)} ms after its last await (run ${Date.now() - t0} ms)`);
+    expect(out.a).toBe('time');
+    expect(out.b).toBe('cancelled');
+    expect(out.exitMs).toBeLessThan(2_000);
+  }, 90_000);
+});
