@@ -4,6 +4,7 @@
 // stays responsive and cancel() is seen at the next turn; in a Worker each slice ends with a tick
 // so the session knows the current step when it is cancelled.
 import type { CheckedTrainerOptions } from './trainer-options.js';
+import { trainerError } from './trainer-protocol.js';
 import type { WasmModule } from './wasm-module.js';
 
 export type TrainerTask = 'reverse' | 'sort' | 'copy';
@@ -77,7 +78,7 @@ export interface TrainerHooks {
 
 function parse<T>(json: string): T {
   const r = JSON.parse(json) as { error?: string };
-  if (r.error) throw new Error(r.error.startsWith('createTrainer: ') ? r.error : `createTrainer: ${r.error}`);
+  if (r.error) throw trainerError(r.error);
   return r as T;
 }
 

@@ -17,3 +17,7 @@ export function nodeModule<T>(id: string): T {
   if (!get) throw new Error('createTrainer: a worker thread needs Node >= 20.16 (process.getBuiltinModule)');
   return get(id) as T;
 }
+
+/** An Error with the one 'createTrainer: ' prefix, whether or not the engine's message has it. */
+export const trainerError = (message: string): Error =>
+  new Error(message.startsWith('createTrainer: ') ? message : `createTrainer: ${message}`);

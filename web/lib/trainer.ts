@@ -7,6 +7,7 @@
 import { isNode } from './loader.js';
 import { initialTick, runTraining, type TrainerOptions, type TrainerProgress, type TrainerResult, type TrainerTick } from './trainer-core.js';
 import { checkTrainerOptions } from './trainer-options.js';
+import { trainerError } from './trainer-protocol.js';
 import { spawnTrainerWorker, type TrainerWorker } from './trainer-spawn.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -73,7 +74,7 @@ export function createTrainer(m: WasmModule, options?: CreateTrainerOptions): Tr
         if (msg.type === 'tick') tick = msg.tick;
         else if (msg.type === 'progress') progress(msg.progress);
         else if (msg.type === 'done') finish((s) => s.resolve(msg.result));
-        else if (msg.type === 'error') finish((s) => s.reject(new Error(msg.message)));
+        else if (msg.type === 'error') finish((s) => s.reject(trainerError(msg.message)));
       },
       failed: (reason) => finish((s) => s.reject(new Error(`createTrainer: the training Worker failed: ${reason}`))),
     }).then((started) => {
