@@ -40,6 +40,8 @@ function coursePage(pkg: string): string {
 <attn-model-view id="mv" model="fra-eng" text="Il fait beau aujourd'hui." part="cross"></attn-model-view>
 <attn-translate id="tr" model="fra-eng" arch="gru" value="Je suis fatigué."></attn-translate>
 <attn-translate id="tr-src" src="${pkg}dist/models/eng-fra-gru.atl" value="I am tired."></attn-translate>
+<attn-model-view id="mv-gru" model="fra-eng" arch="gru" text="Il fait beau."></attn-model-view>
+<attn-translate id="tr-bad" model="fra-eng" arch="lstm"></attn-translate>
 </main>
 <script type="module">
   import { load } from '${pkg}dist/index.js';
@@ -72,6 +74,9 @@ async function widgets(frame: Page | Frame) {
       modelView: svg('mv') ? { layers: $('mv').data.length, heads: $('mv').data[0].length } : null,
       translate: $('tr').result?.text ?? null,
       translateSrc: $('tr-src').result?.text ?? null,
+      // Attributes that cannot work say so in the widget, visibly.
+      gruModelView: $('mv-gru').shadowRoot.querySelector('.readout:not([hidden])')?.textContent || null,
+      badModel: $('tr-bad').shadowRoot.querySelector('.readout')?.textContent || null,
     };
   });
   const done = (w: Awaited<ReturnType<typeof read>>) => Object.values(w).every((v) => v !== null);
@@ -141,6 +146,8 @@ describe('the package from a CDN origin, on a course page of another origin', ()
       regression: { finite: true, svg: true }, heatmap: 0.75, beams: 2,
       headView: { heads: expect.any(Number), tokens: true }, modelView: { layers: expect.any(Number), heads: expect.any(Number) },
       translate: expect.stringMatching(/tired/i), translateSrc: expect.stringMatching(/fatigu/i),
+      gruModelView: 'attn-model-view: the model is a GRU (one alignment, no heads); this view needs a Transformer (arch="transformer")',
+      badModel: "The model did not load: attn-translate: the arch attribute: expected 'gru' or 'transformer', got 'lstm'",
     });
     expect(v.problems).toEqual([]);
     await v.page.close();

@@ -30,12 +30,15 @@ export class AttnModelView extends AttnElement {
   #status: HTMLDivElement;
   /** model/src + text attributes: every layer and head of the shipped Transformer on that sentence. */
   #follow = attentionFollower(this, (a) => {
-    this.#status.textContent = '';
+    this.#status.hidden = true;
     this.data = a.layers;
     this.rowLabels = a.queries;
     this.colLabels = a.keys;
     this.emit<SentenceAttention>('attn-loaded', a);
-  }, (e) => (this.#status.textContent = e.message));
+  }, (e) => {
+    this.#status.textContent = e.message;
+    this.#status.hidden = false;
+  });
 
   constructor() {
     super();
@@ -45,7 +48,8 @@ export class AttnModelView extends AttnElement {
     this.#detail = h('div', { className: 'detail', hidden: true });
     const close = h('button', { type: 'button', textContent: 'Close', onclick: () => this.select(null) });
     this.#detail.append(h('div', { className: 'dhead' }, h('strong', { className: 'dtitle' }), close), this.#heatmap);
-    this.#status = h('div', { className: 'readout', 'aria-live': 'polite' });
+    // Only a model that did not load (model/src attributes) has something to say here.
+    this.#status = h('div', { className: 'readout', 'aria-live': 'polite', hidden: true });
     this.frame.append(this.#status, this.#grid, this.#detail);
   }
 

@@ -146,7 +146,7 @@ interface WorkerUrl {
  * Bundlers may also inline a small worker script as a data: URL, whose worker has an opaque origin
  * and cannot load the rest of the build: a blob: URL of the same text keeps the page's origin.
  */
-export function workerUrl(url: URL): WorkerUrl {
+function workerUrl(url: URL): WorkerUrl {
   let text: string;
   if (url.protocol === 'data:') {
     const [head, body] = url.href.split(',', 2);
