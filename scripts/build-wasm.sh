@@ -15,7 +15,14 @@ for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_VARIANT="$variant" > /dev/null
   fi
   cmake --build "$dir" -j "$ATTNLAB_JOBS"
-  cp "$dir/attnlab-$variant.js" "$dir/attnlab-$variant.wasm" "$out/"
+  # Node: worker_threads' Worker goes into the factory's own `Worker` (cpp/bindings/pre.js), not
+  # into globalThis. Checked: the glue may touch no process-wide handler or global.
+  sed 's/global\.Worker=nodeWorkerThreads\.Worker/Worker=nodeWorkerThreads.Worker/' "$dir/attnlab-$variant.js" > "$out/attnlab-$variant.js"
+  if grep -Eq 'global\.Worker|process\["on"\]' "$out/attnlab-$variant.js"; then
+    echo "build-wasm: attnlab-$variant.js still sets globalThis.Worker or a process handler" >&2
+    exit 1
+  fi
+  cp "$dir/attnlab-$variant.wasm" "$out/"
   [ -f "$dir/attnlab-$variant.worker.js" ] && cp "$dir/attnlab-$variant.worker.js" "$out/"
-  { cat "$dir/attnlab-$variant.js"; echo; echo 'export default createAttnlabModule;'; } > "$out/attnlab-$variant.mjs"
+  { cat "$out/attnlab-$variant.js"; echo; echo 'export default createAttnlabModule;'; } > "$out/attnlab-$variant.mjs"
 done

@@ -2,11 +2,12 @@
 // (right) weighted by attention, one colour per head. Click a head to toggle it, double-click
 // (or Shift+Enter) to show it alone. Hover or arrow keys pick a token to show only its lines.
 import { AttnElement, define, fmt, h, jsonAttr, labelsAttr, s } from './base.js';
+import { ATTENTION_ATTRIBUTES, attentionFollower, type SentenceAttention } from './lib.js';
 import { toMatrices, type TensorLike } from './matrix.js';
 
 export class AttnHeadView extends AttnElement {
   static get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'data', 'tokens', 'left-tokens', 'right-tokens', 'label', 'threshold'];
+    return [...super.observedAttributes, 'data', 'tokens', 'left-tokens', 'right-tokens', 'label', 'threshold', 'layer', ...ATTENTION_ATTRIBUTES];
   }
 
   #heads: number[][][] = [];
@@ -19,6 +20,13 @@ export class AttnHeadView extends AttnElement {
   #plot: HTMLDivElement;
   #readout: HTMLDivElement;
   #lines = 0;
+  #sentence: SentenceAttention | null = null;
+  /** model/src + text attributes: the shipped Transformer's attention on that sentence. */
+  #follow = attentionFollower(this, (a) => {
+    this.#sentence = a;
+    this.#showLayer();
+    this.emit<SentenceAttention>('attn-loaded', a);
+  }, (e) => (this.#readout.textContent = e.message));
 
   constructor() {
     super();
@@ -89,8 +97,21 @@ export class AttnHeadView extends AttnElement {
     return this.#lines;
   }
 
+  /** The `layer` attribute's layer (1-based; default the last) of the sentence's attention. */
+  #showLayer(): void {
+    const a = this.#sentence;
+    if (!a) return;
+    const n = a.layers.length;
+    const layer = Math.max(1, Math.min(n, Math.round(Number(this.getAttribute('layer') ?? n)) || n));
+    this.data = a.layers[layer - 1];
+    this.leftTokens = a.queries;
+    this.rightTokens = a.keys;
+  }
+
   protected attributeChanged(name: string): void {
-    if (name === 'data') this.data = jsonAttr<number[][][]>(this, 'data') ?? null;
+    if (ATTENTION_ATTRIBUTES.includes(name)) this.#follow();
+    else if (name === 'layer') this.#showLayer();
+    else if (name === 'data') this.data = jsonAttr<number[][][]>(this, 'data') ?? null;
     else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens') ?? null;
     else if (name === 'left-tokens') this.leftTokens = labelsAttr(this, 'left-tokens') ?? null;
     else if (name === 'right-tokens') this.rightTokens = labelsAttr(this, 'right-tokens') ?? null;

@@ -1,5 +1,6 @@
-// One attnlab instance shared by every widget on a page that did not hand them its own.
-import { load, type Attnlab } from 'attnlab';
+// One attnlab instance shared by every widget on a page that did not hand them its own, and the
+// translators widgets load from their attributes (model="fra-eng" arch="gru", or src="…atl").
+import { load, type Attnlab, type Translator, type TranslationResult } from 'attnlab';
 
 let shared: Promise<Attnlab> | null = null;
 
@@ -12,6 +13,84 @@ export function sharedLib(): Promise<Attnlab> {
 /** Lets a page hand the widgets the instance it already loaded. */
 export function setSharedLib(lib: Attnlab): void {
   shared = Promise.resolve(lib);
+}
+
+const translators = new Map<string, Promise<Translator>>();
+
+/**
+ * The translator a widget's attributes name: `src` (a model file's URL, relative to the page) or
+ * else `model` (a shipped name such as 'fra-eng', found by `loadTranslator`) with `arch` ('gru' or
+ * 'transformer'; default `fallbackArch`). Null when neither is set. Loaded once per page and source.
+ */
+export function attributeTranslator(el: Element, fallbackArch: 'gru' | 'transformer'): Promise<Translator> | null {
+  const src = el.getAttribute('src');
+  const model = el.getAttribute('model');
+  if (!src && !model) return null;
+  const arch = el.getAttribute('arch') ?? fallbackArch;
+  if (arch !== 'gru' && arch !== 'transformer') {
+    return Promise.reject(new Error(`${el.localName}: the arch attribute: expected 'gru' or 'transformer', got '${arch}'`));
+  }
+  const url = src ? new URL(src, document.baseURI) : null;
+  const key = url ? `src ${url.href}` : `model ${model} ${arch}`;
+  let t = translators.get(key);
+  if (!t) {
+    t = sharedLib().then((lib) => (url ? lib.loadTranslator(url) : lib.loadTranslator(model!, { arch })));
+    // A failed load (a typo in an attribute, the network) may be retried by a corrected attribute.
+    t.catch(() => translators.delete(key));
+    translators.set(key, t);
+  }
+  return t;
+}
+
+/** Self- or cross-attention of one Transformer translation, per layer, with its two token lists. */
+export interface SentenceAttention {
+  /** [layers][heads][queries][keys] */
+  layers: number[][][][];
+  queries: string[];
+  keys: string[];
+}
+
+/**
+ * For <attn-head-view> and <attn-model-view> given `model`/`src` and `text`: translates `text`
+ * and returns the attention the `part` attribute names: 'encoder' (default: the sentence
+ * attending to itself), 'decoder' (the translation, causal) or 'cross' (translation to sentence).
+ * Null when the element names no model or no text.
+ */
+export async function attributeAttention(el: Element): Promise<SentenceAttention | null> {
+  const text = el.getAttribute('text');
+  const translator = attributeTranslator(el, 'transformer');
+  if (!translator || text === null) return null;
+  const part = el.getAttribute('part') ?? 'encoder';
+  if (part !== 'encoder' && part !== 'decoder' && part !== 'cross') {
+    throw new Error(`${el.localName}: the part attribute: expected 'encoder', 'decoder' or 'cross', got '${part}'`);
+  }
+  const r: TranslationResult = (await translator).translate(text);
+  const a = r.attention;
+  if (a.kind !== 'transformer') throw new Error(`${el.localName}: the model is a GRU (one alignment, no heads); this view needs a Transformer (arch="transformer")`);
+  const t = part === 'encoder' ? a.encoderSelf : part === 'decoder' ? a.decoderSelf : a.cross;
+  const [L, H, Q, K] = t.shape;
+  const layers = Array.from({ length: L }, (_, l) => Array.from({ length: H }, (_, hd) => Array.from({ length: Q }, (_, i) =>
+    Array.from(t.data.subarray(((l * H + hd) * Q + i) * K, ((l * H + hd) * Q + i + 1) * K)))));
+  const src = r.sourceTokens;
+  const tgt = r.targetTokens;
+  return { layers, queries: part === 'encoder' ? src : tgt, keys: part === 'decoder' ? tgt : src };
+}
+
+/** The attributes that make a head view or model view show a model's attention on a sentence. */
+export const ATTENTION_ATTRIBUTES = ['model', 'src', 'arch', 'text', 'part'];
+
+/**
+ * Returns a function that (re)reads `el`'s attention attributes and hands the result to `apply`
+ * (or the error to `fail`); when called again before an answer, only the latest answer counts.
+ */
+export function attentionFollower(el: Element, apply: (a: SentenceAttention) => void, fail: (e: Error) => void): () => void {
+  let latest = 0;
+  return () => {
+    const id = ++latest;
+    attributeAttention(el).then(
+      (a) => { if (a && id === latest) apply(a); },
+      (e: unknown) => { if (id === latest) fail(e instanceof Error ? e : new Error(String(e))); });
+  };
 }
 
 /** A small seeded generator (mulberry32): the same seed draws the same numbers everywhere. */

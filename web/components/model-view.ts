@@ -5,6 +5,7 @@ import { AttnElement, define, h, jsonAttr, labelsAttr, s } from './base.js';
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
 import type { AttnHeatmap } from './heatmap.js';
+import { ATTENTION_ATTRIBUTES, attentionFollower, type SentenceAttention } from './lib.js';
 import { toMatrices, type TensorLike } from './matrix.js';
 import { rgbString, scaleRGB } from './theme.js';
 
@@ -15,7 +16,7 @@ export interface ModelSelection {
 
 export class AttnModelView extends AttnElement {
   static get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'data', 'tokens', 'row-labels', 'col-labels', 'label', 'layer-name'];
+    return [...super.observedAttributes, 'data', 'tokens', 'row-labels', 'col-labels', 'label', 'layer-name', ...ATTENTION_ATTRIBUTES];
   }
 
   #layers: number[][][][] = [];
@@ -26,6 +27,18 @@ export class AttnModelView extends AttnElement {
   #grid: HTMLDivElement;
   #detail: HTMLDivElement;
   #heatmap: AttnHeatmap;
+  #status: HTMLDivElement;
+  /** model/src + text attributes: every layer and head of the shipped Transformer on that sentence. */
+  #follow = attentionFollower(this, (a) => {
+    this.#status.hidden = true;
+    this.data = a.layers;
+    this.rowLabels = a.queries;
+    this.colLabels = a.keys;
+    this.emit<SentenceAttention>('attn-loaded', a);
+  }, (e) => {
+    this.#status.textContent = e.message;
+    this.#status.hidden = false;
+  });
 
   constructor() {
     super();
@@ -35,7 +48,9 @@ export class AttnModelView extends AttnElement {
     this.#detail = h('div', { className: 'detail', hidden: true });
     const close = h('button', { type: 'button', textContent: 'Close', onclick: () => this.select(null) });
     this.#detail.append(h('div', { className: 'dhead' }, h('strong', { className: 'dtitle' }), close), this.#heatmap);
-    this.frame.append(this.#grid, this.#detail);
+    // Only a model that did not load (model/src attributes) has something to say here.
+    this.#status = h('div', { className: 'readout', 'aria-live': 'polite', hidden: true });
+    this.frame.append(this.#status, this.#grid, this.#detail);
   }
 
   protected css(): string {
@@ -70,7 +85,8 @@ export class AttnModelView extends AttnElement {
   }
 
   protected attributeChanged(name: string): void {
-    if (name === 'data') this.data = jsonAttr<number[][][][]>(this, 'data') ?? null;
+    if (ATTENTION_ATTRIBUTES.includes(name)) this.#follow();
+    else if (name === 'data') this.data = jsonAttr<number[][][][]>(this, 'data') ?? null;
     else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens') ?? null;
     else if (name === 'row-labels') this.rowLabels = labelsAttr(this, 'row-labels') ?? null;
     else if (name === 'col-labels') this.colLabels = labelsAttr(this, 'col-labels') ?? null;

@@ -9,6 +9,7 @@ import './beam-tree.js';
 import './heatmap.js';
 import type { AttnBeamTree } from './beam-tree.js';
 import type { AttnHeatmap } from './heatmap.js';
+import { attributeTranslator } from './lib.js';
 import { toRows, type TensorLike } from './matrix.js';
 
 /**
@@ -79,7 +80,7 @@ export function unknownRuns(tokens: string[], listed: Iterable<string> = []): Un
 
 export class AttnTranslate extends AttnElement {
   static get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'value', 'beam', 'max-length', 'label', 'placeholder'];
+    return [...super.observedAttributes, 'value', 'beam', 'max-length', 'label', 'placeholder', 'model', 'src', 'arch'];
   }
 
   #translator: Translator | null = null;
@@ -172,8 +173,34 @@ form button { font-size: 13px; padding: 4px 10px; }
     this.#input.value = v;
   }
 
+  #loads = 0;
+
+  /**
+   * HTML-only use: `model="fra-eng"` (with `arch="gru"` or the default Transformer) or `src` (a
+   * model file's URL) loads the translator, then translates the `value` text, if any.
+   */
+  async #loadFromAttributes(): Promise<void> {
+    const pending = attributeTranslator(this, 'transformer');
+    if (!pending) return;
+    const id = ++this.#loads;
+    this.#status.textContent = 'Loading the model…';
+    try {
+      const t = await pending;
+      if (id !== this.#loads) return;
+      this.#translator = t;
+      this.#status.textContent = '';
+      this.emit('attn-loaded', { model: this.getAttribute('model'), src: this.getAttribute('src') });
+    } catch (e) {
+      if (id === this.#loads) this.#status.textContent = `The model did not load: ${e instanceof Error ? e.message : String(e)}`;
+      return;
+    }
+    // run() shows its own failures in the status line.
+    if (this.#input.value.trim()) await this.run().catch(() => undefined);
+  }
+
   protected attributeChanged(name: string, value: string | null): void {
-    if (name === 'value') this.#input.value = value ?? '';
+    if (name === 'model' || name === 'src' || name === 'arch') void this.#loadFromAttributes();
+    else if (name === 'value') this.#input.value = value ?? '';
     else if (name === 'placeholder') this.#input.placeholder = value ?? '';
     else this.invalidate();
   }

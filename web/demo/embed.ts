@@ -1,7 +1,10 @@
-// Page 8: how to embed a widget or a page: snippets, copy buttons, and a live iframe that
-// reports its height to this page.
+// Page 8: how to embed a widget or a page in a course: the widget as HTML alone from a CDN, in a
+// notebook cell or a Jupyter Book / MyST / Quarto page, or a whole page in an iframe (LMS), each
+// generated from the state of the view chosen (the footer's "embed this view" link passes it in
+// the hash as view=…), with copy buttons and a live iframe that reports its height.
 import '../components/heatmap';
 import '../components/regression';
+import { CDNS, cdnSnippet, iframeSnippet, mystBlock, notebookCell, quartoBlock, RESIZE_SCRIPT, widgetMarkup, type CdnName } from './embed-recipes';
 import { $, el, select } from './site/dom';
 import { getLib, initPage, showError } from './site/shell';
 import { PAGES } from './site/pages';
@@ -18,7 +21,13 @@ const PRESETS: Record<string, string> = {
   'efficient.html': 'S=64&w=4&b=8',
   'performance.html': 'preset=quick',
 };
-const state = { page: param('page', 'pooling.html', oneOf(ready.map((p) => p.file))) };
+declare const __ATTNLAB_VERSION__: string;
+const state = {
+  page: param('page', 'pooling.html', oneOf(ready.map((p) => p.file))),
+  cdn: param<CdnName>('cdn', 'jsdelivr', oneOf(Object.keys(CDNS) as CdnName[])),
+  // The hash of the view to embed, as that page wrote it; else a preset.
+  view: param<string | null>('view', null, (v) => v),
+};
 
 const base = new URL('./', location.href).href;
 
@@ -45,17 +54,6 @@ function codeBlock(id: string, label: string): { wrap: HTMLElement; code: HTMLEl
   return { wrap: el('div', {}, el('pre', { tabindex: 0, 'aria-label': label }, code), el('div', { class: 'controls' }, copy, status)), code };
 }
 
-const elementSnippet = codeBlock('snippet-element', 'custom element snippet');
-elementSnippet.code.textContent = `<!-- attnlab's widgets: dist/components of the npm package, wherever you serve it. -->
-<script type="module" src="/node_modules/attnlab/dist/components/index.js"></script>
-
-<!-- Nadaraya-Watson regression: drag the points. -->
-<attn-regression kernel="epanechnikov" bandwidth="0.4" n="30"></attn-regression>
-
-<!-- Any matrix, with labels; hover for values, click to pin. -->
-<attn-heatmap row-labels="je suis étudiant" col-labels="I am a student"
-  data="[[0.9,0.05,0.03,0.02],[0.05,0.85,0.05,0.05],[0.02,0.03,0.15,0.8]]"></attn-heatmap>`;
-
 const bundlerSnippet = codeBlock('snippet-npm', 'bundler snippet');
 bundlerSnippet.code.textContent = `// npm install attnlab
 import 'attnlab/components';            // registers <attn-…> elements
@@ -67,32 +65,54 @@ heat.colLabels = ['k1', 'k2', 'k3'];
 heat.data = [[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]];  // or a tensor { data, shape }
 heat.addEventListener('attn-pin', (e) => console.log(e.detail)); // { row, col, value, … }`;
 
-const pageSel = select('embed-page', 'Page', ready.map((p) => [p.file, p.title] as const), state.page);
-const iframeSnippet = codeBlock('snippet-iframe', 'iframe snippet');
+const pageSel = select('embed-page', 'View', ready.map((p) => [p.file, p.title] as const), state.page);
+const cdnSel = select<CdnName>('embed-cdn', 'CDN', [['jsdelivr', 'jsDelivr'], ['unpkg', 'unpkg']], state.cdn);
+const cdnCode = codeBlock('snippet-element', 'CDN snippet');
+const notebookCode = codeBlock('snippet-notebook', 'notebook cell');
+const mystCode = codeBlock('snippet-myst', 'Jupyter Book / MyST block');
+const quartoCode = codeBlock('snippet-quarto', 'Quarto block');
+const iframeCode = codeBlock('snippet-iframe', 'iframe snippet');
+const resizeCode = codeBlock('snippet-resize', 'resize script');
+resizeCode.code.textContent = RESIZE_SCRIPT;
+const widgetNote = el('p', { class: 'stat', id: 'widget-note' });
 const frame = el('iframe', { id: 'preview', title: 'Embedded attnlab page', style: 'width: 100%; border: 1px solid var(--line); border-radius: 8px; height: 300px', loading: 'lazy' });
 const heightOut = el('span', { class: 'stat', id: 'preview-height', 'aria-live': 'polite', text: 'waiting for the frame…' });
 
-function frameUrl(file: string): string {
-  return `${new URL(file, base).href}#${PRESETS[file] ?? ''}&embed=1`;
+/** The chosen view's state: the hash it was opened with (view=…), else the page's preset. */
+function viewState(file: string): URLSearchParams {
+  const p = new URLSearchParams(file === state.page && state.view !== null ? state.view : PRESETS[file] ?? '');
+  p.delete('embed');
+  return p;
 }
 
-function updateIframe(): void {
+function frameUrl(file: string): string {
+  const p = viewState(file);
+  p.set('embed', '1');
+  return `${new URL(file, base).href}#${p.toString()}`;
+}
+
+// A view that is not one widget embeds as an iframe; its HTML recipes show the example heatmap.
+const EXAMPLE = `<attn-heatmap row-labels="je suis étudiant" col-labels="I am a student"
+  data="[[0.9,0.05,0.03,0.02],[0.05,0.85,0.05,0.05],[0.02,0.03,0.15,0.8]]"></attn-heatmap>`;
+
+function update(): void {
   const file = pageSel.input.value;
-  const url = frameUrl(file);
+  const cdn = cdnSel.input.value as CdnName;
   const title = ready.find((p) => p.file === file)?.title ?? 'attnlab';
-  iframeSnippet.code.textContent = `<iframe src="${url}"
-  title="attnlab: ${title}" style="width: 100%; border: 0" loading="lazy"></iframe>
-<script>
-  // attnlab pages post their height; size the frame to fit.
-  addEventListener('message', (e) => {
-    if (!e.data || e.data.type !== 'attnlab:height') return;
-    for (const f of document.querySelectorAll('iframe'))
-      if (f.contentWindow === e.source) f.style.height = e.data.height + 'px';
-  });
-</script>`;
+  const markup = widgetMarkup(file, viewState(file));
+  widgetNote.textContent = markup
+    ? `${title}: this view as HTML alone; the widget loads attnlab (and the model it names) from the CDN.`
+    : `${title} is not a single widget: embed it with the iframe below. The HTML recipes show an example heatmap.`;
+  const html = cdnSnippet(CDNS[cdn](__ATTNLAB_VERSION__), markup ?? EXAMPLE);
+  cdnCode.code.textContent = html;
+  notebookCode.code.textContent = notebookCell(html);
+  mystCode.code.textContent = mystBlock(html);
+  quartoCode.code.textContent = quartoBlock(html);
+  const url = frameUrl(file);
+  iframeCode.code.textContent = iframeSnippet(url, `attnlab: ${title}`);
   frame.src = url;
   frame.title = `Embedded attnlab page: ${title}`;
-  writeHash({ page: file });
+  writeHash({ page: file, cdn, view: file === state.page ? state.view : null });
 }
 
 window.addEventListener('message', (e) => {
@@ -103,7 +123,8 @@ window.addEventListener('message', (e) => {
   heightOut.textContent = `The frame reported ${h} px and was resized to fit.`;
   heightOut.dataset.height = String(h);
 });
-pageSel.input.addEventListener('change', updateIframe);
+pageSel.input.addEventListener('change', update);
+cdnSel.input.addEventListener('change', update);
 
 const demoHeat = document.createElement('attn-heatmap');
 demoHeat.id = 'embed-heatmap';
@@ -113,25 +134,33 @@ demoHeat.setAttribute('show-values', '');
 demoHeat.setAttribute('label', 'Example alignment');
 demoHeat.setAttribute('data', '[[0.9,0.05,0.03,0.02],[0.05,0.85,0.05,0.05],[0.02,0.03,0.15,0.8]]');
 
+const p = (text: string) => el('p', { class: 'stat', text });
 $('app').append(
+  el('div', { class: 'controls' }, pageSel.wrap, cdnSel.wrap), widgetNote,
   el('div', { class: 'grid2' },
     el('section', { class: 'panel', 'aria-labelledby': 'h-el' },
-      el('h2', { id: 'h-el', text: 'A widget, with one tag' }),
-      el('p', { class: 'stat', text: 'Load the widgets once; then each tag works on its own. Data goes in as attributes (JSON) or properties (arrays or attnlab tensors); widgets fire attn-* events, export SVG and PNG, follow light and dark (or a theme="dark" attribute), and work from the keyboard.' }),
-      elementSnippet.wrap,
-      el('p', { class: 'stat', text: 'With a bundler:' }),
-      bundlerSnippet.wrap,
-      el('h3', { text: 'The heatmap from the snippet, live' }), demoHeat),
+      el('h2', { id: 'h-el', text: 'The view as HTML alone' }),
+      p('For pages that allow HTML: one module script from a CDN, then tags with attributes. Widgets load attnlab (and the translation model a model attribute names) themselves; no code of yours runs.'),
+      cdnCode.wrap,
+      el('h3', { text: 'A notebook cell' }),
+      p('Jupyter, JupyterLab, VS Code, Colab: the cell’s output is the widget.'),
+      notebookCode.wrap,
+      el('h3', { text: 'Jupyter Book / MyST' }), mystCode.wrap,
+      el('h3', { text: 'Quarto' }), quartoCode.wrap,
+      el('h3', { text: 'With a bundler' }), bundlerSnippet.wrap,
+      el('h3', { text: 'A heatmap from attributes, live' }), demoHeat),
     el('section', { class: 'panel', 'aria-labelledby': 'h-if' },
-      el('h2', { id: 'h-if', text: 'A whole page, in an iframe' }),
-      el('p', { class: 'stat', text: 'The URL hash presets the view (every page keeps its state there); embed=1 drops the site’s header and footer. The page posts its height to the parent, and the script resizes the frame.' }),
-      el('div', { class: 'controls' }, pageSel.wrap),
-      iframeSnippet.wrap,
+      el('h2', { id: 'h-if', text: 'The whole page, in an iframe (LMS)' }),
+      p('Canvas and Moodle strip scripts from course pages but keep iframes. The URL hash holds the view; embed=1 drops the site’s header and footer. allow="clipboard-write" lets the copy buttons work inside the frame, allow="cross-origin-isolated" lets it use threads on an isolated course page. Sandboxed frames work too (sandbox="allow-scripts", with or without allow-same-origin).'),
+      iframeCode.wrap,
+      p('Where the page may run a script, this one sizes each attnlab frame to the height it posts:'),
+      resizeCode.wrap,
       el('h3', { text: 'Preview' }), heightOut, frame)),
   el('section', { class: 'panel', style: 'margin-top: 1rem', 'aria-labelledby': 'h-host' },
-    el('h2', { id: 'h-host', text: 'Hosting the built site' }),
-    el('p', { text: 'npm run build:demo writes a static site to web/demo/dist. Any static host serves it. To use the threaded build, serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp; without those headers every page still works, on the SIMD build with one thread.' })));
+    el('h2', { id: 'h-host', text: 'Hosting' }),
+    el('p', { text: 'The package from your own server instead of a CDN: serve its dist/ with Access-Control-Allow-Origin: * and Cross-Origin-Resource-Policy: cross-origin (as jsDelivr and unpkg do), so course pages on other origins, isolated or not, may load it.' }),
+    el('p', { text: 'The built site (npm run build:demo writes web/demo/dist): any static host serves it. Send Access-Control-Allow-Origin: * so it works in a frame sandboxed without allow-same-origin (whose opaque origin makes even the site’s own scripts cross-origin), and Cross-Origin-Resource-Policy: cross-origin so isolated course pages may frame it. For threads, also send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp; without them every page still works on the SIMD build with one thread. npm start and vite preview send all four.' })));
 
-updateIframe();
+update();
 document.body.dataset.result = 'ok';
 getLib().catch(showError);

@@ -10,9 +10,15 @@ const demoRoot = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 // SharedArrayBuffer (the 'simd-threads' build) exists only on cross-origin isolated pages.
-const isolation = {
+// The other two are what a framed site needs (the hosting requirement the README states): a frame
+// sandboxed without allow-same-origin has an opaque origin, so even the site's own module scripts,
+// stylesheet and .wasm are cross-origin to it and load only with CORS; and a cross-origin isolated
+// course page may frame or load only what says Cross-Origin-Resource-Policy: cross-origin.
+const headers = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Access-Control-Allow-Origin': '*',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
 };
 
 // Every page gets the policy as its first <head> element, before anything it governs.
@@ -40,6 +46,9 @@ const serviceWorker: Plugin = {
   },
 };
 
+// The package version the embed page's CDN URLs pin (attnlab@x.y.z).
+const { version } = JSON.parse(readFileSync(resolve(repoRoot, 'package.json'), 'utf8')) as { version: string };
+
 const port = Number(process.env.PORT ?? 5173);
 const host = process.env.HOST ?? '127.0.0.1';
 
@@ -48,13 +57,16 @@ export default defineConfig({
   // Relative asset URLs: the built site works from any sub-path, not only from /.
   base: './',
   plugins: [csp, serviceWorker],
+  define: { __ATTNLAB_VERSION__: JSON.stringify(version) },
   // `import … from 'attnlab'` needs no alias: the demo lives inside the package, and Vite (like
   // Node) resolves a package's own name through its package.json "exports" (self-reference).
   // attnlab finds its .wasm/.mjs/.worker.js with new URL('./wasm/…', import.meta.url):
   // pre-bundling would move the module away from those files.
   optimizeDeps: { exclude: ['attnlab'] },
-  server: { host, port, strictPort: true, headers: isolation, fs: { allow: [repoRoot] } },
-  preview: { host, port, strictPort: true, headers: isolation },
+  // cors: false leaves Access-Control-Allow-Origin to `headers` (Vite's own CORS handling would
+  // answer only localhost origins, never a sandboxed frame's 'null').
+  server: { host, port, strictPort: true, headers, cors: false, fs: { allow: [repoRoot] } },
+  preview: { host, port, strictPort: true, headers, cors: false },
   // The pages' Workers import attnlab, whose builds load with dynamic import(): ES workers.
   worker: { format: 'es' },
   build: {

@@ -42,8 +42,13 @@ const finalizer = new FinalizationRegistry<WasmModule>((m) => {
 export class Attnlab {
   /** Where the `…Async` ops run. The synchronous methods always run on WebAssembly. */
   readonly backend: Backend;
-  /** The build in use. */
+  /** The build in use: the one asked for (`options.variant`), else the fastest, or the next one down that runs. */
   readonly variant: Variant;
+  /**
+   * Why this build: it was asked for, or is the fastest; or which faster builds could not run here
+   * and why (e.g. a page that is not cross-origin isolated has no SharedArrayBuffer for threads).
+   */
+  readonly variantReason: string;
   /** Threads the ops use, counting the calling thread. */
   readonly threads: number;
   /** Kernel instruction set of the build: 'simd128' or 'scalar'. */
@@ -52,11 +57,12 @@ export class Attnlab {
   #gpu: WebGpuBackend | null;
 
   /** @internal Use `load()`. */
-  constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null) {
+  constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null, variantReason = '') {
     this.#m = m;
     this.#gpu = gpu;
     this.backend = gpu ? 'webgpu' : 'wasm';
     this.variant = variant;
+    this.variantReason = variantReason;
     this.threads = threads;
     this.isa = m.isa();
     finalizer.register(this, m, this);
@@ -206,14 +212,11 @@ export class Attnlab {
   }
 }
 
-function defaultVariant(): Variant {
-  if (!simdSupported()) return 'scalar';
-  return threadsSupported() ? 'simd-threads' : 'simd';
-}
-
 /**
  * Loads attnlab. `backend` defaults to `'wasm'`; `variant` to the fastest build this environment
- * can run; `threads` to the logical core count (at most 4) for the threaded build. A WebGPU-backed
+ * can run; `threads` to the logical core count (at most 4) for the threaded build. A build that
+ * cannot start here (no SIMD, no SharedArrayBuffer, worker threads refused) gives way to the next
+ * one down (`'simd-threads'` -> `'simd'` -> `'scalar'`): see `variant` and `variantReason`. A WebGPU-backed
  * instance also loads a WebAssembly build, for its synchronous methods and for 'auto' fallbacks.
  */
 export async function load(options: LoadOptions = {}): Promise<Attnlab> {
@@ -228,34 +231,50 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   if (g !== undefined && (typeof g !== 'object' || g === null || typeof (g as { requestAdapter?: unknown }).requestAdapter !== 'function')) {
     throw argError(fn, 'options.gpu', "a WebGPU entry point with requestAdapter() (navigator.gpu, or create([]) from the npm 'webgpu' package)", g);
   }
-  const variant = options.variant ?? defaultVariant();
-  if (!VARIANTS.includes(variant)) throw argError(fn, 'options.variant', `one of ${VARIANTS.map((v) => `'${v}'`).join(', ')}`, variant);
-  if (variant !== 'scalar' && !simdSupported()) throw new Error(`${fn}: options.variant: '${variant}' needs WebAssembly SIMD, which this engine lacks; use 'scalar'`);
-  if (variant === 'simd-threads' && !threadsSupported()) {
-    throw new Error(`${fn}: options.variant: 'simd-threads' needs SharedArrayBuffer, which a browser grants only to cross-origin isolated pages (COOP/COEP headers); use 'simd'`);
-  }
-  let threads = 1;
+  const requested = options.variant;
+  if (requested !== undefined && !VARIANTS.includes(requested)) throw argError(fn, 'options.variant', `one of ${VARIANTS.map((v) => `'${v}'`).join(', ')}`, requested);
   if (options.threads !== undefined) {
     const t = options.threads;
     if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 1 || t > 64) throw argError(fn, 'options.threads', 'an integer in [1, 64]', t);
-    threads = variant === 'simd-threads' ? t : 1;
-  } else if (variant === 'simd-threads') {
-    threads = Math.max(1, Math.min(MAX_DEFAULT_THREADS, hardwareThreads()));
   }
   // The GPU first: when 'webgpu' finds no adapter, no WebAssembly threads were started in vain.
   const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu);
-  // The threaded build's factory never resolves with an empty worker pool (Emscripten 3.1.6 waits
-  // for 'all' workers to load, and zero never reports): keep at least one, idle if threads is 1.
-  let m: WasmModule;
-  try {
-    m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
-  } catch (e) {
-    gpu?.dispose();
-    throw e;
+  // From the requested build (else the fastest) down to scalar, the first that starts here.
+  const fellBack: string[] = [];
+  for (const variant of VARIANTS.slice(0, VARIANTS.indexOf(requested ?? 'simd-threads') + 1).reverse()) {
+    const missing = missingFeature(variant);
+    if (missing) {
+      fellBack.push(`'${variant}' ${missing}`);
+      continue;
+    }
+    const threads = variant !== 'simd-threads' ? 1 : options.threads ?? Math.max(1, Math.min(MAX_DEFAULT_THREADS, hardwareThreads()));
+    // The threaded build's factory never resolves with an empty worker pool (Emscripten 3.1.6
+    // waits for 'all' workers to load, and zero never reports): keep at least one, idle if threads is 1.
+    let m: WasmModule;
+    try {
+      m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
+    } catch (e) {
+      fellBack.push(`'${variant}' failed to start (${e instanceof Error ? e.message : String(e)})`);
+      continue;
+    }
+    const err = m.setThreads(threads);
+    if (err) throw new Error(`${fn}: ${err}`);
+    // Idle workers must not keep a Node process alive.
+    if (isNode) m.unrefWorkers();
+    const reason = fellBack.length
+      ? `${fellBack.join('; ')}: '${variant}' is the fastest build that runs here`
+      : requested ? `'${variant}' was asked for (options.variant)` : `'${variant}' is the fastest build, and it runs here`;
+    return new Attnlab(m, variant, threads, gpu, reason);
   }
-  const err = m.setThreads(threads);
-  if (err) throw new Error(`${fn}: ${err}`);
-  // Idle workers must not keep a Node process alive.
-  if (isNode) m.unrefWorkers();
-  return new Attnlab(m, variant, threads, gpu);
+  gpu?.dispose();
+  throw new Error(`${fn}: no WebAssembly build could start: ${fellBack.join('; ')}`);
+}
+
+/** Why `variant` cannot run in this environment, or '' when it can. */
+function missingFeature(variant: Variant): string {
+  if (variant !== 'scalar' && !simdSupported()) return 'needs WebAssembly SIMD, which this engine lacks';
+  if (variant === 'simd-threads' && !threadsSupported()) {
+    return 'needs SharedArrayBuffer, which a browser grants only to cross-origin isolated pages (COOP/COEP headers)';
+  }
+  return '';
 }

@@ -1,6 +1,6 @@
 // Finds and instantiates a WebAssembly build. Asset URLs are spelled out literally so bundlers
 // (Vite, webpack) see `new URL('…', import.meta.url)` and ship the files.
-import type { ModuleFactory, WasmModule } from './wasm-module.js';
+import type { FactoryOptions, ModuleFactory, WasmModule } from './wasm-module.js';
 import type { Variant } from './types.js';
 
 interface Assets {
@@ -99,35 +99,77 @@ export async function instantiate(variant: Variant, poolSize: number): Promise<W
     });
   }
   const factory = (await a.module()).default;
+  const worker = a.worker ? workerUrl(a.worker()) : null;
   // A worker that fails to start would leave the factory's promise pending forever (Emscripten
   // only logs it): turn that log line into a rejection.
   let failed: (e: Error) => void = () => {};
   const workerFailure = new Promise<never>((_, reject) => (failed = reject));
-  const module = factory({
+  // Emscripten 3.1.6 (MODULARIZE) builds the module on this very object: post.js's hooks land
+  // here even while the factory's promise is pending, so a failed start can still end its workers.
+  const options: FactoryOptions & Partial<Pick<WasmModule, 'terminateWorkers'>> = {
     pthreadPoolSize: poolSize,
     mainScriptUrlOrBlob: a.script().href,
     locateFile: (path) => {
       if (path.endsWith('.wasm')) return a.wasm().href;
-      if (path.endsWith('.worker.js') && a.worker) return workerUrl(a.worker());
+      if (path.endsWith('.worker.js') && worker) return worker.href;
       return path;
     },
     printErr: (text: string) => {
-      if (/worker sent an error|failed to asynchronously prepare wasm/i.test(text)) {
-        failed(new Error(`load: the '${variant}' build failed to start: ${text}`));
-      }
-      console.warn(text);
+      if (/worker sent an error|worker sent an unknown command attnlab:|failed to asynchronously prepare wasm/i.test(text)) failed(new Error(text));
+      // The pool's main thread waits for its workers by design (each call's last rows are its
+      // own): Emscripten's once-per-page warning about that is not for the host page's console.
+      else if (!text.startsWith('Blocking on the main thread is very dangerous')) console.warn(text);
     },
-  });
-  return Promise.race([module, workerFailure]);
+  };
+  try {
+    return await Promise.race([factory(options), workerFailure]);
+  } catch (e) {
+    options.terminateWorkers?.();
+    throw e;
+  } finally {
+    // Every pool worker was constructed inside the factory, before it settled.
+    worker?.revoke();
+  }
+}
+
+/** The URL a pthread worker starts from, and how to release it once the pool has started. */
+interface WorkerUrl {
+  href: string;
+  revoke(): void;
 }
 
 /**
- * Bundlers may inline a small worker script as a data: URL; a worker from a data: URL has an
- * opaque origin and cannot load the rest of the build. A blob: URL keeps the page's origin.
+ * Where the threaded build's pthread workers start. A Worker's script must be same-origin with
+ * the page, so when attnlab is served from elsewhere (a CDN) the worker starts from a same-origin
+ * blob: script that importScripts() the real one (allowed cross-origin for classic scripts; on a
+ * cross-origin isolated page the host must send Cross-Origin-Resource-Policy: cross-origin).
+ * Bundlers may also inline a small worker script as a data: URL, whose worker has an opaque origin
+ * and cannot load the rest of the build: a blob: URL of the same text keeps the page's origin.
  */
-function workerUrl(url: URL): string {
-  if (url.protocol !== 'data:') return url.href;
-  const [head, body] = url.href.split(',', 2);
-  const text = head.endsWith(';base64') ? atob(body) : decodeURIComponent(body);
-  return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+function workerUrl(url: URL): WorkerUrl {
+  let text: string;
+  if (url.protocol === 'data:') {
+    const [head, body] = url.href.split(',', 2);
+    text = head.endsWith(';base64') ? atob(body) : decodeURIComponent(body);
+  } else if (sameOrigin(url)) {
+    return { href: url.href, revoke: () => {} };
+  } else {
+    // A script that fails to load (a host without CORP on an isolated page) is reported as a
+    // message once the pool's handlers listen, on its first message ('load'): an error event would
+    // reach the page as an uncaught error, and one sent earlier would be lost.
+    const href = JSON.stringify(url.href);
+    text = `try { importScripts(${href}); } catch (e) {
+  self.onmessage = () => postMessage({ cmd: 'attnlab: ' + ${href} + ' did not load (' + e + ')' });
+}\n`;
+  }
+  const href = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+  return { href, revoke: () => URL.revokeObjectURL(href) };
+}
+
+/** Whether a Worker may start from `url` here: same origin as the page (or worker) running attnlab. */
+function sameOrigin(url: URL): boolean {
+  // self.origin, not location.origin: a frame sandboxed without allow-same-origin keeps its URL
+  // but has an opaque origin ('null'), same-origin with no URL at all.
+  const here = (globalThis as { origin?: string }).origin;
+  return here !== undefined && here !== 'null' && url.origin === here;
 }

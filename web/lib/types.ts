@@ -48,7 +48,9 @@ export interface LoadOptions {
   gpu?: GpuProvider;
   /**
    * Which build to run. Default: `'simd-threads'` where threads can run (always in Node; in a
-   * browser when the page is cross-origin isolated), else `'simd'`, else `'scalar'`.
+   * browser when the page is cross-origin isolated), else `'simd'`, else `'scalar'`. A build that
+   * cannot start here gives way to the next one down instead of failing; `Attnlab.variant` and
+   * `Attnlab.variantReason` tell which one runs and why.
    */
   variant?: Variant;
   /**

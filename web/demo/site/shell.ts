@@ -3,9 +3,12 @@
 import { load, type Attnlab, type LoadOptions } from 'attnlab';
 import { setSharedLib } from '../../components/lib';
 import { el } from './dom';
+import { workersFromBlobsInOpaqueOrigins } from './opaque-origin';
 import { PAGES } from './pages';
 import { readHash } from './state';
 import './site.css';
+
+workersFromBlobsInOpaqueOrigins();
 
 type Theme = 'auto' | 'light' | 'dark';
 const THEME_KEY = 'attnlab-theme';
@@ -65,6 +68,20 @@ function reportHeight(): void {
   send();
 }
 
+/** "embed this view": the embed page, given this page and its current state (read when followed). */
+function embedLink(file: string): HTMLAnchorElement {
+  const a = el('a', { href: './embed.html', text: 'embed this view' });
+  if (file === 'embed.html') return a;
+  const follow = () => {
+    const view = location.hash.replace(/^#/, '');
+    a.href = `./embed.html#${new URLSearchParams({ page: file, ...(view ? { view } : {}) })}`;
+  };
+  a.addEventListener('click', follow);
+  a.addEventListener('focus', follow);
+  a.addEventListener('pointerenter', follow);
+  return a;
+}
+
 let failed = false;
 export function showError(err: unknown): void {
   const message = err instanceof Error || err instanceof ErrorEvent ? err.message : String(err);
@@ -86,7 +103,7 @@ export function initPage(file: string): void {
     el('span', { id: 'engine', text: 'attnlab: loading…' }), ' · ',
     el('a', { href: './index.html', text: 'attnlab home' }), ' · ',
     el('a', { href: './api/index.html', text: 'API reference' }), ' · ',
-    el('a', { href: './embed.html', text: 'embed this view' })));
+    embedLink(file)));
   if (!embedded) document.body.append(foot);
   window.addEventListener('error', (e) => showError(e.error ?? e.message));
   window.addEventListener('unhandledrejection', (e) => showError(e.reason));
@@ -102,11 +119,22 @@ export function initPage(file: string): void {
   window.addEventListener('resize', focusScrollers);
   setTimeout(focusScrollers, 1500);
   // Offline once loaded (web/demo/sw.js). Built site only (no HMR): the dev server's modules change.
-  if (!import.meta.hot && 'serviceWorker' in navigator) {
-    window.addEventListener('load', () => {
-      navigator.serviceWorker.register('./sw.js').catch((e: unknown) => console.warn('attnlab: no offline copy:', e));
-    });
+  if (!import.meta.hot) window.addEventListener('load', registerServiceWorker);
+}
+
+/**
+ * Registers the offline copy where the page may have one. A frame sandboxed without
+ * allow-same-origin throws on merely reading navigator.serviceWorker, and a frame whose storage
+ * is blocked rejects the registration: the site then works online only, quietly.
+ */
+function registerServiceWorker(): void {
+  let sw: ServiceWorkerContainer | undefined;
+  try {
+    sw = navigator.serviceWorker;
+  } catch {
+    return;
   }
+  sw?.register('./sw.js').catch(() => { /* no offline copy here; nothing else changes */ });
 }
 
 let libPromise: Promise<Attnlab> | null = null;

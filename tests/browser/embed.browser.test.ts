@@ -1,0 +1,381 @@
+// attnlab where a course lives: the package on one origin standing in for a CDN (127.0.0.1, CORS
+// `*` and Cross-Origin-Resource-Policy: cross-origin, as jsDelivr and unpkg send), course pages on
+// another (localhost), plain and cross-origin isolated, and the built site framed by a course
+// page (plain iframe, and sandboxed with and without allow-same-origin), served by the demo's own
+// preview server (its headers are the hosting requirement under test). No network beyond these.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { build, preview, type PreviewServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launch, repoRoot } from './helpers';
+import { serveStatic, type StaticServer } from './static-server';
+
+const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
+const CDN_HEADERS = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+
+let browser: Browser;
+let cdn: StaticServer;
+let corsOnlyCdn: StaticServer;
+let course: StaticServer;
+let isolatedCourse: StaticServer;
+let site: PreviewServer;
+let siteUrl: string;
+let outDir: string;
+
+/** A course page that uses attnlab from the CDN: HTML-only widgets, and a module script. */
+function coursePage(pkg: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A course page</title>
+<link rel="icon" href="data:,">
+<script type="module" src="${pkg}dist/components/index.js"></script></head>
+<body><main>
+<attn-regression id="reg" kernel="gaussian" bandwidth="0.5" n="20"></attn-regression>
+<attn-heatmap id="heat" row-labels="a b" col-labels="c d" data="[[1,0],[0.25,0.75]]"></attn-heatmap>
+<attn-beam-tree id="beams" data='[{"tokens":["i","am"],"score":-1},{"tokens":["i","was"],"score":-2}]'></attn-beam-tree>
+<attn-head-view id="hv" model="fra-eng" text="Il fait beau aujourd'hui." layer="2"></attn-head-view>
+<attn-model-view id="mv" model="fra-eng" text="Il fait beau aujourd'hui." part="cross"></attn-model-view>
+<attn-translate id="tr" model="fra-eng" arch="gru" value="Je suis fatigué."></attn-translate>
+<attn-translate id="tr-src" src="${pkg}dist/models/eng-fra-gru.atl" value="I am tired."></attn-translate>
+<attn-model-view id="mv-gru" model="fra-eng" arch="gru" text="Il fait beau."></attn-model-view>
+<attn-translate id="tr-bad" model="fra-eng" arch="lstm"></attn-translate>
+</main>
+<script type="module">
+  import { load } from '${pkg}dist/index.js';
+  try {
+    const lib = await load();
+    const x = { data: Float32Array.from({ length: 2 * 5 * 4 }, (_, i) => Math.cos(i)), shape: [2, 5, 4] };
+    const { weights } = lib.attention(x, x, x, { causal: true, returnWeights: true });
+    const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
+    const t = tr.translate('Il fait beau.');
+    document.body.dataset.result = JSON.stringify({
+      variant: lib.variant, reason: lib.variantReason, threads: lib.threads, isolated: crossOriginIsolated,
+      w: [weights.data[0], weights.data[1], weights.data[5] + weights.data[6]], translation: t.text,
+    });
+  } catch (e) {
+    document.body.dataset.result = JSON.stringify({ error: String(e && e.stack || e) });
+  }
+</script></body></html>`;
+}
+
+/** What every widget on a course page shows once drawn: polled until all are there. */
+async function widgets(frame: Page | Frame) {
+  const read = () => frame.evaluate(() => {
+    const $ = (id: string) => document.getElementById(id) as unknown as Record<string, any> & HTMLElement;
+    const svg = (id: string) => !!$(id)?.shadowRoot?.querySelector('svg');
+    return {
+      regression: $('reg').result ? { finite: Array.from($('reg').result.output as Float32Array).every(Number.isFinite), svg: svg('reg') } : null,
+      heatmap: svg('heat') ? $('heat').valueAt(1, 1) : null,
+      beams: svg('beams') ? $('beams').data.length : null,
+      headView: $('hv').lineCount > 0 ? { heads: $('hv').data.length, tokens: $('hv').leftTokens.length === $('hv').data[0].length } : null,
+      modelView: svg('mv') ? { layers: $('mv').data.length, heads: $('mv').data[0].length } : null,
+      translate: $('tr').result?.text ?? null,
+      translateSrc: $('tr-src').result?.text ?? null,
+      // Attributes that cannot work say so in the widget, visibly.
+      gruModelView: $('mv-gru').shadowRoot.querySelector('.readout:not([hidden])')?.textContent || null,
+      badModel: $('tr-bad').shadowRoot.querySelector('.readout')?.textContent || null,
+    };
+  });
+  const done = (w: Awaited<ReturnType<typeof read>>) => Object.values(w).every((v) => v !== null);
+  const t0 = Date.now();
+  let w = await read();
+  while (!done(w) && Date.now() - t0 < 60_000) {
+    await new Promise((r) => setTimeout(r, 250));
+    w = await read();
+  }
+  return w;
+}
+
+interface Visit {
+  page: Page;
+  problems: string[];
+}
+
+async function open(url: string): Promise<Visit> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(url);
+  return { page, problems };
+}
+
+async function courseResult(page: Page) {
+  await page.waitForSelector('body[data-result]', { state: 'attached', timeout: 60_000 });
+  return JSON.parse((await page.getAttribute('body', 'data-result'))!);
+}
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'attnlab-embed-'));
+  [browser, cdn, corsOnlyCdn] = await Promise.all([launch(), serveStatic(repoRoot, false, { headers: CDN_HEADERS }),
+    serveStatic(repoRoot, false, { headers: { 'Access-Control-Allow-Origin': '*' } }), build({ configFile, logLevel: 'warn', build: { outDir } })]);
+  const pages = { '/course.html': coursePage(cdn.url), '/course-cors-only.html': coursePage(corsOnlyCdn.url) };
+  [course, isolatedCourse] = await Promise.all([
+    serveStatic(outDir, false, { host: 'localhost', pages }),
+    serveStatic(outDir, true, { host: 'localhost', pages }),
+  ]);
+  // The demo's preview server, as `vite preview` runs it: its headers are under test.
+  site = await preview({ configFile, logLevel: 'warn', build: { outDir }, preview: { port: 0, strictPort: false } });
+  siteUrl = site.resolvedUrls!.local[0];
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([cdn?.close(), corsOnlyCdn?.close(), course?.close(), isolatedCourse?.close(), site?.close()]);
+  if (outDir) await rm(outDir, { recursive: true, force: true });
+});
+
+describe('the package from a CDN origin, on a course page of another origin', () => {
+  test('plain page: load() gives the SIMD build and says why; attention, a translation, every widget from attributes alone', async () => {
+    const v = await open(`${course.url}course.html`);
+    const r = await courseResult(v.page);
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ variant: 'simd', threads: 1, isolated: false });
+    expect(r.reason).toMatch(/^'simd-threads' needs SharedArrayBuffer, .*: 'simd' is the fastest build that runs here$/);
+    expect(r.w[0]).toBe(1);
+    expect(r.w[1]).toBe(0);
+    expect(r.w[2]).toBeCloseTo(1, 6);
+    expect(r.translation.length).toBeGreaterThan(3);
+    const w = await widgets(v.page);
+    expect(w).toEqual({
+      regression: { finite: true, svg: true }, heatmap: 0.75, beams: 2,
+      headView: { heads: expect.any(Number), tokens: true }, modelView: { layers: expect.any(Number), heads: expect.any(Number) },
+      translate: expect.stringMatching(/tired/i), translateSrc: expect.stringMatching(/fatigu/i),
+      gruModelView: 'attn-model-view: the model is a GRU (one alignment, no heads); this view needs a Transformer (arch="transformer")',
+      badModel: "The model did not load: attn-translate: the arch attribute: expected 'gru' or 'transformer', got 'lstm'",
+    });
+    expect(v.problems).toEqual([]);
+    await v.page.close();
+  });
+
+  test('cross-origin isolated page: the threaded build runs, its workers started from the CDN', async () => {
+    const v = await open(`${isolatedCourse.url}course.html`);
+    const r = await courseResult(v.page);
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ variant: 'simd-threads', isolated: true, reason: "'simd-threads' is the fastest build, and it runs here" });
+    expect(r.threads).toBeGreaterThanOrEqual(2);
+    expect(r.w[0]).toBe(1);
+    const w = await widgets(v.page);
+    expect(Object.entries(w).filter(([, x]) => x === null)).toEqual([]);
+    expect(v.problems).toEqual([]);
+    await v.page.close();
+  });
+});
+
+// The built site framed by a course page (the LMS iframe snippet): each page in embed mode.
+const FRAMED = ['index', 'pooling', 'heads', 'translation', 'embed'] as const;
+const SANDBOXES = [
+  ['a plain iframe', null],
+  ['a sandboxed iframe (allow-scripts)', 'allow-scripts'],
+  ['a sandboxed iframe (allow-scripts allow-same-origin)', 'allow-scripts allow-same-origin'],
+] as const;
+
+function framingPage(sandbox: string | null): string {
+  const frames = FRAMED.map((p) => `<iframe name="${p}" src="${siteUrl}${p}.html#embed=1" title="attnlab ${p}"${sandbox ? ` sandbox="${sandbox}"` : ''}
+  allow="clipboard-write; cross-origin-isolated" style="width: 100%; border: 0" loading="eager"></iframe>`).join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A course page with frames</title><link rel="icon" href="data:,"></head>
+<body><main>${frames}</main>
+<script>
+  window.__heights = {};
+  addEventListener('message', (e) => {
+    if (!e.data || e.data.type !== 'attnlab:height') return;
+    for (const f of document.querySelectorAll('iframe'))
+      if (f.contentWindow === e.source) { f.style.height = e.data.height + 'px'; window.__heights[f.name] = e.data.height; }
+  });
+</script></body></html>`;
+}
+
+/** Evaluates a string in a frame: the site's CSP forbids compiling strings, not the DevTools protocol. */
+const inFrame = <T>(frame: Frame, expr: string) => frame.evaluate(expr) as Promise<T>;
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (x: T) => boolean, ms = 90_000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const x = await read().catch(() => undefined as T);
+    if (x !== undefined && ok(x)) return x;
+    if (Date.now() - t0 > ms) throw new Error(`${what}: still ${JSON.stringify(x)} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('a package host without Cross-Origin-Resource-Policy, on an isolated course page', () => {
+  test("the threaded build's workers are refused; load() falls back to 'simd', says why, and everything works", async () => {
+    const v = await open(`${isolatedCourse.url}course-cors-only.html`);
+    const r = await courseResult(v.page);
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ variant: 'simd', threads: 1, isolated: true });
+    expect(r.reason).toMatch(/^'simd-threads' failed to start \(.+\): 'simd' is the fastest build that runs here$/);
+    expect(r.w[0]).toBe(1);
+    const w = await widgets(v.page);
+    expect(Object.entries(w).filter(([, x]) => x === null)).toEqual([]);
+    // What the browser itself reports about the refused worker scripts is all there is.
+    expect(v.problems.filter((p) => !/attnlab-simd-threads\.(worker\.)?js/.test(p))).toEqual([]);
+    await v.page.close();
+  });
+});
+
+describe.each(SANDBOXES)('the built site in %s on a course page of another origin', (_, sandbox) => {
+  test('every framed page draws, loads attnlab, translates, sizes itself, and leaves the top window alone', async () => {
+    const path = `/frames-${FRAMED.length}-${sandbox?.replace(/\W+/g, '-') ?? 'plain'}.html`;
+    const server = await serveStatic(outDir, false, { host: 'localhost', pages: { [path]: framingPage(sandbox) } });
+    const v = await open(`${server.url}${path.slice(1)}`);
+    try {
+      const frame = (name: string) => v.page.frames().find((f) => f.name() === name)!;
+      // What each page must show once loaded, read inside its frame.
+      const checks: Record<(typeof FRAMED)[number], (f: Frame) => Promise<void>> = {
+        index: async (f) => {
+          expect(await inFrame(f, "document.getElementById('variant').textContent")).toBe('simd');
+          expect(await inFrame(f, 'self.origin')).toBe(sandbox === 'allow-scripts' ? 'null' : new URL(siteUrl).origin);
+        },
+        pooling: async (f) => {
+          await until('pooling: the regression widget', () => inFrame<boolean>(f, "document.querySelector('attn-regression').result !== null"), (x) => x);
+        },
+        heads: async (f) => {
+          await until('heads: lines drawn', () => inFrame<number>(f, "document.getElementById('head-view').lineCount"), (n) => n > 0);
+        },
+        translation: async (f) => {
+          const text = await until('translation: a result', () => inFrame<string | null>(f, "document.getElementById('translate').result?.text ?? null"), (t) => !!t);
+          expect(text.length).toBeGreaterThan(3);
+        },
+        embed: async (f) => {
+          // The copy button: the clipboard may be refused in a frame; it must say what happened, not throw.
+          await f.click('#snippet-iframe-copy');
+          await until('embed: copy status', () => inFrame<string>(f, "document.querySelector('#snippet-iframe-copy + .stat').textContent"), (s) => /Copied|Selected/.test(s), 5000);
+        },
+      };
+      for (const p of FRAMED) {
+        // Chromium does not render frames out of view (no animation frames): scroll to each, as a reader would.
+        await v.page.locator(`iframe[name="${p}"]`).scrollIntoViewIfNeeded();
+        await until(`${p}: body[data-result]`, () => inFrame<string | undefined>(frame(p), 'document.body.dataset.result'), (r) => r !== undefined, 60_000);
+        expect(await inFrame(frame(p), "document.body.dataset.result + ' ' + (document.getElementById('page-error')?.textContent ?? '')")).toBe('ok ');
+        await checks[p](frame(p));
+      }
+      // Each frame reported its height and the snippet's script sized it; the top window stayed put.
+      const heights = await until('heights', () => v.page.evaluate(() => (window as unknown as { __heights: Record<string, number> }).__heights), (h) => FRAMED.every((p) => h[p] > 100));
+      for (const p of FRAMED) expect((await v.page.locator(`iframe[name="${p}"]`).boundingBox())!.height).toBeCloseTo(heights[p], 0);
+      expect(v.page.url()).toBe(`${server.url}${path.slice(1)}`);
+      for (const p of FRAMED) expect(await inFrame<number>(frame(p), "document.querySelectorAll('a[target=_top], a[target=_parent], form[target=_top]').length")).toBe(0);
+      expect(v.problems).toEqual([]);
+    } finally {
+      await v.page.close();
+      await server.close();
+    }
+  }, 240_000);
+});
+
+/** Every attnlab element on a page has drawn what its attributes ask for (polled). */
+async function allDrawn(page: Page): Promise<Record<string, boolean>> {
+  const read = () => page.evaluate(() => Object.fromEntries([...document.querySelectorAll('*')].filter((e) => e.localName.startsWith('attn-')).map((e, i) => {
+    const w = e as unknown as Record<string, any>;
+    const ok = e.localName === 'attn-translate' ? !!w.result?.text
+      : e.localName === 'attn-regression' ? w.result !== null
+        : e.localName === 'attn-head-view' ? w.lineCount > 0
+          : e.localName === 'attn-model-view' ? w.data.length > 0
+            : !!e.shadowRoot?.querySelector('svg');
+    return [`${i}:${e.localName}`, ok];
+  })));
+  return until('widgets drawn', read, (r) => Object.keys(r).length > 0 && Object.values(r).every(Boolean), 60_000).catch(() => read());
+}
+
+/** Runs a notebook cell as Jupyter would show it: its last expression's _repr_html_(), with a
+ * stand-in for IPython.display.HTML (IPython itself is not installed here). */
+function runNotebookCell(cell: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'attnlab-ipython-'));
+  try {
+    mkdirSync(join(dir, 'IPython'));
+    writeFileSync(join(dir, 'IPython', '__init__.py'), '');
+    writeFileSync(join(dir, 'IPython', 'display.py'), 'class HTML:\n    def __init__(self, data):\n        self.data = data\n    def _repr_html_(self):\n        return self.data\n');
+    const runner = 'import ast, sys\ntree = ast.parse(sys.stdin.read())\nlast = tree.body.pop()\nns = {}\nexec(compile(tree, "cell", "exec"), ns)\nsys.stdout.write(eval(compile(ast.Expression(last.value), "cell", "eval"), ns)._repr_html_())\n';
+    return execFileSync('/usr/bin/python3', ['-c', runner], { input: cell, encoding: 'utf8', env: { ...process.env, PYTHONPATH: dir } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The body of a fenced raw block whose opening line is exactly `fence`. */
+function rawBlock(text: string, fence: string): string {
+  const lines = text.split('\n');
+  expect(lines[0]).toBe(fence);
+  expect(lines.at(-1)).toBe('```');
+  return lines.slice(1, -1).join('\n');
+}
+
+describe("the embed page's recipes, run as written", () => {
+  const version = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version as string;
+  const JSDELIVR = `https://cdn.jsdelivr.net/npm/attnlab@${version}/`;
+  const UNPKG = `https://unpkg.com/attnlab@${version}/`;
+
+  /** The embed page for a view (page + its hash state): the text of each recipe it generates. */
+  async function recipes(page: string, view: string, cdnName = 'jsdelivr') {
+    const v = await open(`${siteUrl}embed.html#${new URLSearchParams({ page, view, cdn: cdnName })}`);
+    await v.page.waitForSelector('body[data-result="ok"]');
+    const text = (id: string) => v.page.textContent(`#${id}`) as Promise<string>;
+    const r = { cdn: await text('snippet-element'), notebook: await text('snippet-notebook'), myst: await text('snippet-myst'), quarto: await text('snippet-quarto'), iframe: await text('snippet-iframe'), resize: await text('snippet-resize') };
+    expect(v.problems).toEqual([]);
+    await v.page.close();
+    return r;
+  }
+
+  /** A course page (other origin) holding `html`, with the public CDN swapped for the local one. */
+  async function run(html: string): Promise<Visit & { close: () => Promise<void> }> {
+    const local = html.replaceAll(JSDELIVR, cdn.url).replaceAll(UNPKG, cdn.url);
+    expect(local).not.toMatch(/https:\/\//);  // no real network
+    const path = `/recipe-${Math.random().toString(36).slice(2)}.html`;
+    const server = await serveStatic(outDir, false, { host: 'localhost', pages: { [path]: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>recipe</title><link rel="icon" href="data:,"></head><body>${local}</body></html>` } });
+    const v = await open(`${server.url}${path.slice(1)}`);
+    return { ...v, close: async () => { await v.page.close(); await server.close(); } };
+  }
+
+  test('CDN script (jsDelivr and unpkg URL forms), for the translation view as it stands', async () => {
+    const view = 'dir=fra-eng&arch=gru&beam=2&text=Je+suis+fatigu%C3%A9.';
+    const j = await recipes('translation.html', view);
+    expect(j.cdn).toBe(`<script type="module" src="${JSDELIVR}dist/components/index.js"></script>\n<attn-translate model="fra-eng" arch="gru" beam="2" value="Je suis fatigué."></attn-translate>`);
+    const u = await recipes('translation.html', view, 'unpkg');
+    expect(u.cdn).toBe(j.cdn.replace(JSDELIVR, UNPKG));
+    for (const html of [j.cdn, u.cdn]) {
+      const v = await run(html);
+      expect(await allDrawn(v.page)).toEqual({ '0:attn-translate': true });
+      // beam="2" reached the translator: a beam search's hypotheses came back.
+      expect(await v.page.evaluate(() => (document.querySelector('attn-translate') as unknown as { result: { beams?: unknown[] } }).result.beams?.length)).toBeGreaterThanOrEqual(2);
+      expect(v.problems).toEqual([]);
+      await v.close();
+    }
+  });
+
+  test('notebook cell (IPython.display.HTML), Jupyter Book / MyST and Quarto blocks, for the heads and pooling views', async () => {
+    const heads = await recipes('heads.html', 'src=Il+fait+beau.&kind=cross&layer=1');
+    const pooling = await recipes('pooling.html', 'kernel=epanechnikov&h=0.400&n=25&seed=3');
+    expect(pooling.cdn).toContain('<attn-regression kernel="epanechnikov" bandwidth="0.400" n="25" seed="3"></attn-regression>');
+    expect(heads.cdn).toContain('<attn-head-view model="fra-eng" text="Il fait beau." part="cross" layer="2"></attn-head-view>');
+    const cases = [
+      ['notebook', runNotebookCell(pooling.notebook), pooling.cdn],
+      ['myst', rawBlock(heads.myst, '```{raw} html'), heads.cdn],
+      ['quarto', rawBlock(pooling.quarto, '```{=html}'), pooling.cdn],
+    ] as const;
+    for (const [name, html, expected] of cases) {
+      expect(html, name).toBe(expected);
+      const v = await run(html);
+      const drawn = await allDrawn(v.page);
+      expect(Object.values(drawn).every(Boolean), `${name}: ${JSON.stringify(drawn)}`).toBe(true);
+      expect(v.problems, name).toEqual([]);
+      await v.close();
+    }
+  });
+
+  test('the LMS iframe snippet and the resize script: the framed view loads, in its state, and fits', async () => {
+    const r = await recipes('pooling.html', 'kernel=epanechnikov&h=0.400');
+    expect(r.iframe).toMatch(/^<iframe src="[^"]*pooling\.html#kernel=epanechnikov&amp;h=0\.400&amp;embed=1"[^>]* allow="clipboard-write; cross-origin-isolated"><\/iframe>$/);
+    const v = await run(`${r.iframe}\n${r.resize}`);
+    await until('the framed page', () => v.page.frames()[1]?.evaluate('document.body.dataset.result') as Promise<string | undefined>, (x) => x === 'ok', 60_000);
+    expect(await v.page.frames()[1].evaluate("document.querySelector('attn-regression').kernel")).toBe('epanechnikov');
+    // The fixed height of the snippet (640) gives way to the height the page posts.
+    await until('resized', async () => (await v.page.locator('iframe').boundingBox())!.height, (h) => h !== 640 && h > 100, 30_000);
+    expect(v.problems).toEqual([]);
+    await v.close();
+  });
+});

@@ -1,0 +1,79 @@
+// The embed recipes the embed page offers, built from a view's state (its URL hash): the widget as
+// HTML alone, loaded from a CDN; the iframe for an LMS; a notebook cell; a Jupyter Book / MyST and a
+// Quarto raw-HTML block. Pure functions of their arguments: tests/browser/embed.browser.test.ts
+// runs what they generate.
+
+export const CDNS = {
+  jsdelivr: (version: string) => `https://cdn.jsdelivr.net/npm/attnlab@${version}/`,
+  unpkg: (version: string) => `https://unpkg.com/attnlab@${version}/`,
+} as const;
+export type CdnName = keyof typeof CDNS;
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const attrs = (a: Record<string, string | undefined>) =>
+  Object.entries(a).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => ` ${k}="${esc(v!)}"`).join('');
+
+/**
+ * The widget that shows a page's view, with the view's state as attributes, or null for pages
+ * whose view is not one widget (those embed as an iframe).
+ */
+export function widgetMarkup(page: string, state: URLSearchParams): string | null {
+  const get = (k: string) => state.get(k) ?? undefined;
+  switch (page) {
+    case 'pooling.html':
+      return `<attn-regression${attrs({ kernel: get('kernel') ?? 'gaussian', bandwidth: get('h') ?? '0.5', n: get('n') ?? '40', seed: get('seed') })}></attn-regression>`;
+    case 'heads.html': {
+      // The heads page shows a Transformer's self-attention (kind=self) or cross-attention.
+      const text = get('src') ?? 'Il fait beau aujourd’hui.';
+      const part = get('kind') === 'cross' ? 'cross' : 'encoder';
+      const layer = state.has('layer') ? String(Number(state.get('layer')) + 1) : undefined;
+      return `<attn-head-view${attrs({ model: 'fra-eng', text, part, layer })}></attn-head-view>\n<attn-model-view${attrs({ model: 'fra-eng', text, part })}></attn-model-view>`;
+    }
+    case 'translation.html':
+      return `<attn-translate${attrs({ model: get('dir') ?? 'fra-eng', arch: get('arch') ?? 'transformer', beam: get('beam'), value: get('text') ?? 'Je suis étudiant.' })}></attn-translate>`;
+    default:
+      return null;
+  }
+}
+
+/** The widget from a CDN: one module script (the package's widgets) and the element. */
+export function cdnSnippet(base: string, markup: string): string {
+  return `<script type="module" src="${base}dist/components/index.js"></script>\n${markup}`;
+}
+
+/**
+ * The iframe an LMS (Canvas, Moodle) keeps when it strips scripts: a fixed height, since the
+ * resizing script may not survive. `allow` lets the frame copy snippets to the clipboard and, on
+ * a cross-origin isolated course page, run the threaded build.
+ */
+export function iframeSnippet(url: string, title: string, height = 640): string {
+  return `<iframe src="${esc(url)}" title="${esc(title)}" width="100%" height="${height}" style="border: 0"
+  loading="lazy" allow="clipboard-write; cross-origin-isolated"></iframe>`;
+}
+
+/** For pages that allow a script: resize attnlab frames to the height they post. */
+export const RESIZE_SCRIPT = `<script>
+  addEventListener('message', (e) => {
+    if (!e.data || e.data.type !== 'attnlab:height') return;
+    for (const f of document.querySelectorAll('iframe'))
+      if (f.contentWindow === e.source) f.style.height = e.data.height + 'px';
+  });
+</script>`;
+
+/** A Python string literal for any text (JSON's escapes are Python's for these characters). */
+const pyString = (s: string) => JSON.stringify(s);
+
+/** A notebook cell (Jupyter, Colab, VS Code): the HTML as the cell's rich output. */
+export function notebookCell(html: string): string {
+  return `from IPython.display import HTML\nHTML(${pyString(html)})`;
+}
+
+/** Jupyter Book / MyST Markdown: a raw HTML block. */
+export function mystBlock(html: string): string {
+  return `\`\`\`{raw} html\n${html}\n\`\`\``;
+}
+
+/** Quarto: a raw HTML block. */
+export function quartoBlock(html: string): string {
+  return `\`\`\`{=html}\n${html}\n\`\`\``;
+}
