@@ -238,16 +238,15 @@ TEST(NnDecode, IncrementalDecoderMatchesTrainingPath) {
     tp.grad_enabled = false;
     const float loss = f.model->loss(tp, b, rng, false)->v[0];
     auto st = f.model->start(src);
-    std::vector<float> logp;
-    std::vector<std::vector<float>> cross, self;
+    StepOutput o;
     double nll = 0;
     std::vector<int> in = {Bpe::kBos};
     in.insert(in.end(), tgt.begin(), tgt.end());
     std::vector<int> out = tgt;
     out.push_back(Bpe::kEos);
     for (size_t t = 0; t < out.size(); ++t) {
-      f.model->step(*st, {in[t]}, logp, cross, self);
-      nll -= logp[out[t]];
+      f.model->step(*st, {in[t]}, true, o);
+      nll -= o.logp[out[t]];
     }
     EXPECT_NEAR(nll / out.size(), loss, 1e-4) << arch;
   }
@@ -269,12 +268,12 @@ TEST(NnDecode, Int8LinearsMatchTheirFp32Dequantisation) {
     EXPECT_GT(with_q8, 3u) << arch;
     const std::vector<int> src = f.src.encode("le chien mange la pomme.");
     auto sq = q.model->start(src), sd = d.model->start(src);
-    std::vector<float> lq, ld;
-    std::vector<std::vector<float>> cq, cd, selfq, selfd;
+    StepOutput oq, od;
     std::vector<int> last = {Bpe::kBos};
     for (int t = 0; t < 4; ++t) {
-      q.model->step(*sq, last, lq, cq, selfq);
-      d.model->step(*sd, last, ld, cd, selfd);
+      q.model->step(*sq, last, false, oq);
+      d.model->step(*sd, last, false, od);
+      const std::vector<float>&lq = oq.logp, &ld = od.logp;
       ASSERT_EQ(lq.size(), ld.size());
       double worst = 0;
       for (size_t i = 0; i < lq.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(lq[i]) - ld[i]));
