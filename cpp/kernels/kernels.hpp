@@ -23,6 +23,9 @@
 //                                  to np; returns the scale (max|x| / 8191)
 //   dot_i16_i8<R>(x, ldx, w, np, out)  out[r] = sum_i x[r*ldx + i] * w[i], exact int32, R <= 8 rows
 //                                  sharing each load of the int8 weights (np a multiple of 16)
+//   gemm_4x16<RS, CS>(K, a, b0, b1, ldb, c, ldc, acc)
+//                                  two gemm_4x8 blocks side by side (b0: columns 0-7, b1: 8-15),
+//                                  the same bits as two gemm_4x8 calls
 //   tanh_inplace(x, n)             x[i] = tanh(x[i]) through exp_shift_sum (ISA-neutral wrapper)
 //   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through exp_shift_sum (the same)
 //   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
@@ -56,6 +59,7 @@ using isa::exp_approx;
 using isa::exp2_shift_sum;
 using isa::exp_shift_sum;
 using isa::find_nonfinite;
+using isa::gemm_4x16;
 using isa::gemm_4x8;
 using isa::mask_bytes;
 using isa::max;

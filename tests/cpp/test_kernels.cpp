@@ -283,6 +283,24 @@ TEST(Kernels, Gemm4x8MatchesScalarBitForBitAndFloat64) {
   }
 }
 
+// gemm_4x16 is two gemm_4x8 blocks in one pass: bit for bit those two calls (scalar), and the
+// ISA's version bit for bit the scalar one, with and without accumulation.
+TEST(Kernels, Gemm4x16MatchesTwoGemm4x8BitForBit) {
+  for (int64_t K : {0, 1, 7, 64, 130})
+    for (bool acc : {false, true}) {
+      const auto a = ref::random(4 * K + 4, 11), b = ref::random(K * 24 + 24, 12), c0 = ref::random(4 * 20, 13);
+      std::vector<float> want = c0, got = c0, isa = c0;
+      k::scalar::gemm_4x8<1, 4>(K, a.data(), b.data(), 24, want.data(), 20, 8, acc);
+      k::scalar::gemm_4x8<1, 4>(K, a.data(), b.data() + 12, 24, want.data() + 8, 20, 8, acc);
+      k::scalar::gemm_4x16<1, 4>(K, a.data(), b.data(), b.data() + 12, 24, got.data(), 20, acc);
+      k::gemm_4x16<1, 4>(K, a.data(), b.data(), b.data() + 12, 24, isa.data(), 20, acc);
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i], want[i]) << "K " << K << " element " << i;
+        EXPECT_EQ(isa[i], want[i]) << "K " << K << " element " << i;
+      }
+    }
+}
+
 TEST(Kernels, PackRows4InterleavesAndZeroPads) {
   const int64_t cols = 5, stride = 7;
   const auto x = ref::random(3 * stride, 9);

@@ -14,17 +14,21 @@ namespace {
 // of A interleaved (kernels::pack_rows4 layout, Kd deep) and b is [Kd, M] with row stride ldb.
 void rows4_times(int64_t Kd, const float* a4, const float* b, int64_t ldb, float* c, int64_t ldc,
                  int64_t m, int64_t M, bool acc) {
-  float tail[4 * 8] = {};
-  for (int64_t j = 0; j < M; j += 8) {
-    const int64_t n = std::min<int64_t>(8, M - j);
-    if (m == 4) {
-      kernels::gemm_4x8<1, 4>(Kd, a4, b + j, ldb, c + j, ldc, n, acc);
-      continue;
-    }
-    if (acc)
-      for (int64_t i = 0; i < m; ++i) std::memcpy(tail + i * 8, c + i * ldc + j, sizeof(float) * static_cast<size_t>(n));
-    kernels::gemm_4x8<1, 4>(Kd, a4, b + j, ldb, tail, 8, n, acc);
-    for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc + j, tail + i * 8, sizeof(float) * static_cast<size_t>(n));
+  float tail[4 * 16] = {};
+  for (int64_t j = 0; j < M;) {
+    // 16 columns at a time where they exist (gemm_4x16: twice the accumulators, the same bits).
+    const int64_t n = M - j >= 16 ? 16 : std::min<int64_t>(8, M - j);
+    float* cj = m == 4 ? c + j : tail;
+    const int64_t ld = m == 4 ? ldc : 16;
+    if (m < 4 && acc)
+      for (int64_t i = 0; i < m; ++i) std::memcpy(tail + i * 16, c + i * ldc + j, sizeof(float) * static_cast<size_t>(n));
+    if (n == 16)
+      kernels::gemm_4x16<1, 4>(Kd, a4, b + j, b + j + 8, ldb, cj, ld, acc);
+    else
+      kernels::gemm_4x8<1, 4>(Kd, a4, b + j, ldb, cj, ld, n, acc);
+    if (m < 4)
+      for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc + j, tail + i * 16, sizeof(float) * static_cast<size_t>(n));
+    j += n;
   }
 }
 
@@ -49,11 +53,21 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
 }
 
 void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc) {
-  std::vector<float> a4(static_cast<size_t>(4 * K));
-  for (int64_t i = 0; i < N; i += 4) {
-    const int64_t m = std::min<int64_t>(4, N - i);
-    kernels::pack_rows4(A + i * K, K, m, K, a4.data());
-    rows4_times(K, a4.data(), B, M, C + i * M, M, m, M, acc);
+  // B in chunks of kChunk rows, each used by every row of A while it is in cache (a Linear's
+  // input gradient reads the whole weight matrix: 1.5 MB for the tutorial GRU's output layer,
+  // which streamed from memory once per 4 rows of A before). Each element still sums its K
+  // products in order, so the chunking changes no bits.
+  constexpr int64_t kChunk = 256;
+  const int64_t groups = (N + 3) / 4;
+  std::vector<float> a4(static_cast<size_t>(groups * 4 * K));
+  for (int64_t g = 0; g < groups; ++g)
+    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4.data() + g * 4 * K);
+  for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kChunk) {
+    const int64_t kd = std::min(kChunk, K - k0);
+    for (int64_t g = 0; g < groups; ++g)
+      rows4_times(kd, a4.data() + g * 4 * K + k0 * 4, B + k0 * M, M, C + g * 4 * M, M, std::min<int64_t>(4, N - g * 4), M,
+                  acc || k0 > 0);
+    if (K == 0) break;
   }
 }
 
