@@ -31,29 +31,35 @@ void expect_product(const std::vector<float>& got, const std::vector<float>& c0,
     }
 }
 
+// The three products of one shape against float64: C = A Bt^T, C (+)= A B, C (+)= A^T B2.
+void check_products(int64_t N, int64_t K, int64_t M, bool acc) {
+  const auto A = randn(N * K, 1), B = randn(K * M, 2), Bt = randn(M * K, 3), c0 = randn(N * M, 4);
+  std::vector<float> c = c0;
+  if (!acc) {
+    gemm_nt(A.data(), Bt.data(), c.data(), N, M, K);
+    expect_product(c, c0, A.data(), K, 1, Bt.data(), 1, K, N, K, M, false);
+  }
+  c = c0;
+  gemm_nn(A.data(), B.data(), c.data(), N, K, M, acc);
+  expect_product(c, c0, A.data(), K, 1, B.data(), M, 1, N, K, M, acc);
+  const auto B2 = randn(N * M, 5), c1 = randn(K * M, 6);  // C [K, M] = A^T [K, N] B2 [N, M]
+  std::vector<float> d = c1;
+  gemm_tn(A.data(), B2.data(), d.data(), N, K, M, acc);
+  expect_product(d, c1, A.data(), 1, K, B2.data(), M, 1, K, N, M, acc);
+}
+
 }  // namespace
 
 TEST(NnGemm, ProductsMatchFloat64OnEveryBlockShape) {
   for (int64_t N : {1, 3, 4, 5, 9})
     for (int64_t K : {0, 1, 7, 16, 33})
       for (int64_t M : {1, 7, 8, 9, 19})
-        for (bool acc : {false, true}) {
-          const auto A = randn(N * K, 1), B = randn(K * M, 2), Bt = randn(M * K, 3), c0 = randn(N * M, 4);
-          std::vector<float> c = c0;
-          if (!acc) {
-            gemm_nt(A.data(), Bt.data(), c.data(), N, M, K);  // C = A Bt^T
-            expect_product(c, c0, A.data(), K, 1, Bt.data(), 1, K, N, K, M, false);
-          }
-          c = c0;
-          gemm_nn(A.data(), B.data(), c.data(), N, K, M, acc);  // C (+)= A B
-          expect_product(c, c0, A.data(), K, 1, B.data(), M, 1, N, K, M, acc);
-          // gemm_tn: C [K', M] (+)= A'^T B' with A' [N', K'] = A viewed as [K, N]... use A as [N, K]:
-          // C [K, M] = A^T [K, N] B2 [N, M].
-          const auto B2 = randn(N * M, 5), c1 = randn(K * M, 6);
-          std::vector<float> d = c1;
-          gemm_tn(A.data(), B2.data(), d.data(), N, K, M, acc);
-          expect_product(d, c1, A.data(), 1, K, B2.data(), M, 1, K, N, M, acc);
-        }
+        for (bool acc : {false, true}) check_products(N, K, M, acc);
+  // Past the 256-row chunks of gemm_nn (K) and gemm_tn (N).
+  for (bool acc : {false, true}) {
+    check_products(300, 5, 17, acc);
+    check_products(6, 520, 24, acc);
+  }
 }
 
 // int8 weights: the product equals the dequantised weights' product up to the activations'
