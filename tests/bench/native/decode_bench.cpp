@@ -5,6 +5,9 @@
 // KV cache a step's cost grows only by its attention over the keys so far, so the per-token
 // figures should stay flat.
 //   attnlab_decode_bench MODEL.atl [reps=30] [source text]
+// Built with -DATTNLAB_DECODE_BENCH_OLD_API against an older tree (whose Model::step returned the
+// attention through vectors every step and start() took no limits), it measures that tree the
+// same way, for a before/after table (tests/bench/results/engine-*.md says how).
 #include <algorithm>
 #include <ctime>
 #include <cstdio>
@@ -46,6 +49,15 @@ int main(int argc, char** argv) {
     for (int li = 0; li < 3; ++li)
       for (int with_att = 0; with_att < 2; ++with_att) {
         const int len = lens[li];
+#if defined(ATTNLAB_DECODE_BENCH_OLD_API)
+        const double t0 = cpu_ms();
+        auto st = m.start(src);
+        const double t1 = cpu_ms();
+        struct {
+          std::vector<float> logp;
+          std::vector<std::vector<float>> cross, self;
+        } out;
+#else
         DecodeLimits lim;
         lim.rows = 1;
         lim.steps = len;
@@ -54,9 +66,14 @@ int main(int argc, char** argv) {
         auto st = m.start(src, lim);
         const double t1 = cpu_ms();
         StepOutput out;
+#endif
         int last = Bpe::kBos;
         for (int s = 0; s < len; ++s) {
+#if defined(ATTNLAB_DECODE_BENCH_OLD_API)
+          m.step(*st, {last}, out.logp, out.cross, out.self);  // always collects the attention
+#else
           m.step(*st, {last}, with_att, out);
+#endif
           int best = Bpe::kEos + 1;
           for (int j = Bpe::kEos + 1; j < V; ++j)
             if (out.logp[j] > out.logp[best]) best = j;
