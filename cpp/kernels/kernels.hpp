@@ -26,6 +26,8 @@
 //   gemm_4x16<RS, CS>(K, a, b0, b1, ldb, c, ldc, acc)
 //                                  two gemm_4x8 blocks side by side (b0: columns 0-7, b1: 8-15),
 //                                  the same bits as two gemm_4x8 calls
+//   gemm_4x32<RS, CS>(K, a, b, ldb, c, ldc, acc)
+//                                  four gemm_4x8 blocks over 32 contiguous columns of b
 //   tanh_inplace(x, n)             x[i] = tanh(x[i]) through exp_shift_sum (ISA-neutral wrapper)
 //   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through exp_shift_sum (the same)
 //   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
@@ -60,6 +62,7 @@ using isa::exp2_shift_sum;
 using isa::exp_shift_sum;
 using isa::find_nonfinite;
 using isa::gemm_4x16;
+using isa::gemm_4x32;
 using isa::gemm_4x8;
 using isa::mask_bytes;
 using isa::max;

@@ -1,5 +1,5 @@
 // The engine's matrix products over flat row-major arrays, all on the core's kernels
-// (cpp/kernels: gemm_4x8 for fp32, dot_i16_i8 for int8 weights): the forward of every Linear
+// (cpp/kernels: the gemm_4x8 family for fp32, dot_i16_i8 for int8 weights): the forward of every Linear
 // and the two products of its backward. Results do not depend on the build (native and each
 // WebAssembly variant compute the same bits).
 #pragma once
