@@ -301,6 +301,24 @@ TEST(Kernels, Gemm4x16MatchesTwoGemm4x8BitForBit) {
     }
 }
 
+// gemm_4x32 is four gemm_4x8 blocks over 32 contiguous columns: bit for bit those four calls
+// (scalar), and the ISA's version bit for bit the scalar one, with and without accumulation.
+TEST(Kernels, Gemm4x32MatchesFourGemm4x8BitForBit) {
+  for (int64_t K : {0, 1, 7, 64, 130})
+    for (bool acc : {false, true}) {
+      const auto a = ref::random(4 * K + 4, 21), b = ref::random(K * 40 + 40, 22), c0 = ref::random(4 * 36, 23);
+      std::vector<float> want = c0, got = c0, isa = c0;
+      for (int64_t j = 0; j < 32; j += 8)
+        k::scalar::gemm_4x8<1, 4>(K, a.data(), b.data() + j, 40, want.data() + j, 36, 8, acc);
+      k::scalar::gemm_4x32<1, 4>(K, a.data(), b.data(), 40, got.data(), 36, acc);
+      k::gemm_4x32<1, 4>(K, a.data(), b.data(), 40, isa.data(), 36, acc);
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i], want[i]) << "K " << K << " element " << i;
+        EXPECT_EQ(isa[i], want[i]) << "K " << K << " element " << i;
+      }
+    }
+}
+
 TEST(Kernels, PackRows4InterleavesAndZeroPads) {
   const int64_t cols = 5, stride = 7;
   const auto x = ref::random(3 * stride, 9);
