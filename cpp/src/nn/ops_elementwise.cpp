@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels.hpp"
 #include "op_util.hpp"
 
 namespace attnlab::nn {
@@ -57,11 +58,12 @@ T scale(Tape& tp, T a, float s) {
   return y;
 }
 
+// y = f(a) element-wise; f fills y[0..n) from x[0..n), df gives dy/dx from (y, x).
 template <class F, class DF>
 static T unary(Tape& tp, T a, F f, DF df_from_y) {
   T y = tp.make(a->r, a->c, a->requires_grad);
   const int64_t n = a->size();
-  for (int64_t i = 0; i < n; ++i) y->v[i] = f(a->v[i]);
+  f(a->v.data(), y->v.data(), n);
   if (y->requires_grad)
     tp.record([=] {
       const float* dy = y->grad();
@@ -71,16 +73,32 @@ static T unary(Tape& tp, T a, F f, DF df_from_y) {
   return y;
 }
 
-static inline float sigm(float x) { return 1.f / (1.f + std::exp(-x)); }
-
+// tanh and sigmoid through the exp kernel, as the GRU's gates: every build alike.
 T tanh_(Tape& tp, T a) {
-  return unary(tp, a, [](float x) { return std::tanh(x); }, [](float y, float) { return 1.f - y * y; });
+  return unary(
+      tp, a,
+      [](const float* x, float* y, int64_t n) {
+        std::copy_n(x, n, y);
+        kernels::tanh_inplace(y, n);
+      },
+      [](float y, float) { return 1.f - y * y; });
 }
 T sigmoid_(Tape& tp, T a) {
-  return unary(tp, a, sigm, [](float y, float) { return y * (1.f - y); });
+  return unary(
+      tp, a,
+      [](const float* x, float* y, int64_t n) {
+        const std::vector<float> zero(static_cast<size_t>(n), 0.f);
+        kernels::sigmoid_sum(x, zero.data(), y, n);
+      },
+      [](float y, float) { return y * (1.f - y); });
 }
 T relu_(Tape& tp, T a) {
-  return unary(tp, a, [](float x) { return x > 0.f ? x : 0.f; }, [](float, float x) { return x > 0.f ? 1.f : 0.f; });
+  return unary(
+      tp, a,
+      [](const float* x, float* y, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;
+      },
+      [](float, float x) { return x > 0.f ? 1.f : 0.f; });
 }
 
 T add_rows_periodic(Tape& tp, T x, const std::vector<float>& pe, int64_t L) {
