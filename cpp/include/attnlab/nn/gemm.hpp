@@ -1,7 +1,8 @@
 // The engine's matrix products over flat row-major arrays, all on the core's kernels
 // (cpp/kernels: the gemm_4x8 family for fp32, dot_i16_i8 for int8 weights): the forward of every Linear
-// and the two products of its backward. Results do not depend on the build (native and each
-// WebAssembly variant compute the same bits).
+// and the two products of its backward. Each output element sums its products in order
+// (k = 0, 1, ...) whatever the blocking, so every WebAssembly variant gives the same bits (the
+// kernels' twin contract); native builds may differ in the last bit where they fuse multiply-adds.
 #pragma once
 #include <cstdint>
 
