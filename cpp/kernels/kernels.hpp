@@ -23,12 +23,20 @@
 //                                  to np; returns the scale (max|x| / 8191)
 //   dot_i16_i8<R>(x, ldx, w, np, out)  out[r] = sum_i x[r*ldx + i] * w[i], exact int32, R <= 8 rows
 //                                  sharing each load of the int8 weights (np a multiple of 16)
+//   gemm_4x16<RS, CS>(K, a, b0, b1, ldb, c, ldc, acc)
+//                                  two gemm_4x8 blocks side by side (b0: columns 0-7, b1: 8-15),
+//                                  the same bits as two gemm_4x8 calls
+//   gemm_4x32<RS, CS>(K, a, b, ldb, c, ldc, acc)
+//                                  four gemm_4x8 blocks over 32 contiguous columns of b
+//   tanh_inplace(x, n)             x[i] = tanh(x[i]) through exp_shift_sum (ISA-neutral wrapper)
+//   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through exp_shift_sum (the same)
 //   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
 //                                  c[4][n] (+)= A[4][K] b[K][n], n <= 8, A[i][k] = a[i*RS + k*CS]:
 //                                  the register block of every matrix product; bit-identical
 //                                  across ISAs. A is either 4 interleaved rows (pack_rows4:
 //                                  RS = 1, CS = 4) or rows a fixed stride apart (CS = 1)
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "scalar.hpp"
@@ -53,11 +61,29 @@ using isa::exp_approx;
 using isa::exp2_shift_sum;
 using isa::exp_shift_sum;
 using isa::find_nonfinite;
+using isa::gemm_4x16;
+using isa::gemm_4x32;
 using isa::gemm_4x8;
 using isa::mask_bytes;
 using isa::max;
 using isa::online_softmax4;
 using isa::scale;
+
+// The activations of the recurrent and additive-attention layers, built on exp_shift_sum so every
+// build computes them alike (libm's exp and tanh are also slow in WebAssembly): the loops around
+// the kernel are plain arithmetic, the same bits on every ISA since exp_shift_sum's are.
+// tanh(x) = 1 - 2 / (1 + exp(2x)), with x clamped to [-15, 15] (tanh is +-1 in float beyond).
+inline void tanh_inplace(float* x, int64_t n) noexcept {
+  for (int64_t i = 0; i < n; ++i) x[i] = 2.0f * (x[i] < -15.0f ? -15.0f : (x[i] > 15.0f ? 15.0f : x[i]));
+  exp_shift_sum(x, 0.0f, n);
+  for (int64_t i = 0; i < n; ++i) x[i] = 1.0f - 2.0f / (1.0f + x[i]);
+}
+// With e = exp(-|x|) <= 1 (no overflow): sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) below.
+inline void sigmoid_sum(const float* a, const float* b, float* s, int64_t n) noexcept {
+  for (int64_t i = 0; i < n; ++i) s[i] = -std::fabs(a[i] + b[i]);
+  exp_shift_sum(s, 0.0f, n);
+  for (int64_t i = 0; i < n; ++i) s[i] = (a[i] + b[i] >= 0.0f ? 1.0f : s[i]) / (1.0f + s[i]);
+}
 
 // Rows [0, rows) of x, rows <= 4 (row stride `stride`, `cols` wide), interleaved:
 // out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4>.

@@ -301,6 +301,22 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) no
   return amax / 8191.0f;
 }
 
+// Twin of scalar::gemm_4x16: two gemm_4x8 blocks (sixteen f32x4 accumulators at once would
+// spill on x86-64's sixteen XMM registers); each element sums in the same order, so the same bits.
+template <int64_t RS, int64_t CS>
+inline void gemm_4x16(int64_t K, const float* a, const float* b0, const float* b1, int64_t ldb, float* c,
+                      int64_t ldc, bool accumulate) noexcept {
+  gemm_4x8<RS, CS>(K, a, b0, ldb, c, ldc, 8, accumulate);
+  gemm_4x8<RS, CS>(K, a, b1, ldb, c + 8, ldc, 8, accumulate);
+}
+
+// Twin of scalar::gemm_4x32: four gemm_4x8 blocks; the same bits.
+template <int64_t RS, int64_t CS>
+inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                      bool accumulate) noexcept {
+  for (int64_t j = 0; j < 32; j += 8) gemm_4x8<RS, CS>(K, a, b + j, ldb, c + j, ldc, 8, accumulate);
+}
+
 // Twin of scalar::dot_i16_i8: 16 weights per step, widened to int16 once and shared by the R rows
 // (i32x4.dot_i16x8_s: 8 multiply-adds per instruction); integer sums, so bit-identical.
 template <int R>

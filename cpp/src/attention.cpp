@@ -1,20 +1,17 @@
 #include "attnlab/attention.hpp"
 
-#include <Eigen/Core>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "attnlab/linear.hpp"
 #include "attnlab/softmax.hpp"
 #include "kernels.hpp"
 
 namespace attnlab {
 namespace {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMatrix>;
 
 constexpr int64_t kRowsPerTask = 16;  // additive score: query rows per parallel task
 
@@ -68,17 +65,41 @@ void finish_row(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi, in
   }
 }
 
-// q W for the 'general' score: [rows, Dq] x [Dq, Dk].
+// x W^T (W [out, in], transpose_w) or x W (W [in, out], the 'general' score's q W): [rows, out],
+// on the core's dense layer.
 std::vector<float> project(const float* x, int64_t rows, int64_t in, const float* W, int64_t out,
-                           bool transpose_w) {
+                           bool transpose_w, ThreadPool* pool) {
   std::vector<float> y(static_cast<size_t>(rows * out));
-  Eigen::Map<RowMatrix> Y(y.data(), rows, out);
-  if (transpose_w) {
-    Y.noalias() = ConstMap(x, rows, in) * ConstMap(W, out, in).transpose();
-  } else {
-    Y.noalias() = ConstMap(x, rows, in) * ConstMap(W, in, out);
+  std::vector<float> wt;
+  if (!transpose_w) {  // to [out, in], the layer's layout (O(in * out), as its packing is)
+    wt.resize(static_cast<size_t>(in * out));
+    for (int64_t i = 0; i < in; ++i)
+      for (int64_t o = 0; o < out; ++o) wt[o * in + i] = W[i * out + o];
+    W = wt.data();
   }
+  linear(x, in, rows, in, W, nullptr, out, y.data(), out, pool);
   return y;
+}
+
+// The queries and keys a score compares: 'additive' projects both into its hidden space,
+// 'general' projects the queries by W; the dot-product scores use them as they are.
+struct Projected {
+  std::vector<float> q, k;  // empty: the input itself
+  int64_t D = 0;            // feature size of the dot product (dot-product family)
+};
+Projected project_inputs(const float* q, const float* k, const AttentionDims& d, Score score,
+                         const ScoreParams& p, ThreadPool* pool) {
+  const int64_t batch = d.batch();
+  Projected r;
+  r.D = d.Dq;
+  if (score == Score::Additive) {
+    r.q = project(q, batch * d.Sq, d.Dq, p.Wq, p.hidden, true, pool);
+    r.k = project(k, batch * d.Sk, d.Dk, p.Wk, p.hidden, true, pool);
+  } else if (score == Score::General) {
+    r.q = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false, pool);
+    r.D = d.Dk;
+  }
+  return r;
 }
 
 // Additive scores of row i against keys [0, hi): sum_h wv[h] tanh(qp[i,h] + kp[j,h]).
@@ -100,18 +121,17 @@ void attention(const float* q, const float* k, const float* v, const AttentionDi
   check_dims(d, score, p);
   const int64_t batch = d.batch();
 
+  const Projected pr = project_inputs(q, k, d, score, p, pool);
   if (score == Score::Additive) {  // row by row: tanh per (query, key) pair dominates anyway
     const int64_t blocks = (d.Sq + kRowsPerTask - 1) / kRowsPerTask;
     const int64_t H = p.hidden;
-    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, H, true);
-    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, H, true);
     parallel_for(pool, batch * blocks, [&](int64_t t) {
       const int64_t b = t / blocks, i0 = (t % blocks) * kRowsPerTask;
       const int64_t i1 = std::min(d.Sq, i0 + kRowsPerTask);
       std::vector<float> s(static_cast<size_t>(d.Sk));
       for (int64_t i = i0; i < i1; ++i) {
         const int64_t hi = visible_keys(masks, b, i, d.Sk);
-        additive_row(qp.data() + (b * d.Sq + i) * H, kp.data() + b * d.Sk * H, p.wv, H, s.data(),
+        additive_row(pr.q.data() + (b * d.Sq + i) * H, pr.k.data() + b * d.Sk * H, p.wv, H, s.data(),
                      hi);
         finish_row(masks, b, i, s.data(), hi, d.Sk, v + b * d.Sk * d.Dv, d.Dv, d.Dv,
                    out + (b * d.Sq + i) * d.Dv,
@@ -122,14 +142,8 @@ void attention(const float* q, const float* k, const float* v, const AttentionDi
   }
 
   // Dot-product family; 'general' is a dot product after projecting the queries by W.
-  std::vector<float> qw;
-  const float* qs = q;
-  int64_t D = d.Dq;
-  if (score == Score::General) {
-    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false);
-    qs = qw.data();
-    D = d.Dk;
-  }
+  const float* qs = pr.q.empty() ? q : pr.q.data();
+  const int64_t D = pr.D;
   const float scale = dot_scale(score, p, D);
   attend_slices(batch, [&](int64_t b) {
     return AttentionSlice{qs + b * d.Sq * D, D,
@@ -144,24 +158,17 @@ void attention_scores(const float* q, const float* k, const AttentionDims& d, Sc
                       const ScoreParams& p, float* scores, ThreadPool* pool) {
   check_dims(d, score, p);
   const int64_t batch = d.batch();
+  const Projected pr = project_inputs(q, k, d, score, p, pool);
   if (score == Score::Additive) {
-    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, p.hidden, true);
-    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, p.hidden, true);
     parallel_for(pool, batch * d.Sq, [&](int64_t r) {
       const int64_t b = r / d.Sq;
-      additive_row(qp.data() + r * p.hidden, kp.data() + b * d.Sk * p.hidden, p.wv, p.hidden,
+      additive_row(pr.q.data() + r * p.hidden, pr.k.data() + b * d.Sk * p.hidden, p.wv, p.hidden,
                    scores + r * d.Sk, d.Sk);
     });
     return;
   }
-  std::vector<float> qw;
-  const float* qs = q;
-  int64_t D = d.Dq;
-  if (score == Score::General) {
-    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false);
-    qs = qw.data();
-    D = d.Dk;
-  }
+  const float* qs = pr.q.empty() ? q : pr.q.data();
+  const int64_t D = pr.D;
   const float scale = dot_scale(score, p, D);
   parallel_for(pool, batch * d.Sq, [&](int64_t r) {
     const int64_t b = r / d.Sq;

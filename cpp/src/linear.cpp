@@ -28,21 +28,26 @@ void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* 
     std::unique_ptr<float[]> xs(new float[R * in]);
     for (int64_t g = 0; g < R; g += 4)
       kernels::pack_rows4(x + (r0 + g) * ldx, ldx, std::min<int64_t>(4, r1 - r0 - g), in, xs.get() + g * in);
-    float tail[4 * 8];  // the last block when fewer than 4 rows are left
-    for (int64_t p = 0; p < num_panels; ++p) {
+    float tail[4 * 16];  // the last block when fewer than 4 rows are left
+    // Panels in pairs where both are full (gemm_4x16: twice the accumulators, the same bits).
+    for (int64_t p = 0; p < num_panels;) {
       const float* panel = panels.get() + p * panel_size;
-      const int64_t n = std::min<int64_t>(8, out - p * 8);
+      const bool pair = out - p * 8 >= 16;
+      const int64_t n = pair ? 16 : std::min<int64_t>(8, out - p * 8);
       for (int64_t g = 0; g < R; g += 4) {
         float* yg = y + (r0 + g) * ldy + p * 8;
         const int64_t m = std::min<int64_t>(4, r1 - r0 - g);
-        if (m == 4) {
-          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, yg, ldy, n, false);
-        } else {
-          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, tail, 8, n, false);
+        float* c = m == 4 ? yg : tail;
+        const int64_t ldc = m == 4 ? ldy : 16;
+        if (pair)
+          kernels::gemm_4x16<1, 4>(in, xs.get() + g * in, panel, panel + panel_size, 8, c, ldc, false);
+        else
+          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, c, ldc, n, false);
+        if (m < 4)
           for (int64_t i = 0; i < m; ++i)
-            std::memcpy(yg + i * ldy, tail + i * 8, sizeof(float) * static_cast<size_t>(n));
-        }
+            std::memcpy(yg + i * ldy, tail + i * 16, sizeof(float) * static_cast<size_t>(n));
       }
+      p += pair ? 2 : 1;
     }
     if (bias)
       for (int64_t r = r0; r < r1; ++r)

@@ -49,6 +49,7 @@ inline EvalResult eval_bleu(const nn::Model& m, const nn::Bpe& sv, const nn::Bpe
     auto ids = sv.encode(g.srcs[i]);
     if (maxlen > 0 && static_cast<int64_t>(ids.size()) > maxlen) ids.resize(maxlen);
     nn::DecodeOptions o = opt;
+    o.attention = false;  // BLEU needs the text only
     if (maxlen > 0) o.max_len = static_cast<int>(std::min<int64_t>(maxlen - 1, 2 * ids.size() + 10));
     const auto beams = nn::beam_search(m, ids, o);
     r.hyps.push_back(beams.empty() ? "" : tv.decode(beams[0].ids, lang));

@@ -7,7 +7,6 @@
 //
 // --split val (default) keeps the pairs the model held out (its val_per_mille and direction);
 // --data with --split all scores any TSV, e.g. an external held-out set.
-#include <Eigen/Core>
 #include <cstdio>
 #include <sstream>
 
@@ -29,7 +28,6 @@ int main(int argc, char** argv) {
             "  --convert OUT.atl --dtype int8|fp16|fp32   (re-encode, no evaluation)\n",
             {"model", "data", "split", "filter", "beams", "length-penalty", "limit", "show", "convert", "dtype"}))
       return 0;
-    Eigen::setNbThreads(1);
     if (!F.has("model")) throw std::runtime_error("--model FILE is required");
     const auto bytes = read_file(F.s("model", ""));
     nn::LoadedModel lm = nn::load_model(bytes.data(), bytes.size());

@@ -12,7 +12,6 @@
 // log-every 100, ckpt-every 1000, time-limit 0 (seconds; stop cleanly and save), eval-limit 300
 // (validation sources for the per-epoch greedy BLEU; 0 = skip), max-steps 0 (0 = all epochs; also
 // the end of the learning-rate schedule), stop-at 0 (stop there, checkpoint, keep the schedule).
-#include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -136,7 +135,6 @@ int main(int argc, char** argv) {
                                   "ckpt-every", "time-limit", "eval-limit", "max-steps", "stop-at", "checkpoint",
                                   "out", "resume"}))
       return 0;
-    Eigen::setNbThreads(1);
     const std::string data = F.s("data", "/work/shared/data/tatoeba-fra-eng/pairs.tsv");
     const std::string direction = F.s("direction", "fra-eng");
     const uint64_t seed = static_cast<uint64_t>(F.i("seed", 1));

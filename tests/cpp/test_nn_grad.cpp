@@ -111,6 +111,39 @@ TEST(NnGrad, MultiHeadAttentionSelfCausalCross) {
   grad_check({&q.t, &k2.t, &v2.t}, [&](Tape& tp) { return attention(tp, &q.t, &k2.t, &v2.t, 2, 3, 2, 1, {2}, false, 1.f); });
 }
 
+// Past the fused kernel's first 4-row group and 8-key panel (Lq 6, Lk 10): the gradients, and
+// the forward output and weights against a float64 softmax(q k^T * scale) v with the masks.
+TEST(NnGrad, MultiHeadAttentionAcrossKernelBlocks) {
+  const int64_t B = 2, L = 10, Lq = 6, D = 8, H = 2, dh = D / H;
+  Input q(B * Lq, D, 11), k(B * L, D, 12), v(B * L, D, 13);
+  const std::vector<int> lens = {10, 7};
+  grad_check({&q.t, &k.t, &v.t}, [&](Tape& tp) { return attention(tp, &q.t, &k.t, &v.t, B, Lq, L, H, lens, true, 0.f); });
+  Tape tp;
+  tp.grad_enabled = false;
+  std::vector<float> w(B * H * Lq * L, -1.f);
+  T y = attention(tp, &q.t, &k.t, &v.t, B, Lq, L, H, lens, true, 0.f, w.data());
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < Lq; ++i) {
+        const int64_t n = std::min<int64_t>(lens[b], i + 1);
+        std::vector<double> p(L, 0.0);
+        double mx = -1e300, sum = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          double s = 0;
+          for (int64_t e = 0; e < dh; ++e) s += static_cast<double>(q.t.v[(b * Lq + i) * D + h * dh + e]) * k.t.v[(b * L + j) * D + h * dh + e];
+          p[j] = s / std::sqrt(static_cast<double>(dh));
+          mx = std::max(mx, p[j]);
+        }
+        for (int64_t j = 0; j < n; ++j) sum += (p[j] = std::exp(p[j] - mx));
+        for (int64_t j = 0; j < L; ++j) EXPECT_NEAR(w[((b * H + h) * Lq + i) * L + j], j < n ? p[j] / sum : 0.0, 1e-6);
+        for (int64_t e = 0; e < dh; ++e) {
+          double o = 0;
+          for (int64_t j = 0; j < n; ++j) o += p[j] / sum * v.t.v[(b * L + j) * D + h * dh + e];
+          EXPECT_NEAR(y->v[(b * Lq + i) * D + h * dh + e], o, 1e-5);
+        }
+      }
+}
+
 TEST(NnGrad, LayerNormDropoutCrossEntropy) {
   Input x(3, 5, 1), g(1, 5, 2), b(1, 5, 3);
   grad_check({&x.t, &g.t, &b.t}, [&](Tape& tp) { return layer_norm(tp, &x.t, &g.t, &b.t); });

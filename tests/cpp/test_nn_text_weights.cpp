@@ -238,16 +238,15 @@ TEST(NnDecode, IncrementalDecoderMatchesTrainingPath) {
     tp.grad_enabled = false;
     const float loss = f.model->loss(tp, b, rng, false)->v[0];
     auto st = f.model->start(src);
-    std::vector<float> logp;
-    std::vector<std::vector<float>> cross, self;
+    StepOutput o;
     double nll = 0;
     std::vector<int> in = {Bpe::kBos};
     in.insert(in.end(), tgt.begin(), tgt.end());
     std::vector<int> out = tgt;
     out.push_back(Bpe::kEos);
     for (size_t t = 0; t < out.size(); ++t) {
-      f.model->step(*st, {in[t]}, logp, cross, self);
-      nll -= logp[out[t]];
+      f.model->step(*st, {in[t]}, true, o);
+      nll -= o.logp[out[t]];
     }
     EXPECT_NEAR(nll / out.size(), loss, 1e-4) << arch;
   }
@@ -269,12 +268,12 @@ TEST(NnDecode, Int8LinearsMatchTheirFp32Dequantisation) {
     EXPECT_GT(with_q8, 3u) << arch;
     const std::vector<int> src = f.src.encode("le chien mange la pomme.");
     auto sq = q.model->start(src), sd = d.model->start(src);
-    std::vector<float> lq, ld;
-    std::vector<std::vector<float>> cq, cd, selfq, selfd;
+    StepOutput oq, od;
     std::vector<int> last = {Bpe::kBos};
     for (int t = 0; t < 4; ++t) {
-      q.model->step(*sq, last, lq, cq, selfq);
-      d.model->step(*sd, last, ld, cd, selfd);
+      q.model->step(*sq, last, false, oq);
+      d.model->step(*sd, last, false, od);
+      const std::vector<float>&lq = oq.logp, &ld = od.logp;
       ASSERT_EQ(lq.size(), ld.size());
       double worst = 0;
       for (size_t i = 0; i < lq.size(); ++i) worst = std::max(worst, std::abs(static_cast<double>(lq[i]) - ld[i]));
@@ -285,6 +284,77 @@ TEST(NnDecode, Int8LinearsMatchTheirFp32Dequantisation) {
         d.model->reorder(*sd, {0, 0, 0});
       }
       last = {4 + t, 5 + t, 6 + t};
+    }
+  }
+}
+
+// Beam rows move by index (a row keeps its parent's cache slot; a second child copies the
+// history): after parents that branch, drop and swap rows every step, each row's log-probabilities
+// must equal a fresh single-row decode of the same token history (past one 8-key panel).
+TEST(NnDecode, BeamRowsReorderedByIndexMatchSingleRowDecodes) {
+  for (const std::string arch : {"gru", "gru-luong", "transformer"}) {
+    Fixture f = tiny(arch);
+    const std::vector<int> src = f.src.encode("le chat dort.");
+    const int V = static_cast<int>(f.model->tgt_vocab());
+    const int steps = 12;
+    DecodeLimits lim;
+    lim.rows = 3;
+    lim.steps = steps;
+    auto st = f.model->start(src, lim);
+    std::vector<std::vector<int>> hist = {{Bpe::kBos}};  // tokens fed to each live row
+    std::mt19937 rng(3);
+    StepOutput o;
+    for (int t = 0; t < steps; ++t) {
+      std::vector<int> last;
+      for (const auto& h : hist) last.push_back(h.back());
+      f.model->step(*st, last, false, o);
+      for (size_t r = 0; r < hist.size(); ++r) {
+        auto one = f.model->start(src, lim);
+        StepOutput p;
+        for (int tok : hist[r]) f.model->step(*one, {tok}, false, p);
+        for (int j = 0; j < V; ++j) ASSERT_NEAR(o.logp[r * V + j], p.logp[j], 1e-5) << arch << " step " << t << " row " << r;
+      }
+      std::vector<int> parent;
+      std::vector<std::vector<int>> next;
+      const int R = t == 0 ? 3 : 2 + static_cast<int>(rng() % 2);
+      for (int i = 0; i < R; ++i) {
+        parent.push_back(static_cast<int>(rng() % hist.size()));
+        next.push_back(hist[parent.back()]);
+        next.back().push_back(4 + static_cast<int>(rng() % (V - 4)));
+      }
+      f.model->reorder(*st, parent);
+      hist = std::move(next);
+    }
+  }
+}
+
+// The attention is an output of the step only when asked for: the same log-probabilities either
+// way, weights of the right size summing to 1 per (layer, head) when asked, nothing otherwise.
+TEST(NnDecode, StepReturnsAttentionOnlyWhenAsked) {
+  for (const std::string arch : {"gru", "transformer"}) {
+    Fixture f = tiny(arch);
+    const std::vector<int> src = f.src.encode("le chien mange.");
+    const int64_t n = static_cast<int64_t>(src.size());
+    const auto lay = f.model->layout();
+    auto a = f.model->start(src), b = f.model->start(src);
+    StepOutput with, without;
+    std::vector<int> last = {Bpe::kBos};
+    for (int t = 0; t < 3; ++t) {
+      f.model->step(*a, last, true, with);
+      f.model->step(*b, last, false, without);
+      EXPECT_EQ(with.logp, without.logp) << arch;
+      EXPECT_TRUE(without.cross.empty() && without.self.empty()) << arch;
+      ASSERT_EQ(static_cast<int64_t>(with.cross.size()), lay.layers * lay.heads * n) << arch;
+      ASSERT_EQ(static_cast<int64_t>(with.self.size()), lay.has_self ? lay.layers * lay.heads * (t + 1) : 0) << arch;
+      for (int64_t lh = 0; lh < lay.layers * lay.heads; ++lh) {
+        double sc = 0, ss = 0;
+        for (int64_t k = 0; k < n; ++k) sc += with.cross[lh * n + k];
+        EXPECT_NEAR(sc, 1.0, 1e-5) << arch;
+        if (!lay.has_self) continue;
+        for (int64_t k = 0; k <= t; ++k) ss += with.self[lh * (t + 1) + k];
+        EXPECT_NEAR(ss, 1.0, 1e-5) << arch;
+      }
+      last = {5 + t};
     }
   }
 }

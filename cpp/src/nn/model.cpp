@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "kernels.hpp"
 
 namespace attnlab::nn {
 
@@ -214,18 +216,19 @@ class GruModel : public Model {
   struct Step {
     T h, out, att;
   };
-  Step dec_step(Tape& tp, T h, T emb, const Enc& e) const {
+  // weights: null, or [rows, S] receiving the step's attention.
+  Step dec_step(Tape& tp, T h, T emb, const Enc& e, float* weights = nullptr) const {
     if (luong_) {
       T gi = linear(tp, emb, &d_wih_->t, &d_bih_->t);
       T gh = linear(tp, h, &d_whh_->t, &d_bhh_->t);
       T hn = gru_cell(tp, gi, gh, h, {});
       T q = linear(tp, hn, &att_w_->t, nullptr);
-      T ctx = attention(tp, q, e.keys, e.keys, hn->r, 1, e.S, 1, e.lens, false, 1.f);
+      T ctx = attention(tp, q, e.keys, e.keys, hn->r, 1, e.S, 1, e.lens, false, 1.f, weights);
       T o = tanh_(tp, linear(tp, concat_cols(tp, hn, ctx), &comb_w_->t, &comb_b_->t));
       return {hn, o, ctx};
     }
     T qp = linear(tp, h, &att_wa_->t, &att_ba_->t);
-    T ctx = additive_attention(tp, qp, e.kp, &att_v_->t, e.keys, e.S, e.lens);
+    T ctx = additive_attention(tp, qp, e.kp, &att_v_->t, e.keys, e.S, e.lens, weights);
     T gi = linear(tp, concat_cols(tp, emb, ctx), &d_wih_->t, &d_bih_->t);
     T gh = linear(tp, h, &d_whh_->t, &d_bhh_->t);
     T hn = gru_cell(tp, gi, gh, h, {});
@@ -258,9 +261,10 @@ class GruModel : public Model {
     Tape enc_tp, step_tp;
     Enc e;
     std::vector<float> h;  // [rows, H]
+    std::vector<float> w;  // [rows, S] this step's attention
   };
 
-  std::unique_ptr<DecodeState> start(const std::vector<int>& src) const override {
+  std::unique_ptr<DecodeState> start(const std::vector<int>& src, const DecodeLimits&) const override {
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
     st->step_tp.grad_enabled = false;
@@ -274,26 +278,27 @@ class GruModel : public Model {
     return st;
   }
 
-  void step(DecodeState& ds, const std::vector<int>& last, std::vector<float>& logp,
-            std::vector<std::vector<float>>& cross, std::vector<std::vector<float>>& self) const override {
+  void step(DecodeState& ds, const std::vector<int>& last, bool attention, StepOutput& out) const override {
     auto& st = static_cast<State&>(ds);
     Tape& tp = st.step_tp;
     tp.clear();
-    const int64_t R = static_cast<int64_t>(last.size());
+    const int64_t R = static_cast<int64_t>(last.size()), S = st.e.S, n = st.src_len;
+    if (attention) st.w.assign(R * S, 0.f);
     T h = tp.constant(R, H_, st.h);
-    Step s = dec_step(tp, h, embedding(tp, &tgt_emb_->t, last), st.e);
+    Step s = dec_step(tp, h, embedding(tp, &tgt_emb_->t, last), st.e, attention ? st.w.data() : nullptr);
     T logits = linear(tp, s.out, &out_w_->t, &out_b_->t);
-    logp = logits->v;
-    log_softmax_rows(logp.data(), R, logits->c);
+    out.logp = logits->v;
+    log_softmax_rows(out.logp.data(), R, logits->c);
     st.h = s.h->v;
-    cross.assign(R, {});
-    self.assign(R, {});
-    for (int64_t r = 0; r < R; ++r)
-      cross[r].assign(s.att->aux.begin() + r * st.e.S, s.att->aux.begin() + r * st.e.S + st.src_len);
+    out.self.clear();
+    out.cross.resize(attention ? R * n : 0);
+    if (attention)
+      for (int64_t r = 0; r < R; ++r) std::copy_n(st.w.data() + r * S, n, out.cross.data() + r * n);
     st.rows = R;
     st.t++;
   }
 
+  // The recurrent state is one row per hypothesis: gathered by parent.
   void reorder(DecodeState& ds, const std::vector<int>& parent) const override {
     auto& st = static_cast<State&>(ds);
     std::vector<float> h(parent.size() * H_);
@@ -387,14 +392,16 @@ class TransformerModel : public Model {
     return dropout(tp, add_rows_periodic(tp, x, pe, L), drop, rng);
   }
 
-  // Encoder over src [B, S] batch-major -> memory [B * S, d]; collects self-attention nodes.
+  // Encoder over src [B, S] batch-major -> memory [B * S, d]. atts: null, or per layer the
+  // self-attention weights [B, heads, S, S] (appended).
   T encode(Tape& tp, const std::vector<int>& src, int64_t B, int64_t S, const std::vector<int>& lens, float drop,
-           std::mt19937& rng, std::vector<T>* atts) const {
+           std::mt19937& rng, std::vector<std::vector<float>>* atts) const {
     T x = embed(tp, src_emb_, src, S, 0, drop, rng);
     for (const Layer& l : enc_) {
       T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
-      T a = attention(tp, q, k, v, B, S, S, heads_, lens, false, 0.f);
-      if (atts) atts->push_back(a);
+      float* w = nullptr;
+      if (atts) w = atts->emplace_back(static_cast<size_t>(B * heads_ * S * S)).data();
+      T a = attention(tp, q, k, v, B, S, S, heads_, lens, false, 0.f, w);
       x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), drop, rng);
       x = add_norm(tp, l.ln2, x, ffn_fwd(tp, l.ffn, x), drop, rng);
     }
@@ -418,94 +425,156 @@ class TransformerModel : public Model {
     return cross_entropy(tp, logits, b.tgt_out, train ? cfg.getf("label_smoothing", 0.f) : 0.f);
   }
 
+  // The decoder's keys and values, written in place. Keys are stored as the fused attention
+  // kernel's 8-key panels (kernels::pack_panels layout) per head, so a step appends its key
+  // into the panel and attends without packing; values are plain rows. Capacity for
+  // `cap_rows` hypotheses (slots) of `cap_t` steps is reserved once by start().
   struct State : DecodeState {
     Tape enc_tp, step_tp;
-    std::vector<T> ck, cv;                       // per layer cross K, V [S, d]
-    std::vector<std::vector<float>> kc, vc;      // per layer self K, V cache [rows, t, d]
-    int64_t S = 0;
+    int64_t S = 0, cap_rows = 0, cap_t = 0;
+    int64_t src_panel = 0, panel = 0;  // floats per head: the source's key panels, a slot's
+    std::vector<float> ck, cv;  // cross keys [L][heads][src_panel], values [L][S][d]
+    std::vector<float> kc, vc;  // self keys [L][slot][heads][panel], values [L][slot][cap_t][d]
+    std::vector<int> slot;      // the slot of each live row
+    int32_t src_len32 = 0;
+    MaskSet cross_mask;         // hides the padding key of an empty source
+    float* keys(int64_t l, int64_t s, int64_t h) { return kc.data() + ((l * cap_rows + s) * heads + h) * panel; }
+    float* values(int64_t l, int64_t s) { return vc.data() + (l * cap_rows + s) * cap_t * d; }
+    int64_t heads = 0, d = 0;
   };
 
-  std::unique_ptr<DecodeState> start(const std::vector<int>& src) const override {
+  std::unique_ptr<DecodeState> start(const std::vector<int>& src, const DecodeLimits& lim) const override {
+    require(lim.rows >= 1 && lim.steps >= 1, [] { return std::string("Transformer decode: limits must be positive"); });
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
     st->step_tp.grad_enabled = false;
     std::mt19937 rng(0);
     std::vector<int> s = src;
     if (s.empty()) s.push_back(-1);
-    const int64_t S = static_cast<int64_t>(s.size());
-    std::vector<T> atts;
-    T mem = encode(st->enc_tp, s, 1, S, {static_cast<int>(src.size())}, 0.f, rng, &atts);
-    for (const Layer& l : dec_) {
-      st->ck.push_back(linear(st->enc_tp, mem, &l.cross.wk->t, nullptr));
-      st->cv.push_back(linear(st->enc_tp, mem, &l.cross.wv->t, nullptr));
-    }
-    st->kc.assign(L_, {});
-    st->vc.assign(L_, {});
+    const int64_t S = static_cast<int64_t>(s.size()), dh = d_ / heads_;
+    std::vector<std::vector<float>> atts;
+    T mem = encode(st->enc_tp, s, 1, S, {static_cast<int>(src.size())}, 0.f, rng, lim.attention ? &atts : nullptr);
     st->S = S;
+    st->heads = heads_;
+    st->d = d_;
     st->src_len = static_cast<int64_t>(src.size());
-    const int64_t n = st->src_len;
-    st->enc_self.assign(L_ * heads_ * n * n, 0.f);
-    for (int64_t l = 0; l < L_; ++l)
+    st->src_len32 = static_cast<int32_t>(src.size());
+    if (st->src_len < S) {
+      st->cross_mask.valid_lens.data = &st->src_len32;
+      st->cross_mask.valid_lens.batch_offset = {0};
+    }
+    st->src_panel = kernels::panels_size(S, dh);
+    st->ck.assign(L_ * heads_ * st->src_panel, 0.f);
+    for (int64_t l = 0; l < L_; ++l) {
+      const Layer& y = dec_[l];
+      T k = linear(st->enc_tp, mem, &y.cross.wk->t, nullptr);
       for (int64_t h = 0; h < heads_; ++h)
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            st->enc_self[((l * heads_ + h) * n + i) * n + j] = atts[l]->aux[(h * S + i) * S + j];
+        kernels::pack_panels(k->v.data() + h * dh, d_, S, dh, st->ck.data() + (l * heads_ + h) * st->src_panel);
+      T v = linear(st->enc_tp, mem, &y.cross.wv->t, nullptr);
+      st->cv.insert(st->cv.end(), v->v.begin(), v->v.end());
+    }
+    st->cap_rows = lim.rows;
+    st->cap_t = std::min<int64_t>(lim.steps, maxlen_);
+    st->panel = kernels::panels_size(st->cap_t, dh);
+    st->kc.assign(L_ * st->cap_rows * heads_ * st->panel, 0.f);
+    st->vc.assign(L_ * st->cap_rows * st->cap_t * d_, 0.f);
+    st->slot = {0};
+    const int64_t n = st->src_len;
+    if (lim.attention) {
+      st->enc_self.assign(L_ * heads_ * n * n, 0.f);
+      for (int64_t l = 0; l < L_; ++l)
+        for (int64_t h = 0; h < heads_; ++h)
+          for (int64_t i = 0; i < n; ++i)
+            std::copy_n(atts[l].data() + (h * S + i) * S, n, st->enc_self.data() + ((l * heads_ + h) * n + i) * n);
+    }
     return st;
   }
 
-  void step(DecodeState& ds, const std::vector<int>& last, std::vector<float>& logp,
-            std::vector<std::vector<float>>& cross, std::vector<std::vector<float>>& self) const override {
+  void step(DecodeState& ds, const std::vector<int>& last, bool attention, StepOutput& out) const override {
     auto& st = static_cast<State&>(ds);
     Tape& tp = st.step_tp;
     tp.clear();
     std::mt19937 rng(0);
-    const int64_t R = static_cast<int64_t>(last.size()), t = st.t, n = st.src_len;
-    T x = embed(tp, tgt_emb_, last, 1, t, 0.f, rng);
-    cross.assign(R, std::vector<float>(L_ * heads_ * n));
-    self.assign(R, std::vector<float>(L_ * heads_ * (t + 1)));
+    const int64_t R = static_cast<int64_t>(last.size()), t = st.t, n = st.src_len, dh = d_ / heads_, LH = L_ * heads_;
+    T x = embed(tp, tgt_emb_, last, 1, t, 0.f, rng);  // throws past the model's max_len
+    require(R == static_cast<int64_t>(st.slot.size()) && t < st.cap_t, [&] {
+      return "Transformer decode: step " + std::to_string(t) + " with " + std::to_string(R) + " rows exceeds the reserved " +
+             std::to_string(st.cap_t) + " steps or does not match the " + std::to_string(st.slot.size()) + " live rows";
+    });
+    const float scale = 1.f / std::sqrt(static_cast<float>(dh));
+    const MaskSet none;
+    out.cross.assign(attention ? R * LH * n : 0, 0.f);
+    out.self.assign(attention ? R * LH * (t + 1) : 0, 0.f);
     for (int64_t li = 0; li < L_; ++li) {
       const Layer& l = dec_[li];
       T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
-      // Append this step's keys and values: cache rows b * (t + 1) + j.
-      std::vector<float> kc((t + 1) * R * d_), vc((t + 1) * R * d_);
-      for (int64_t b = 0; b < R; ++b) {
-        std::copy_n(st.kc[li].data() + b * t * d_, t * d_, kc.data() + b * (t + 1) * d_);
-        std::copy_n(st.vc[li].data() + b * t * d_, t * d_, vc.data() + b * (t + 1) * d_);
-        std::copy_n(k->v.data() + b * d_, d_, kc.data() + (b * (t + 1) + t) * d_);
-        std::copy_n(v->v.data() + b * d_, d_, vc.data() + (b * (t + 1) + t) * d_);
+      // Append this step's key (into row t % 8 of panel t / 8) and value to each row's slot.
+      T a = tp.make(R, d_);
+      for (int64_t r = 0; r < R; ++r) {
+        const int sl = st.slot[r];
+        std::copy_n(v->v.data() + r * d_, d_, st.values(li, sl) + t * d_);
+        for (int64_t h = 0; h < heads_; ++h) {
+          float* p = st.keys(li, sl, h) + (t / 8) * 8 * dh + t % 8;
+          const float* kr = k->v.data() + r * d_ + h * dh;
+          for (int64_t c = 0; c < dh; ++c) p[c * 8] = kr[c];
+          const AttentionSlice self{q->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.values(li, sl) + h * dh, d_,
+                                    a->v.data() + r * d_ + h * dh, d_,
+                                    attention ? out.self.data() + (r * LH + li * heads_ + h) * (t + 1) : nullptr, 0};
+          attend_slice(self, 0, 1, t + 1, dh, dh, scale, none, st.keys(li, sl, h));
+        }
       }
-      st.kc[li] = kc;
-      st.vc[li] = vc;
-      T K = tp.constant(R * (t + 1), d_, std::move(kc)), V = tp.constant(R * (t + 1), d_, std::move(vc));
-      T a = attention(tp, q, K, V, R, 1, t + 1, heads_, {}, false, 0.f);
       x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), 0.f, rng);
       T q2 = linear(tp, x, &l.cross.wq->t, nullptr);
-      T c = attention(tp, q2, st.ck[li], st.cv[li], R, 1, st.S, heads_, {static_cast<int>(n)}, false, 0.f);
+      T c = tp.make(R, d_);
+      for (int64_t r = 0; r < R; ++r)
+        for (int64_t h = 0; h < heads_; ++h) {
+          const AttentionSlice cross{q2->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.cv.data() + li * st.S * d_ + h * dh, d_,
+                                     c->v.data() + r * d_ + h * dh, d_,
+                                     attention && n == st.S ? out.cross.data() + (r * LH + li * heads_ + h) * n : nullptr, 0};
+          attend_slice(cross, 0, 1, st.S, dh, dh, scale, st.cross_mask, st.ck.data() + (li * heads_ + h) * st.src_panel);
+        }
       x = add_norm(tp, l.ln2, x, linear(tp, c, &l.cross.wo->t, nullptr), 0.f, rng);
       x = add_norm(tp, l.ln3, x, ffn_fwd(tp, l.ffn, x), 0.f, rng);
-      for (int64_t b = 0; b < R; ++b)
-        for (int64_t h = 0; h < heads_; ++h) {
-          std::copy_n(c->aux.data() + (b * heads_ + h) * st.S, n, cross[b].data() + (li * heads_ + h) * n);
-          std::copy_n(a->aux.data() + (b * heads_ + h) * (t + 1), t + 1, self[b].data() + (li * heads_ + h) * (t + 1));
-        }
     }
     T logits = linear(tp, x, &out_w_->t, &out_b_->t);
-    logp = logits->v;
-    log_softmax_rows(logp.data(), R, logits->c);
+    out.logp = logits->v;
+    log_softmax_rows(out.logp.data(), R, logits->c);
     st.rows = R;
     st.t++;
   }
 
+  // By index: a row keeps its parent's slot; only a parent's second and later children copy its
+  // history into a free slot (a slot whose hypothesis has no children).
   void reorder(DecodeState& ds, const std::vector<int>& parent) const override {
     auto& st = static_cast<State&>(ds);
-    const int64_t t = st.t;
-    for (int64_t li = 0; li < L_; ++li)
-      for (auto* c : {&st.kc[li], &st.vc[li]}) {
-        std::vector<float> n(parent.size() * t * d_);
-        for (size_t i = 0; i < parent.size(); ++i) std::copy_n(c->data() + parent[i] * t * d_, t * d_, n.data() + i * t * d_);
-        *c = std::move(n);
+    const int64_t R = static_cast<int64_t>(parent.size()), t = st.t, dh = d_ / heads_;
+    require(R <= st.cap_rows, [&] {
+      return "Transformer decode: " + std::to_string(R) + " rows exceed the reserved " + std::to_string(st.cap_rows);
+    });
+    std::vector<int> slot(R, -1);
+    std::vector<uint8_t> taken(st.slot.size(), 0), kept(st.cap_rows, 0);
+    for (int64_t i = 0; i < R; ++i) {
+      const int p = parent[i];
+      if (taken[p]) continue;
+      taken[p] = 1;
+      slot[i] = st.slot[p];
+      kept[slot[i]] = 1;
+    }
+    int free = 0;
+    const int64_t kfloats = (t + 7) / 8 * 8 * dh;  // the panels holding keys 0 .. t-1
+    for (int64_t i = 0; i < R; ++i) {
+      if (slot[i] >= 0) continue;
+      while (kept[free]) ++free;
+      slot[i] = free;
+      kept[free] = 1;
+      const int from = st.slot[parent[i]];
+      for (int64_t l = 0; l < L_; ++l) {
+        for (int64_t h = 0; h < heads_; ++h) std::copy_n(st.keys(l, from, h), kfloats, st.keys(l, free, h));
+        std::copy_n(st.values(l, from), t * d_, st.values(l, free));
       }
-    st.rows = static_cast<int64_t>(parent.size());
+    }
+    st.slot = std::move(slot);
+    st.rows = R;
   }
 
   AttentionLayout layout() const override { return {L_, heads_, true}; }

@@ -27,17 +27,28 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
   const int max_len = opt.max_len > 0 ? opt.max_len : std::min<int>(100, 2 * static_cast<int>(src.size()) + 10);
   const int K = opt.beam;
   const int64_t V = m.tgt_vocab();
-  auto st = m.start(src);
+  DecodeLimits lim;
+  lim.rows = K;
+  lim.steps = max_len + 1;
+  lim.attention = opt.attention && enc_self;
+  auto st = m.start(src, lim);
   if (enc_self) *enc_self = st->enc_self;
   auto lp = [&](size_t len) { return std::pow((5.f + static_cast<float>(len)) / 6.f, opt.length_penalty); };
   std::vector<Hypothesis> live(1), done;
-  std::vector<float> logp;
-  std::vector<std::vector<float>> cross, self;
+  StepOutput out;
+  // Each step's attention rows, kept once here; a hypothesis remembers its row per step and
+  // gathers its attention only when it is returned.
+  std::vector<std::vector<float>> step_cross, step_self;
   std::vector<int> idx;
   for (int t = 0; t < max_len + 1 && !live.empty(); ++t) {
     std::vector<int> last;
     for (const auto& h : live) last.push_back(h.ids.empty() ? Bpe::kBos : h.ids.back());
-    m.step(*st, last, logp, cross, self);
+    m.step(*st, last, opt.attention, out);
+    if (opt.attention) {
+      step_cross.push_back(std::move(out.cross));
+      step_self.push_back(std::move(out.self));
+    }
+    const std::vector<float>& logp = out.logp;
     const bool must_end = t == max_len;
     struct Cand {
       float logp;
@@ -72,8 +83,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
       Hypothesis h = live[c.row];
       h.ids.push_back(c.tok);
       h.logp = c.logp;
-      h.cross.push_back(cross[c.row]);
-      h.self.push_back(self[c.row]);
+      h.rows.push_back(c.row);
       if (c.tok == Bpe::kEos) {
         h.finished = true;
         h.score = h.logp / lp(h.ids.size());
@@ -95,6 +105,16 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
   }
   std::stable_sort(done.begin(), done.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
   if (static_cast<int>(done.size()) > K) done.resize(K);
+  if (opt.attention) {
+    const AttentionLayout lay = m.layout();
+    const int64_t LH = lay.layers * lay.heads, n = static_cast<int64_t>(src.size());
+    for (auto& h : done)
+      for (size_t s = 0; s < h.rows.size(); ++s) {
+        const int64_t wc = LH * n, ws = lay.has_self ? LH * static_cast<int64_t>(s + 1) : 0;
+        h.cross.emplace_back(step_cross[s].begin() + h.rows[s] * wc, step_cross[s].begin() + (h.rows[s] + 1) * wc);
+        h.self.emplace_back(step_self[s].begin() + h.rows[s] * ws, step_self[s].begin() + (h.rows[s] + 1) * ws);
+      }
+  }
   return done;
 }
 

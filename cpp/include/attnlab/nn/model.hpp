@@ -1,7 +1,7 @@
 // The translation models: GRU encoder + attention GRU decoder (Bahdanau additive, or Luong
 // general), and a d2l-style Transformer encoder-decoder (post-norm, sinusoidal positions).
 // Training runs `loss` on a padded batch; inference runs `start` / `step` / `reorder`, one row per
-// beam hypothesis, and reports each step's attention.
+// beam hypothesis, and reports each step's attention when asked.
 #pragma once
 #include <map>
 #include <memory>
@@ -43,13 +43,30 @@ struct AttentionLayout {
   bool has_self = false;
 };
 
+// What a decoder keeps between steps: the encoder's output and, for the Transformer, the
+// self-attention keys and values of every step so far (an in-place cache whose capacity is
+// reserved by start(): a step appends one row per layer, reorder() moves beams by index).
 struct DecodeState {
   virtual ~DecodeState() = default;
   int64_t src_len = 0;
   int64_t rows = 1;  // live hypotheses
   int64_t t = 0;     // steps taken
-  // Encoder self-attention [layers, heads, S, S] (Transformer only).
+  // Encoder self-attention [layers, heads, S, S] (Transformer; only when start() was asked).
   std::vector<float> enc_self;
+};
+
+// One decoding step's results. The attention is filled only when step() is asked for it.
+struct StepOutput {
+  std::vector<float> logp;   // [rows, V] log-probabilities
+  std::vector<float> cross;  // [rows, layers * heads * src_len] (GRU: the alignment over the source)
+  std::vector<float> self;   // [rows, layers * heads * (t + 1)] decoder self-attention (Transformer)
+};
+
+// How much a decode may hold: live rows (the beam) and steps; start() reserves this once.
+struct DecodeLimits {
+  int64_t rows = 8;
+  int64_t steps = 128;
+  bool attention = true;  // collect the encoder's self-attention (Transformer)
 };
 
 class Model {
@@ -63,11 +80,11 @@ class Model {
 
   // Mean token cross-entropy of a batch (label smoothing from cfg "label_smoothing").
   virtual T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) = 0;
-  virtual std::unique_ptr<DecodeState> start(const std::vector<int>& src) const = 0;
-  // One step for every live row: log-probabilities [rows, V] and per-row attention of this step:
-  // cross [rows][layers*heads*S] and (Transformer) self [rows][layers*heads*(t+1)].
-  virtual void step(DecodeState& st, const std::vector<int>& last, std::vector<float>& logp,
-                    std::vector<std::vector<float>>& cross, std::vector<std::vector<float>>& self) const = 0;
+  virtual std::unique_ptr<DecodeState> start(const std::vector<int>& src, const DecodeLimits& lim = {}) const = 0;
+  // One step for every live row (last: each row's previous token; at most lim.rows of them).
+  // With `attention`, out.cross and out.self get this step's weights.
+  virtual void step(DecodeState& st, const std::vector<int>& last, bool attention, StepOutput& out) const = 0;
+  // Row i of the next step continues row parent[i] of this one.
   virtual void reorder(DecodeState& st, const std::vector<int>& parent) const = 0;
   virtual AttentionLayout layout() const = 0;
   int64_t tgt_vocab() const { return cfg.geti("tgt_vocab"); }

@@ -12,14 +12,17 @@ struct DecodeOptions {
   int beam = 1;              // 1 = greedy
   int max_len = 0;           // target tokens before EOS; 0 = 2 * source tokens + 10 (at most 100)
   float length_penalty = 0.6f;  // GNMT alpha: score = logp / ((5 + len) / 6)^alpha
+  bool attention = true;     // collect each returned hypothesis's attention (and the encoder's)
 };
 
 struct Hypothesis {
   std::vector<int> ids;      // target ids, EOS last when finished
   float logp = 0.f, score = 0.f;
   bool finished = false;
-  // Per step: cross [layers * heads * S] (GRU: the alignment over S), self [layers * heads * (t + 1)].
+  // Per step, when DecodeOptions::attention: cross [layers * heads * S] (GRU: the alignment over
+  // S), self [layers * heads * (t + 1)].
   std::vector<std::vector<float>> cross, self;
+  std::vector<int> rows;  // the decoder row this hypothesis occupied at each step
 };
 
 struct Translation {

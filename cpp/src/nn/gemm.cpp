@@ -1,0 +1,154 @@
+#include "attnlab/nn/gemm.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace attnlab::nn {
+namespace {
+
+// Rows [0, m) of C (m <= 4, row stride ldc), columns [0, M): (+)= A b, where a4 holds the 4 rows
+// of A interleaved (kernels::pack_rows4 layout, Kd deep) and b is [Kd, M] with row stride ldb.
+void rows4_times(int64_t Kd, const float* a4, const float* b, int64_t ldb, float* c, int64_t ldc,
+                 int64_t m, int64_t M, bool acc) {
+  float tail[4 * 32] = {};
+  for (int64_t j = 0; j < M;) {
+    // 32 or 16 columns at a time where they exist (more accumulators than gemm_4x8, the same bits).
+    const int64_t n = M - j >= 32 ? 32 : M - j >= 16 ? 16 : std::min<int64_t>(8, M - j);
+    float* cj = m == 4 ? c + j : tail;
+    const int64_t ld = m == 4 ? ldc : 32;
+    if (m < 4 && acc)
+      for (int64_t i = 0; i < m; ++i) std::memcpy(tail + i * 32, c + i * ldc + j, sizeof(float) * static_cast<size_t>(n));
+    if (n == 32)
+      kernels::gemm_4x32<1, 4>(Kd, a4, b + j, ldb, cj, ld, acc);
+    else if (n == 16)
+      kernels::gemm_4x16<1, 4>(Kd, a4, b + j, b + j + 8, ldb, cj, ld, acc);
+    else
+      kernels::gemm_4x8<1, 4>(Kd, a4, b + j, ldb, cj, ld, n, acc);
+    if (m < 4)
+      for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc + j, tail + i * 32, sizeof(float) * static_cast<size_t>(n));
+    j += n;
+  }
+}
+
+template <int R>
+void q8_rows(const int16_t* xq, int64_t ldx, const float* sx, const int8_t* W, const float* w_scale, int64_t ldw,
+             float* y, int64_t M) {
+  int32_t acc[R];
+  for (int64_t m = 0; m < M; ++m) {
+    kernels::dot_i16_i8<R>(xq, ldx, W + m * ldw, ldw, acc);
+    for (int r = 0; r < R; ++r) y[r * M + m] = static_cast<float>(acc[r]) * (sx[r] * w_scale[m]);
+  }
+}
+
+// Rows of the streamed operand per pass, packed as panels of kPanel columns that stay in cache
+// while every row group of the other operand uses them.
+constexpr int64_t kChunk = 256, kPanel = 32;
+
+// Rows [0, rows) of x (row stride ldx, cols wide) as panels of kPanel columns:
+// out[(p * rows + r) * kPanel + c] = x[r * ldx + kPanel p + c], zero past the last column.
+void pack_column_panels(const float* x, int64_t ldx, int64_t rows, int64_t cols, float* out) {
+  for (int64_t p = 0; p * kPanel < cols; ++p) {
+    const int64_t w = std::min(kPanel, cols - p * kPanel);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* o = out + (p * rows + r) * kPanel;
+      std::memcpy(o, x + r * ldx + p * kPanel, sizeof(float) * static_cast<size_t>(w));
+      std::fill(o + w, o + kPanel, 0.f);
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K) {
+  // B's rows become the columns of kPanel-wide panels (once), A's rows are interleaved by 4; each
+  // panel stays in cache while every row group of A passes it. The same order of sums per
+  // element as attnlab::linear (whose 8-wide panels suit its threaded tasks): the same bits.
+  const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
+  std::vector<float> a4(static_cast<size_t>(groups * 4 * K)), bp(static_cast<size_t>(panels * kPanel * K));
+  for (int64_t g = 0; g < groups; ++g)
+    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4.data() + g * 4 * K);
+  for (int64_t p = 0; p < panels; ++p) {
+    float* o = bp.data() + p * kPanel * K;
+    const int64_t w = std::min(kPanel, M - p * kPanel);
+    for (int64_t c = 0; c < kPanel; ++c)
+      for (int64_t k = 0; k < K; ++k) o[k * kPanel + c] = c < w ? B[(p * kPanel + c) * K + k] : 0.f;
+  }
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t g = 0; g < groups; ++g)
+      rows4_times(K, a4.data() + g * 4 * K, bp.data() + p * kPanel * K, kPanel, C + g * 4 * M + p * kPanel, M,
+                  std::min<int64_t>(4, N - g * 4), std::min(kPanel, M - p * kPanel), false);
+}
+
+void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc) {
+  // B in chunks of kChunk rows, each packed into 32-column panels and used by every row of A
+  // while it is in cache (a Linear's input gradient reads the whole weight matrix, 1.5 MB for
+  // the tutorial GRU's output layer). Each element still sums its K products in order (carried
+  // in C between chunks), so neither changes a bit.
+  const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
+  std::vector<float> a4(static_cast<size_t>(groups * 4 * K)), bp(static_cast<size_t>(panels * kPanel * std::min(kChunk, K)));
+  for (int64_t g = 0; g < groups; ++g)
+    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4.data() + g * 4 * K);
+  for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kChunk) {
+    const int64_t kd = std::min(kChunk, K - k0);
+    pack_column_panels(B + k0 * M, M, kd, M, bp.data());
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t g = 0; g < groups; ++g)
+        rows4_times(kd, a4.data() + g * 4 * K + k0 * 4, bp.data() + p * kPanel * kd, kPanel, C + g * 4 * M + p * kPanel, M,
+                    std::min<int64_t>(4, N - g * 4), std::min(kPanel, M - p * kPanel), acc || k0 > 0);
+    if (K == 0) break;
+  }
+}
+
+void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc) {
+  // The same over chunks of the N rows of A and B (B is the layer's input: 786 KB for the shipped
+  // Transformer's batches). Rows k..k+3 of A^T are columns of A: interleaved by 4 as the
+  // kernel's A operand, for every k of the chunk at once.
+  const int64_t groups = (K + 3) / 4, panels = (M + kPanel - 1) / kPanel, nc = std::min(kChunk, N);
+  std::vector<float> a4(static_cast<size_t>(groups * 4 * nc)), bp(static_cast<size_t>(panels * kPanel * nc));
+  for (int64_t n0 = 0; n0 < N || n0 == 0; n0 += kChunk) {
+    const int64_t nd = std::min(kChunk, N - n0);
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t m = std::min<int64_t>(4, K - g * 4);
+      float* ag = a4.data() + g * 4 * nd;
+      for (int64_t n = 0; n < nd; ++n)
+        for (int64_t r = 0; r < 4; ++r) ag[n * 4 + r] = r < m ? A[(n0 + n) * K + g * 4 + r] : 0.f;
+    }
+    pack_column_panels(B + n0 * M, M, nd, M, bp.data());
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t g = 0; g < groups; ++g)
+        rows4_times(nd, a4.data() + g * 4 * nd, bp.data() + p * kPanel * nd, kPanel, C + g * 4 * M + p * kPanel, M,
+                    std::min<int64_t>(4, K - g * 4), std::min(kPanel, M - p * kPanel), acc || n0 > 0);
+    if (N == 0) break;
+  }
+}
+
+// A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
+// rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
+void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* W, const float* w_scale, int64_t ldw,
+                int64_t M, float* C) {
+  std::vector<int16_t> xq(static_cast<size_t>(N * ldw));
+  std::vector<float> sx(static_cast<size_t>(N));
+  for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq.data() + i * ldw);
+  // Up to 8 rows share each pass over the weights (a beam of 5 reads them once per step).
+  for (int64_t i0 = 0; i0 < N; i0 += 8) {
+    const int64_t rows = std::min<int64_t>(8, N - i0);
+    const int16_t* xr = xq.data() + i0 * ldw;
+    const float* s = sx.data() + i0;
+    float* yr = C + i0 * M;
+    switch (rows) {
+      case 1: q8_rows<1>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      case 2: q8_rows<2>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      case 3: q8_rows<3>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      case 4: q8_rows<4>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      case 5: q8_rows<5>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      case 6: q8_rows<6>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      case 7: q8_rows<7>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      default: q8_rows<8>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+    }
+  }
+}
+
+}  // namespace attnlab::nn

@@ -1,0 +1,57 @@
+#include "attnlab/nn/ops.hpp"
+
+#include <algorithm>
+
+#include "attnlab/nn/gemm.hpp"
+#include "op_util.hpp"
+
+namespace attnlab::nn {
+
+T linear(Tape& tp, T x, T W, T b) {
+  check(x->c == W->c, "linear", "x columns != W columns");
+  check(!b || b->size() == W->r, "linear", "bias size != W rows");
+  const int64_t N = x->r, K = x->c, M = W->r;
+  T y = tp.make(N, M, any_rg({x, W, b}));
+  // int32 sums are exact up to K = 2048 (8191 * 127 * 2048 < 2^31).
+  if (!y->requires_grad && !W->q8.empty() && K <= 2048)
+    gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data());
+  else
+    gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K);
+  if (b)
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < M; ++j) y->v[i * M + j] += b->v[j];
+  if (y->requires_grad)
+    tp.record([=] {
+      const float* dy = y->grad();
+      if (x->requires_grad) gemm_nn(dy, W->v.data(), x->grad(), N, M, K, true);
+      if (W->requires_grad) gemm_tn(dy, x->v.data(), W->grad(), N, M, K, true);
+      if (b && b->requires_grad) {
+        float* db = b->grad();
+        for (int64_t i = 0; i < N; ++i)
+          for (int64_t j = 0; j < M; ++j) db[j] += dy[i * M + j];
+      }
+    });
+  return y;
+}
+
+T embedding(Tape& tp, T E, const std::vector<int>& ids) {
+  const int64_t N = static_cast<int64_t>(ids.size()), D = E->c;
+  T y = tp.make(N, D, E->requires_grad);
+  for (int64_t i = 0; i < N; ++i) {
+    const int id = ids[i];
+    check(id < E->r, "embedding", "id out of range");
+    if (id >= 0) std::copy_n(E->v.data() + id * D, D, y->v.data() + i * D);
+  }
+  if (y->requires_grad)
+    tp.record([=] {
+      float* dE = E->grad();
+      const float* dy = y->grad();
+      for (int64_t i = 0; i < N; ++i)
+        if (ids[i] >= 0)
+          for (int64_t d = 0; d < D; ++d) dE[ids[i] * D + d] += dy[i * D + d];
+    });
+  return y;
+}
+
+
+}  // namespace attnlab::nn

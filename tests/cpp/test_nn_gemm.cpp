@@ -1,0 +1,91 @@
+// The engine's matrix products (cpp/src/nn/gemm.cpp) against float64 references, over sizes that
+// leave partial 4-row and 8-column blocks, with and without accumulation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "attnlab/nn/gemm.hpp"
+
+using namespace attnlab::nn;
+
+namespace {
+
+std::vector<float> randn(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> N(0.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = N(rng);
+  return v;
+}
+
+// a[i, k] at a[i * si + k * sk]: one reference for the three layouts.
+void expect_product(const std::vector<float>& got, const std::vector<float>& c0, const float* a, int64_t si, int64_t sk,
+                    const float* b, int64_t sbk, int64_t sbj, int64_t N, int64_t K, int64_t M, bool acc) {
+  for (int64_t i = 0; i < N; ++i)
+    for (int64_t j = 0; j < M; ++j) {
+      double s = acc ? c0[i * M + j] : 0.0;
+      for (int64_t k = 0; k < K; ++k) s += static_cast<double>(a[i * si + k * sk]) * b[k * sbk + j * sbj];
+      ASSERT_NEAR(got[i * M + j], s, 1e-5 * (1.0 + std::sqrt(static_cast<double>(K)))) << N << "x" << K << "x" << M << " at " << i << "," << j;
+    }
+}
+
+// The three products of one shape against float64: C = A Bt^T, C (+)= A B, C (+)= A^T B2.
+void check_products(int64_t N, int64_t K, int64_t M, bool acc) {
+  const auto A = randn(N * K, 1), B = randn(K * M, 2), Bt = randn(M * K, 3), c0 = randn(N * M, 4);
+  std::vector<float> c = c0;
+  if (!acc) {
+    gemm_nt(A.data(), Bt.data(), c.data(), N, M, K);
+    expect_product(c, c0, A.data(), K, 1, Bt.data(), 1, K, N, K, M, false);
+  }
+  c = c0;
+  gemm_nn(A.data(), B.data(), c.data(), N, K, M, acc);
+  expect_product(c, c0, A.data(), K, 1, B.data(), M, 1, N, K, M, acc);
+  const auto B2 = randn(N * M, 5), c1 = randn(K * M, 6);  // C [K, M] = A^T [K, N] B2 [N, M]
+  std::vector<float> d = c1;
+  gemm_tn(A.data(), B2.data(), d.data(), N, K, M, acc);
+  expect_product(d, c1, A.data(), 1, K, B2.data(), M, 1, K, N, M, acc);
+}
+
+}  // namespace
+
+TEST(NnGemm, ProductsMatchFloat64OnEveryBlockShape) {
+  for (int64_t N : {1, 3, 4, 5, 9})
+    for (int64_t K : {0, 1, 7, 16, 33})
+      for (int64_t M : {1, 7, 8, 9, 19})
+        for (bool acc : {false, true}) check_products(N, K, M, acc);
+  // Past the 256-row chunks of gemm_nn (K) and gemm_tn (N).
+  for (bool acc : {false, true}) {
+    check_products(300, 5, 17, acc);
+    check_products(6, 520, 24, acc);
+  }
+}
+
+// int8 weights: the product equals the dequantised weights' product up to the activations'
+// int16 rounding (<= max|x| / 16382 per element).
+TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
+  const int64_t N = 6, K = 37, M = 11, ldw = 48;
+  const auto A = randn(N * K, 7);
+  std::mt19937 rng(8);
+  std::vector<int8_t> W(M * ldw, 0);
+  std::vector<float> scale(M);
+  for (int64_t m = 0; m < M; ++m) {
+    scale[m] = 0.01f * static_cast<float>(1 + m);
+    for (int64_t k = 0; k < K; ++k) W[m * ldw + k] = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+  }
+  std::vector<float> C(N * M);
+  gemm_nt_q8(A.data(), N, K, W.data(), scale.data(), ldw, M, C.data());
+  for (int64_t i = 0; i < N; ++i) {
+    double amax = 0;
+    for (int64_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(static_cast<double>(A[i * K + k])));
+    for (int64_t m = 0; m < M; ++m) {
+      double s = 0, bound = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        s += static_cast<double>(A[i * K + k]) * W[m * ldw + k] * scale[m];
+        bound += std::fabs(W[m * ldw + k] * scale[m]) * amax / 16382.0;
+      }
+      EXPECT_NEAR(C[i * M + m], s, bound + 1e-5) << i << "," << m;
+    }
+  }
+}
