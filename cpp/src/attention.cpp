@@ -17,6 +17,8 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using ConstMap = Eigen::Map<const RowMatrix>;
 
 constexpr int64_t kRowsPerTask = 16;  // additive score: query rows per parallel task
+constexpr const char* kQWq = "q, params.Wq: q Wq^T overflows";
+constexpr const char* kKWk = "k, params.Wk: k Wk^T overflows";
 
 void check_dims(const AttentionDims& d, Score score, const ScoreParams& p) {
   for (int64_t n : d.lead) {
@@ -70,7 +72,7 @@ void finish_row(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi, in
 
 // q W for the 'general' score: [rows, Dq] x [Dq, Dk].
 std::vector<float> project(const float* x, int64_t rows, int64_t in, const float* W, int64_t out,
-                           bool transpose_w) {
+                           bool transpose_w, const char* what) {
   std::vector<float> y(static_cast<size_t>(rows * out));
   Eigen::Map<RowMatrix> Y(y.data(), rows, out);
   if (transpose_w) {
@@ -78,6 +80,7 @@ std::vector<float> project(const float* x, int64_t rows, int64_t in, const float
   } else {
     Y.noalias() = ConstMap(x, rows, in) * ConstMap(W, in, out);
   }
+  require_finite(y.data(), rows * out, what);
   return y;
 }
 
@@ -94,6 +97,15 @@ void additive_row(const float* qp_row, const float* kp, const float* wv, int64_t
 
 }  // namespace
 
+void require_finite(const float* x, int64_t n, const char* what) {
+  for (int64_t i = 0; i < n; ++i) {
+    require(std::isfinite(x[i]), [&] {
+      return std::string(what) + " float32 (beyond ±3.4e38) at index " + std::to_string(i) +
+             "; scale the inputs down";
+    });
+  }
+}
+
 void attention(const float* q, const float* k, const float* v, const AttentionDims& d,
                Score score, const ScoreParams& p, const MaskSet& masks, float* out,
                float* weights, ThreadPool* pool) {
@@ -103,8 +115,8 @@ void attention(const float* q, const float* k, const float* v, const AttentionDi
   if (score == Score::Additive) {  // row by row: tanh per (query, key) pair dominates anyway
     const int64_t blocks = (d.Sq + kRowsPerTask - 1) / kRowsPerTask;
     const int64_t H = p.hidden;
-    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, H, true);
-    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, H, true);
+    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, H, true, kQWq);
+    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, H, true, kKWk);
     parallel_for(pool, batch * blocks, [&](int64_t t) {
       const int64_t b = t / blocks, i0 = (t % blocks) * kRowsPerTask;
       const int64_t i1 = std::min(d.Sq, i0 + kRowsPerTask);
@@ -126,7 +138,7 @@ void attention(const float* q, const float* k, const float* v, const AttentionDi
   const float* qs = q;
   int64_t D = d.Dq;
   if (score == Score::General) {
-    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false);
+    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false, "q, params.W: q W overflows");
     qs = qw.data();
     D = d.Dk;
   }
@@ -145,20 +157,21 @@ void attention_scores(const float* q, const float* k, const AttentionDims& d, Sc
   check_dims(d, score, p);
   const int64_t batch = d.batch();
   if (score == Score::Additive) {
-    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, p.hidden, true);
-    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, p.hidden, true);
+    const std::vector<float> qp = project(q, batch * d.Sq, d.Dq, p.Wq, p.hidden, true, kQWq);
+    const std::vector<float> kp = project(k, batch * d.Sk, d.Dk, p.Wk, p.hidden, true, kKWk);
     parallel_for(pool, batch * d.Sq, [&](int64_t r) {
       const int64_t b = r / d.Sq;
       additive_row(qp.data() + r * p.hidden, kp.data() + b * d.Sk * p.hidden, p.wv, p.hidden,
                    scores + r * d.Sk, d.Sk);
     });
+    require_finite(scores, batch * d.Sq * d.Sk, "q, k, params.wv: the scores overflow");
     return;
   }
   std::vector<float> qw;
   const float* qs = q;
   int64_t D = d.Dq;
   if (score == Score::General) {
-    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false);
+    qw = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false, "q, params.W: q W overflows");
     qs = qw.data();
     D = d.Dk;
   }
@@ -168,6 +181,8 @@ void attention_scores(const float* q, const float* k, const AttentionDims& d, Sc
     for (int64_t j = 0; j < d.Sk; ++j)
       scores[r * d.Sk + j] = scale * kernels::dot(qs + r * D, k + (b * d.Sk + j) * D, D);
   });
+  // (attention() itself handles such scores: flash_attention.cpp recomputes their rows exactly.)
+  require_finite(scores, batch * d.Sq * d.Sk, "q, k: the scores overflow");
 }
 
 }  // namespace attnlab
