@@ -52,7 +52,7 @@ export default defineConfig({
   // Node) resolves a package's own name through its package.json "exports" (self-reference).
   // attnlab finds its .wasm/.mjs/.worker.js with new URL('./wasm/…', import.meta.url):
   // pre-bundling would move the module away from those files.
-  optimizeDeps: { exclude: ['attnlab'] },
+  optimizeDeps: { exclude: ['attnlab', 'attnlab-models'] },
   server: { host, port, strictPort: true, headers: isolation, fs: { allow: [repoRoot] } },
   preview: { host, port, strictPort: true, headers: isolation },
   // The pages' Workers import attnlab, whose builds load with dynamic import(): ES workers.
