@@ -335,9 +335,12 @@ function fsReason(e: unknown): string {
   return code ? `${code}${words[code] ? ` (${words[code]})` : ''}` : String((e as Error)?.message ?? e);
 }
 
-/** The message of an error and of its cause: fetch() puts the reason ("ECONNREFUSED") in the cause. */
+/**
+ * The first line of an error's message, and its cause: fetch() puts the reason ("ECONNREFUSED")
+ * in the cause; require.resolve appends a "Require stack" below the first line.
+ */
 function reason(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
+  const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
   const cause = e instanceof Error ? (e as { cause?: unknown }).cause : undefined;
   const c = cause instanceof Error ? ((cause as { code?: string }).code ?? cause.message) : cause !== undefined ? String(cause) : '';
   return c && !msg.includes(c) ? `${msg} (${c})` : msg;
