@@ -11,7 +11,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <vector>
 
 #include "attnlab/attention.hpp"
 #include "kernels.hpp"
@@ -61,18 +60,22 @@ void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, f
 // attend_slice). Rows whose keys are all hidden come here too and get zeros, as there.
 void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D, int64_t Dv,
                float scale, const MaskSet& masks) {
-  std::vector<double> s(static_cast<size_t>(hi)), o(static_cast<size_t>(Dv), 0.0);
+  // Scores, then the output accumulator (plain arrays: no std::vector<double> code in the build).
+  std::unique_ptr<double[]> buf(new double[hi + Dv]());
+  double* s = buf.get();
+  double* o = s + hi;
   const float* q = sl.q + i * sl.q_stride;
+  double m = -HUGE_VAL;
   for (int64_t j = 0; j < hi; ++j) {
     const float* k = sl.k + j * sl.k_stride;
     double dot = 0.0;
     for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(q[d]) * k[d];
     s[j] = dot * scale;
   }
-  apply_element_masks_span(masks, sl.b, i, 0, s.data(), hi);
-  const double m = hi > 0 ? *std::max_element(s.begin(), s.end()) : -HUGE_VAL;
+  apply_element_masks_span(masks, sl.b, i, 0, s, hi);
+  for (int64_t j = 0; j < hi; ++j) m = std::max(m, s[j]);
   double sum = 0.0;
-  for (double& x : s) sum += (x = m == -HUGE_VAL ? 0.0 : std::exp(x - m));
+  for (int64_t j = 0; j < hi; ++j) sum += (s[j] = m == -HUGE_VAL ? 0.0 : std::exp(s[j] - m));
   const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
   for (int64_t j = 0; j < hi; ++j)
     if (s[j] != 0.0)

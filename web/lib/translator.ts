@@ -326,13 +326,9 @@ function builtin<T>(id: string): T {
 
 const cwd = (): string => (globalThis as unknown as { process: { cwd: () => string } }).process.cwd();
 
-/** Why a file could not be read, in words. */
+/** Why a file could not be read: its error code (ENOENT, EISDIR, EACCES, ...). */
 function fsReason(e: unknown): string {
-  const code = (e as { code?: string }).code;
-  const words: Record<string, string> = {
-    ENOENT: 'no such file', EISDIR: 'it is a directory, not a model file', EACCES: 'permission denied', ENOTDIR: 'a part of the path is not a directory',
-  };
-  return code ? `${code}${words[code] ? ` (${words[code]})` : ''}` : String((e as Error)?.message ?? e);
+  return (e as { code?: string }).code ?? reason(e);
 }
 
 /**
@@ -432,9 +428,8 @@ async function namedModel(name: TranslatorName, arch: TranslatorArch): Promise<U
   const { mod, tried } = await importModels();
   const url = mod?.models?.[name]?.[arch];
   if (url === undefined) {
-    throw new Error(`loadTranslator: the model '${name}' (${arch}) is in the npm package ${MODELS_PACKAGE}, which could not be loaded ` +
-      `(${mod ? 'it has no such model' : tried.join('; ')}). Install it (npm install ${MODELS_PACKAGE}); in a bundled app or a web page, ` +
-      `import it and pass the file's URL: import { models } from '${MODELS_PACKAGE}'; lib.loadTranslator(models['${name}'].${arch})`);
+    throw new Error(`loadTranslator: model '${name}' (${arch}) is in the package ${MODELS_PACKAGE}, not found ` +
+      `(${mod ? 'no such model' : tried.join('; ')}): npm install ${MODELS_PACKAGE}, or pass the file's URL, models['${name}'].${arch} from it`);
   }
   return url instanceof URL ? url : new URL(url);
 }
@@ -450,8 +445,7 @@ async function resolveSource(source: string, arch: TranslatorArch): Promise<{ ur
   const fn = 'loadTranslator';
   if ((translatorNames as readonly string[]).includes(source)) return { url: await namedModel(source as TranslatorName, arch), what: ` (model '${source}', ${arch})` };
   if (!/[/\\.:]/.test(source)) {
-    throw new Error(`${fn}: source: unknown model name ${describe(source)}; the names are ${translatorNames.map((n) => `'${n}'`).join(', ')}. ` +
-      `For a file, give a path or URL that says so (e.g. './${source}.atl')`);
+    throw new Error(`${fn}: source: unknown model name ${describe(source)}; the names are ${translatorNames.map((n) => `'${n}'`).join(', ')}; a file needs a path or URL ('./${source}.atl')`);
   }
   const what = ` (from ${describe(source)})`;
   if (HAS_SCHEME.test(source)) {
