@@ -15,8 +15,9 @@ bash scripts/build-wasm.sh
 
 echo "== typescript (dist/)"
 npx --no-install tsc -p tsconfig.json
-# The shipped translation models travel inside dist/ so 'fra-eng' / 'eng-fra' load by name.
-mkdir -p dist/models && cp web/models/*.atl dist/models/
+# The translation models are not in dist/: they are the attnlab-models workspace (web/models),
+# which loadTranslator('fra-eng') imports by name. Left over from older builds, they would ship.
+rm -rf dist/models
 
 echo "== widgets (dist/components)"
 npx --no-install tsc -p tsconfig.components.json

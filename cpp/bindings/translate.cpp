@@ -83,7 +83,7 @@ std::string translator_create(double ptr, double len) {
   });
 }
 
-// {text, sourceTokens, targetTokens, score, attention: {...}, beams: [{text, tokens, score}]}
+// {text, sourceTokens, targetTokens, sourcePieces, score, attention: {...}, beams: [{text, tokens, score}]}
 std::string translator_translate(int id, std::string text, int beam, int max_len, double length_penalty) {
   return guarded([&] {
     auto it = translators.find(id);
@@ -97,6 +97,8 @@ std::string translator_translate(int id, std::string text, int beam, int max_len
     const int64_t S = static_cast<int64_t>(t.src_tokens.size());
     const int64_t Tn = static_cast<int64_t>(t.tgt_tokens.size());
     std::string j = "{\"text\":" + jstr(t.text) + ",\"sourceTokens\":" + jarr(t.src_tokens) + ",\"targetTokens\":" + jarr(t.tgt_tokens);
+    // Pieces before the model's source limit cut them: more than sourceTokens means truncated.
+    j += ",\"sourcePieces\":" + std::to_string(tr.src_vocab().encode(text).size());
     const Hypothesis* best = t.beams.empty() ? nullptr : &t.beams[0];
     j += ",\"score\":" + jnum(best ? best->score : 0) + ",\"logProb\":" + jnum(best ? best->logp : 0);
     const int64_t L = t.layout.layers, H = t.layout.heads;

@@ -14,6 +14,8 @@ namespace attnlab {
 namespace {
 
 constexpr int64_t kRowsPerTask = 16;  // additive score: query rows per parallel task
+constexpr const char* kQWq = "q, params.Wq: q Wq^T overflows";
+constexpr const char* kKWk = "k, params.Wk: k Wk^T overflows";
 
 void check_dims(const AttentionDims& d, Score score, const ScoreParams& p) {
   for (int64_t n : d.lead) {
@@ -68,7 +70,7 @@ void finish_row(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi, in
 // x W^T (W [out, in], transpose_w) or x W (W [in, out], the 'general' score's q W): [rows, out],
 // on the core's dense layer.
 std::vector<float> project(const float* x, int64_t rows, int64_t in, const float* W, int64_t out,
-                           bool transpose_w, ThreadPool* pool) {
+                           bool transpose_w, const char* what, ThreadPool* pool) {
   std::vector<float> y(static_cast<size_t>(rows * out));
   std::vector<float> wt;
   if (!transpose_w) {  // to [out, in], the layer's layout (O(in * out), as its packing is)
@@ -78,6 +80,7 @@ std::vector<float> project(const float* x, int64_t rows, int64_t in, const float
     W = wt.data();
   }
   linear(x, in, rows, in, W, nullptr, out, y.data(), out, pool);
+  require_finite(y.data(), rows * out, what);
   return y;
 }
 
@@ -93,10 +96,10 @@ Projected project_inputs(const float* q, const float* k, const AttentionDims& d,
   Projected r;
   r.D = d.Dq;
   if (score == Score::Additive) {
-    r.q = project(q, batch * d.Sq, d.Dq, p.Wq, p.hidden, true, pool);
-    r.k = project(k, batch * d.Sk, d.Dk, p.Wk, p.hidden, true, pool);
+    r.q = project(q, batch * d.Sq, d.Dq, p.Wq, p.hidden, true, kQWq, pool);
+    r.k = project(k, batch * d.Sk, d.Dk, p.Wk, p.hidden, true, kKWk, pool);
   } else if (score == Score::General) {
-    r.q = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false, pool);
+    r.q = project(q, batch * d.Sq, d.Dq, p.W, d.Dk, false, "q, params.W: q W overflows", pool);
     r.D = d.Dk;
   }
   return r;
@@ -114,6 +117,15 @@ void additive_row(const float* qp_row, const float* kp, const float* wv, int64_t
 }
 
 }  // namespace
+
+void require_finite(const float* x, int64_t n, const char* what) {
+  for (int64_t i = 0; i < n; ++i) {
+    require(std::isfinite(x[i]), [&] {
+      return std::string(what) + " float32 (beyond ±3.4e38) at index " + std::to_string(i) +
+             "; scale the inputs down";
+    });
+  }
+}
 
 void attention(const float* q, const float* k, const float* v, const AttentionDims& d,
                Score score, const ScoreParams& p, const MaskSet& masks, float* out,
@@ -165,6 +177,7 @@ void attention_scores(const float* q, const float* k, const AttentionDims& d, Sc
       additive_row(pr.q.data() + r * p.hidden, pr.k.data() + b * d.Sk * p.hidden, p.wv, p.hidden,
                    scores + r * d.Sk, d.Sk);
     });
+    require_finite(scores, batch * d.Sq * d.Sk, "q, k, params.wv: the scores overflow");
     return;
   }
   const float* qs = pr.q.empty() ? q : pr.q.data();
@@ -175,6 +188,8 @@ void attention_scores(const float* q, const float* k, const AttentionDims& d, Sc
     for (int64_t j = 0; j < d.Sk; ++j)
       scores[r * d.Sk + j] = scale * kernels::dot(qs + r * D, k + (b * d.Sk + j) * D, D);
   });
+  // (attention() itself handles such scores: flash_attention.cpp recomputes their rows exactly.)
+  require_finite(scores, batch * d.Sq * d.Sk, "q, k: the scores overflow");
 }
 
 }  // namespace attnlab

@@ -4,8 +4,10 @@
 // tiles past it are skipped, and only tiles that straddle it are masked element by element.
 // Scores are kept in base 2 (log2(e) folded into the query scale, additive masks multiplied by
 // it): softmax(x) = 2^(x log2 e - max) / sum, and 2^y needs a much shorter range reduction than
-// e^x, whose latency bounds the exp loop.
+// e^x, whose latency bounds the exp loop. Rows that float32 cannot score (a score or an additive
+// mask beyond its range, which base 2 reaches 1.44x sooner) are recomputed exactly (exact_row).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -49,6 +51,41 @@ void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, f
     } else {
       for (int64_t j = 0; j < vis; ++j) s[j] += kLog2e * row[j * cs];
     }
+  }
+}
+
+// Row i of the slice in double precision, in base e, max-subtracted: the right weights and
+// output for scores and masks of any float32 magnitude (|q.k| <= D * FLT_MAX^2 fits a double), for
+// the rare rows the fused pass leaves without a finite running max or output (see the end of
+// attend_slice). Rows whose keys are all hidden come here too and get zeros, as there.
+void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D, int64_t Dv,
+               float scale, const MaskSet& masks) {
+  // Scores, then the output accumulator (plain arrays: no std::vector<double> code in the build).
+  std::unique_ptr<double[]> buf(new double[hi + Dv]());
+  double* s = buf.get();
+  double* o = s + hi;
+  const float* q = sl.q + i * sl.q_stride;
+  double m = -HUGE_VAL;
+  for (int64_t j = 0; j < hi; ++j) {
+    const float* k = sl.k + j * sl.k_stride;
+    double dot = 0.0;
+    for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(q[d]) * k[d];
+    s[j] = dot * scale;
+  }
+  apply_element_masks_span(masks, sl.b, i, 0, s, hi);
+  for (int64_t j = 0; j < hi; ++j) m = std::max(m, s[j]);
+  double sum = 0.0;
+  for (int64_t j = 0; j < hi; ++j) sum += (s[j] = m == -HUGE_VAL ? 0.0 : std::exp(s[j] - m));
+  const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+  for (int64_t j = 0; j < hi; ++j)
+    if (s[j] != 0.0)
+      for (int64_t c = 0; c < Dv; ++c) o[c] += s[j] * sl.v[j * sl.v_stride + c];
+  float* out = sl.out + i * sl.out_stride;
+  for (int64_t c = 0; c < Dv; ++c) out[c] = static_cast<float>(o[c] * inv);
+  if (sl.weights) {
+    float* wr = sl.weights + i * Sk;
+    for (int64_t j = 0; j < hi; ++j) wr[j] = static_cast<float>(s[j] * inv);
+    std::memset(wr + hi, 0, sizeof(float) * static_cast<size_t>(Sk - hi));
   }
 }
 
@@ -114,7 +151,14 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
     const int64_t i = i0 + r;
     float* out = sl.out + i * sl.out_stride;
     const float inv = run_sum[r] > 0.0f ? 1.0f / run_sum[r] : 0.0f;  // 0: every key masked
-    for (int64_t c = 0; c < Dv; ++c) out[c] = acc[r * Dv + c] * inv;
+    bool finite = std::isfinite(run_max[r]) || hi[r] == 0;
+    for (int64_t c = 0; c < Dv; ++c) finite &= std::isfinite(out[c] = acc[r * Dv + c] * inv);
+    // A score past float range (+inf, inf - inf = NaN), or every visible score -inf (overflowed,
+    // or masked): one check per row here, the exact recomputation only for such rows.
+    if (!finite) {
+      exact_row(sl, i, hi[r], Sk, D, Dv, scale, masks);
+      continue;
+    }
     if (sl.weights) {
       float* wr = sl.weights + i * Sk;
       if (inv != 0.0f) {

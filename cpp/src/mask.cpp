@@ -44,9 +44,11 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
   return v;
 }
 
-void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, float* s,
-                              int64_t n) {
-  constexpr float kBlocked = -std::numeric_limits<float>::infinity();
+namespace {
+
+template <class F>
+void masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, F* s, int64_t n) {
+  constexpr F kBlocked = -std::numeric_limits<F>::infinity();
   for (const BoolMask& bm : m.bools) {
     const int64_t cs = bm.at.col_stride;
     const uint8_t* row = bm.data + bm.at.batch_offset[b] + i * bm.at.row_stride + j0 * cs;
@@ -60,6 +62,18 @@ void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0
     const float* row = am.data + am.at.batch_offset[b] + i * am.at.row_stride + j0 * cs;
     for (int64_t j = 0; j < n; ++j) s[j] += row[j * cs];
   }
+}
+
+}  // namespace
+
+void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, float* s,
+                              int64_t n) {
+  masks_span(m, b, i, j0, s, n);
+}
+
+void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, double* s,
+                              int64_t n) {
+  masks_span(m, b, i, j0, s, n);
 }
 
 }  // namespace attnlab

@@ -35,6 +35,9 @@ void multi_head_attention(const float* query, const float* key, const float* val
   linear(key, E, B * S, E, p.in_proj_weight + E * E, bias ? bias + E : nullptr, E, K.data(), E, pool);
   linear(value, E, B * S, E, p.in_proj_weight + 2 * E * E, bias ? bias + 2 * E : nullptr, E,
          V.data(), E, pool);
+  require_finite(Q.data(), B * L * E, "query, params.inProjWeight: the query projection overflows");
+  require_finite(K.data(), B * S * E, "key, params.inProjWeight: the key projection overflows");
+  require_finite(V.data(), B * S * E, "value, params.inProjWeight: the value projection overflows");
   if (rotary) {
     // The projections read as [B, n, H, hd]: rotate every head's vectors by their position.
     rope(Q.data(), Q.data(), B, L, H, hd, *rotary);
@@ -65,6 +68,7 @@ void multi_head_attention(const float* query, const float* key, const float* val
                           hw ? hw + bh * L * S : nullptr,    bh};
   }, L, S, hd, hd, scale, masks, pool);
   linear(heads.data(), E, B * L, E, p.out_proj_weight, p.out_proj_bias, E, out, E, pool);
+  require_finite(out, B * L * E, "params.outProjWeight: the output projection overflows");
 
   if (weights && average_weights) {
     const float inv = 1.0f / static_cast<float>(H);

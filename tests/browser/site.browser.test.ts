@@ -98,10 +98,14 @@ describe('demo site, cross-origin isolated', () => {
     const s = await v.page.evaluate(() => ({
       variant: document.getElementById('variant')?.textContent,
       links: [...document.querySelectorAll('ol.path a')].map((a) => a.getAttribute('href')),
+      pictures: [...document.querySelectorAll('ol.path li')].map((li) => li.querySelector('svg.pic')?.getAttribute('aria-label') ?? null),
       rows: JSON.parse(document.getElementById('result')!.dataset.exact!) as number[][],
     }));
     expect(s.variant).toBe('simd-threads');
     expect(s.links).toEqual(['./pooling.html', './scoring.html', './heads.html', './translation.html', './positional.html', './efficient.html', './performance.html', './embed.html']);
+    // Every step has its picture, each one its own (the Translation card had none).
+    expect(s.pictures.every((p) => p)).toBe(true);
+    expect(new Set(s.pictures).size).toBe(s.pictures.length);
     s.rows.forEach((r) => expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-5));
     // The heatmap shows the same numbers it was given.
     expect(await on(v.page, 'home-heatmap', (el) => el.valueAt(3, 1))).toBeCloseTo(s.rows[3][1], 6);
@@ -197,7 +201,7 @@ describe('demo site, cross-origin isolated', () => {
   });
 
   test('heads: toggling and soloing heads changes the lines; the model view enlarges a head; the trained model loads in a Worker', async () => {
-    const v = await visit(browser, `${isolated.url}heads.html`);
+    const v = await visit(browser, `${isolated.url}heads.html#model=untrained`);
     await ready(v);
     const { page } = v;
     await page.waitForFunction(() => (document.getElementById('head-view') as unknown as { lineCount: number }).lineCount > 0);
@@ -261,7 +265,7 @@ describe('demo site, cross-origin isolated', () => {
 
   test('heads: Cancel stops loading the trained model; the untrained one stays, and it loads later', async () => {
     const { page, problems, models, release } = await pageWithHeldModels();
-    await page.goto(`${isolated.url}heads.html`);
+    await page.goto(`${isolated.url}heads.html#model=untrained`);
     await page.waitForSelector('body[data-result="ok"]', { timeout: 45_000 });
     const untrained = await on(page, 'head-view', (el) => el.leftTokens);
     await page.click('#use-trained');
@@ -283,6 +287,26 @@ describe('demo site, cross-origin isolated', () => {
     expect(await page.textContent('#model-note')).toContain('Trained model');
     await page.close();
     expect(problems).toEqual([]);
+  }, 120_000);
+
+  test('heads: opens on the trained model, with the untrained one a click away for comparison', async () => {
+    const v = await visit(browser, `${isolated.url}heads.html`);
+    await ready(v);
+    const { page } = v;
+    await page.waitForSelector('#load-status[data-state="ready"]', { timeout: 90_000 });
+    expect(await page.textContent('#model-note')).toContain('Trained model: the shipped French');
+    expect(await page.$eval('#use-trained', (b) => (b as HTMLButtonElement).hidden)).toBe(true);
+    const trainedTokens = await on(page, 'head-view', (el) => el.leftTokens);
+    await page.click('#use-untrained');
+    await page.waitForFunction(() => document.getElementById('model-note')?.textContent?.startsWith('Untrained'));
+    await page.waitForFunction(() => location.hash.includes('model=untrained'));
+    expect(await page.$eval('#tgt', (i) => (i as HTMLInputElement).disabled)).toBe(false);
+    await page.waitForFunction((t) => JSON.stringify((document.getElementById('head-view') as unknown as { leftTokens: string[] }).leftTokens) !== t, JSON.stringify(trainedTokens));
+    // Back to the trained model at once: it is still loaded in the Worker.
+    await page.click('#use-trained');
+    await page.waitForFunction(() => document.getElementById('model-note')?.textContent?.startsWith('Trained model'));
+    await page.waitForFunction((t) => JSON.stringify((document.getElementById('head-view') as unknown as { leftTokens: string[] }).leftTokens) === t, JSON.stringify(trainedTokens));
+    await finish(v, 'heads-trained-light');
   }, 120_000);
 
   test('positional: sinusoids from attnlab, ALiBi slope halves per head', async () => {
@@ -406,6 +430,33 @@ describe('demo site, cross-origin isolated', () => {
     expect(await on(page, 'translate', (el) => el.step)).toBe(r.tokens - 2);
     await finish(v, 'translation-light');
   });
+
+  test("translation: the equations are the selected model's own; the page says what input the models were trained for", async () => {
+    const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=transformer`);
+    await ready(v, 90_000);
+    const { page } = v;
+    const visible = () => page.evaluate(() => ({
+      gru: !(document.getElementById('eq-gru') as HTMLElement).hidden,
+      transformer: !(document.getElementById('eq-transformer') as HTMLElement).hidden,
+    }));
+    expect(await visible()).toEqual({ gru: false, transformer: true });
+    expect(await page.textContent('#eq-transformer')).toContain('softmax');
+    await page.selectOption('#arch', 'gru');
+    expect(await visible()).toEqual({ gru: true, transformer: false });
+    expect(await page.textContent('#eq-gru')).toContain('Bahdanau');
+    expect(await page.textContent('#trained-for')).toContain('short everyday sentence');
+    // Several sentences are translated one by one; one past 48 pieces is flagged.
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { translator: unknown }).translator !== null, undefined, { timeout: 60_000 });
+    await page.fill('#translate input[type=text]', `${'je suis fatigué et '.repeat(20)}content.`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#truncated:not([hidden])', { timeout: 60_000 });
+    await page.fill('#translate input[type=text]', 'Je suis fatigué. Il fait beau.');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#truncated[hidden]', { state: 'attached', timeout: 60_000 });
+    expect(await on(page, 'translate', (el) => el.result.sentences.length)).toBe(2);
+    await page.close();
+    expect(v.problems).toEqual([]);
+  }, 120_000);
 
   test('translation: a character the vocabulary lacks (spelled in bytes) is flagged as unknown', async () => {
     const text = 'je suis 猫 fatigué 🍕 .';

@@ -22,12 +22,14 @@ const KIND_TITLES: Record<Kind, string> = {
 
 const hash = readHash();
 const state = {
-  src: (hash.get('src') ?? 'the cat sat on the mat .').slice(0, 200),
-  tgt: (hash.get('tgt') ?? 'le chat était assis sur le tapis .').slice(0, 200),
+  // French source: the trained model translates French → English.
+  src: (hash.get('src') ?? 'le chat est assis sur le tapis .').slice(0, 200),
+  tgt: (hash.get('tgt') ?? 'the cat sat on the mat .').slice(0, 200),
   kind: param<Kind>('kind', 'encoder', oneOf(KINDS)),
   layer: param('layer', 0, num(0, 11)),
   heads: hash.get('heads'),
-  trained: hash.get('model') === 'trained',
+  // The page opens on the trained model; #model=untrained on the random-weights comparison.
+  trained: hash.get('model') !== 'untrained',
 };
 
 const srcIn = el('input', { type: 'text', id: 'src', value: state.src, size: 36, spellcheck: 'false' });
@@ -106,32 +108,69 @@ headView.addEventListener('attn-heads', (e) => writeHash({ heads: (e as CustomEv
 const trained = new WorkerTranslator();
 const TRAINED_NAME = 'trained Transformer, French → English';
 
-/** Offers the trained Transformer when this attnlab build ships one (lib.loadTranslator). */
+let untrained: AttentionModel | null = null;
+let trainedModel: AttentionModel | null = null;
+const UNTRAINED_NOTE = (name: string) => `Untrained model: ${name}. The patterns show how the mechanism works (shapes, masks, which side attends to which); they are not what a trained translator learned.`;
+
+function useModel(m: AttentionModel, layer = 0): void {
+  model = m;
+  layerSel.input.replaceChildren(...Array.from({ length: m.layers }, (_, l) => el('option', { value: l, text: String(l + 1), selected: l === layer })));
+  tgtIn.disabled = m.trained;
+  banner.textContent = m.trained
+    ? 'Trained model: the shipped French → English Transformer. The target side is its own translation of the source. Compare it with the same architecture before training (random weights).'
+    : UNTRAINED_NOTE(m.name);
+  writeHash({ model: m.trained ? 'trained' : 'untrained' });
+}
+
+/**
+ * The trained Transformer when this attnlab build ships one (lib.loadTranslator), and the
+ * untrained one as the comparison: one button each way.
+ */
 function offerTrained(lib: object): HTMLButtonElement | null {
   if (typeof (lib as { loadTranslator?: unknown }).loadTranslator !== 'function') return null;
   const btn = el('button', { type: 'button', id: 'use-trained', class: 'primary', text: 'Use the trained Transformer (French → English)' });
+  const back = el('button', { type: 'button', id: 'use-untrained', text: 'Compare: the untrained model (random weights)', hidden: true });
   const bar = el('progress', { id: 'model-progress', max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
   const cancel = el('button', { type: 'button', id: 'cancel-load', text: 'Cancel', disabled: true });
   const status = el('span', { id: 'load-status', class: 'stat', 'aria-live': 'polite' });
-  banner.after(el('div', { class: 'controls' }, btn, bar, cancel, status));
+  banner.after(el('div', { class: 'controls' }, btn, back, bar, cancel, status));
   const say = (state: string, text: string) => {
     status.dataset.state = state;
     status.textContent = text;
   };
+  const shown = (trainedShown: boolean) => {
+    btn.hidden = trainedShown;
+    back.hidden = !trainedShown;
+  };
   cancel.addEventListener('click', () => trained.cancel());
+  back.addEventListener('click', () => {
+    if (!untrained) return;
+    useModel(untrained, Number(layerSel.input.value));
+    shown(false);
+    btn.disabled = false;
+    btn.focus();
+    run().catch(showError);
+  });
   btn.addEventListener('click', async () => {
+    if (trainedModel) {  // loaded before: switch back at once
+      useModel(trainedModel, Number(layerSel.input.value));
+      shown(true);
+      back.focus();
+      await run().catch(showError);
+      return;
+    }
     btn.disabled = true;
     cancel.disabled = false;
     bar.hidden = false;
     bar.value = 0;
     let events = 0;
-    say('loading', 'Loading the model in a Worker…');
+    say('loading', 'Loading the trained model in a Worker…');
     try {
       const info = await trained.open('fra-eng', 'transformer', {
         onProgress: (loaded, total) => {
           bar.value = total ? loaded / total : 0;
           bar.dataset.events = String(++events);
-          say('loading', `Loading the model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`);
+          say('loading', `Loading the trained model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`);
         },
       });
       if (info === null) {
@@ -142,21 +181,19 @@ function offerTrained(lib: object): HTMLButtonElement | null {
       say('translating', `Model ready (${info}); translating in the Worker…`);
       // Layers and heads come with the first result.
       const first = await translatorModel(trained, TRAINED_NAME, 0, 0).run(srcIn.value, '');
-      model = translatorModel(trained, TRAINED_NAME, first.encoderSelf.length, first.encoderSelf[0]?.length ?? 0);
+      trainedModel = translatorModel(trained, TRAINED_NAME, first.encoderSelf.length, first.encoderSelf[0]?.length ?? 0);
       maps = first;
       cancel.disabled = true;
-      banner.textContent = 'Trained model: the shipped French → English Transformer. The target side is its own translation of the source.';
-      tgtIn.disabled = true;
-      layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1) })));
+      useModel(trainedModel, Number(layerSel.input.value));
+      shown(true);
       show();
-      writeHash({ model: 'trained' });
       say('ready', `Trained model in use (${info}); it runs in a Worker.`);
     } catch (e) {
       cancel.disabled = true;
       btn.disabled = false;
       if (e instanceof Cancelled) say('cancelled', 'Loading cancelled: the untrained model stays. Choose the button to load again.');
       else {
-        say('error', 'The trained model failed to load.');
+        say('error', 'The trained model failed to load: the untrained one stays.');
         showError(e);
       }
     } finally {
@@ -167,16 +204,17 @@ function offerTrained(lib: object): HTMLButtonElement | null {
 }
 
 getLib().then(async (lib) => {
-  // Seeded random weights, labelled as such; the trained translator replaces them when offered.
-  model = untrainedModel(lib);
+  // Seeded random weights draw at once; the trained translator, loading in its Worker, replaces
+  // them unless the link asks for the untrained comparison (#model=untrained).
+  untrained = untrainedModel(lib);
   const useTrained = offerTrained(lib);
-  banner.textContent = `Untrained model: ${model.name}. The patterns show how the mechanism works (shapes, masks, which side attends to which); they are not what a trained translator learned.`;
-  layerSel.input.replaceChildren(...Array.from({ length: model.layers }, (_, l) => el('option', { value: l, text: String(l + 1), selected: l === state.layer })));
+  model = untrained;
+  banner.textContent = UNTRAINED_NOTE(untrained.name);
+  layerSel.input.replaceChildren(...Array.from({ length: untrained.layers }, (_, l) => el('option', { value: l, text: String(l + 1), selected: l === state.layer })));
   await run();
   if (state.heads) {
     const list = state.heads.split('.').map(Number).filter((h) => Number.isInteger(h) && h >= 0 && h < model!.heads);
     if (list.length) headView.activeHeads = list;
   }
-  // A link with #model=trained opens on the trained model (loading it in the Worker as a click would).
   if (state.trained) useTrained?.click();
 }).catch(showError);

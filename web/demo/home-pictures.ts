@@ -105,3 +105,15 @@ export function efficientPicture(): SVGSVGElement {
   }
   return s;
 }
+
+export function translationPicture(): SVGSVGElement {
+  const s = svg('Source words along the top, output words down the side, and an alignment matrix between them, mostly diagonal with one swapped pair');
+  // "le chat noir dort ." -> "the black cat sleeps .": noir/black and chat/cat swap places.
+  const align = [[0.9, 0.05, 0.05, 0, 0], [0.05, 0.1, 0.8, 0.05, 0], [0.05, 0.85, 0.05, 0.05, 0], [0, 0.05, 0.05, 0.85, 0.05], [0, 0, 0, 0.1, 0.9]];
+  const x0 = 52, y0 = 20, c = 16;
+  for (let j = 0; j < 5; j++) add(s, 'rect', { x: x0 + j * c + 2, y: 6, width: c - 4, height: 8, rx: 2, style: 'fill: var(--muted)', opacity: 0.5 });
+  for (let i = 0; i < 5; i++) add(s, 'rect', { x: 20, y: y0 + i * c + 4, width: 26, height: 8, rx: 2, fill: '#d9480f', opacity: 0.6 });
+  align.forEach((r, i) => r.forEach((v, j) => add(s, 'rect', { x: x0 + j * c, y: y0 + i * c, width: c, height: c, fill: cell(v) })));
+  add(s, 'path', { d: `M${x0 + 5 * c + 8},${y0 + 4} l10,0 l0,${4 * c} l-6,-6 m6,6 l6,-6`, fill: 'none', style: 'stroke: var(--accent)', 'stroke-width': 1.5 });
+  return s;
+}

@@ -3,7 +3,7 @@
 import '../components/translate';
 import type { AttnTranslate } from '../components/translate';
 import { $, el, select, slider } from './site/dom';
-import { math, row, sub, sum, t } from './site/math';
+import { frac, math, row, sqrt, sub, subsup, sum, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
 import { Cancelled, WorkerTranslator } from './site/translator-client';
@@ -35,17 +35,46 @@ widget.id = 'translate';
 widget.setAttribute('beam', String(state.beam));
 widget.setAttribute('filename', 'alignment');
 
+// Each model's own equations: Bahdanau's additive attention for the GRU, scaled dot-product
+// cross-attention over heads and layers for the Transformer; beam search is shared.
+const eqGru = el('div', { id: 'eq-gru' },
+  el('h3', { text: 'GRU encoder-decoder with Bahdanau (additive) attention' }),
+  math('context c t equals sum over j of alpha t j times h j', sub('c', 't'), t('='), sum(t('j')), sub('α', 'tj'), sub('h', 'j')),
+  math('alpha t j equals softmax over j of a of s t minus 1 and h j', sub('α', 'tj'), t('= softmax'), sub('', 'j'), t('(a('), sub('s', 't-1'), t(','), sub('h', 'j'), t('))')),
+  math('a of s and h equals v transpose tanh of W s plus U h', t('a(s, h) ='), sup('v', 'T'), t(' tanh(W s + U h)')),
+  el('p', { text: 'At each output step t the decoder state s scores every encoder state h (the source pieces); the weights α are one row of the alignment matrix, and the context c they mix feeds the next piece.' }));
+const eqTransformer = el('div', { id: 'eq-transformer' },
+  el('h3', { text: 'Transformer: scaled dot-product attention, several heads and layers' }),
+  math('Attention of Q K V equals softmax of Q K transpose over root d k, times V',
+    t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))), t(') V')),
+  math('head i equals attention of Q W i Q, K W i K, V W i V',
+    sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
+  el('p', { text: 'Cross-attention takes Q from the decoder (the pieces written so far) and K, V from the encoder (the source pieces): each head of each layer has its own alignment matrix, and the one shown is their mean over heads in the last layer. Decoder self-attention is causal: a piece cannot look ahead.' }));
+const beamEq = el('div', {},
+  el('p', { text: 'Beam search keeps the k best partial translations by total log-probability:' }),
+  math('score equals sum over t of log p of y t given y before t and x', t('score ='), sum(t('t')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')));
+const trainedFor = el('p', { class: 'note', id: 'trained-for',
+  text: 'What to type: the models were trained on about 68,000 short everyday sentence pairs from Tatoeba (phrase-book sentences, most under ten words, like the examples). Type one or a few short sentences: several are translated one by one; technical, literary or long text comes out poorly, and a sentence of more than 48 subword pieces is cut (the page says so).' });
+
+const cutNote = el('p', { class: 'note', id: 'truncated', hidden: true, role: 'status',
+  text: 'A sentence was longer than the model reads (48 subword pieces): only its beginning was translated.' });
+
 $('app').append(
   el('div', { class: 'controls' }, dir.wrap, arch.wrap, beam.wrap, progress, cancel),
   status,
+  trainedFor,
   el('div', { class: 'side' },
-    el('section', { class: 'panel', 'aria-labelledby': 'h-tr' }, el('h2', { id: 'h-tr', text: 'Translate' }), examples, widget),
+    el('section', { class: 'panel', 'aria-labelledby': 'h-tr' }, el('h2', { id: 'h-tr', text: 'Translate' }), examples, widget, cutNote),
     el('section', { class: 'panel eq', 'aria-labelledby': 'h-eq' },
-      el('h2', { id: 'h-eq', text: 'The equations' }),
-      math('context c t equals sum over j of alpha t j times h j', sub('c', 't'), t('='), sum(t('j')), sub('α', 'tj'), sub('h', 'j')),
-      math('alpha t j equals softmax over j of a of s t minus 1 and h j', sub('α', 'tj'), t('= softmax'), sub('', 'j'), t('(a('), sub('s', 't-1'), t(','), sub('h', 'j'), t('))')),
-      el('p', { text: 'At each output step t the decoder state s scores every encoder state h (the source words); the weights α are one row of the alignment matrix, and the context c they mix feeds the next word. Beam search keeps the k best partial translations by total log-probability:' }),
-      math('score equals sum over t of log p of y t given y before t and x', t('score ='), sum(t('t')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')))));
+      el('h2', { id: 'h-eq', text: 'The equations' }), eqGru, eqTransformer, beamEq)));
+
+/** Shows the selected model's own equations. */
+function showEquations(): void {
+  const gru = arch.input.value === 'gru';
+  eqGru.hidden = !gru;
+  eqTransformer.hidden = gru;
+}
+showEquations();
 
 // One Worker holds the model; choosing another model replaces it (WorkerTranslator.open).
 const translator = new WorkerTranslator();
@@ -105,6 +134,7 @@ dir.input.addEventListener('change', () => {
 });
 arch.input.addEventListener('change', () => {
   writeHash({ arch: arch.input.value });
+  showEquations();
   void openModel();
 });
 beam.input.addEventListener('change', () => {
@@ -117,7 +147,10 @@ cancel.addEventListener('click', () => {
   cancel.disabled = true;
   status.textContent = 'Loading cancelled. Change the model to load again.';
 });
-widget.addEventListener('attn-translated', () => writeHash({ text: widget.value }));
+widget.addEventListener('attn-translated', () => {
+  writeHash({ text: widget.value });
+  cutNote.hidden = !(widget.result as { truncated?: boolean } | null)?.truncated;
+});
 
 widget.value = state.text ?? EXAMPLES[state.dir][0];
 fillExamples();

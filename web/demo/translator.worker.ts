@@ -1,7 +1,9 @@
 // Loads a translator and translates in a Worker, so loading a model and beam search never block
 // the page. Talks to the page through messages; the page cancels by terminating the worker.
-// Uses `lib.loadTranslator(name, { arch, onProgress })` when this attnlab build has it.
+// Uses `lib.loadTranslator(url, { onProgress })` when this attnlab build has it, with the model
+// file's URL from the attnlab-models package: a bundled app's way (Vite ships the .atl files).
 import { load } from 'attnlab';
+import { models } from 'attnlab-models';
 import type { TranslationResult, Translator } from '../components/translate';
 
 export type TranslatorRequest =
@@ -15,7 +17,7 @@ export type TranslatorReply =
   | { type: 'result'; id: number; result: TranslationResult }
   | { type: 'error'; id?: number; message: string };
 
-type LoadTranslator = (name: string, options: { arch?: string; onProgress?: (p: { loaded: number; total: number }) => void }) => Promise<Translator & { dispose?(): void; info?: { parameters?: number } }>;
+type LoadTranslator = (source: string | URL, options: { arch?: string; onProgress?: (p: { loaded: number; total: number }) => void }) => Promise<Translator & { dispose?(): void; info?: { parameters?: number } }>;
 
 const post = (m: TranslatorReply) => (self as unknown as Worker).postMessage(m);
 let translator: (Translator & { dispose?(): void }) | null = null;
@@ -31,7 +33,9 @@ self.onmessage = async (e: MessageEvent<TranslatorRequest>) => {
         return;
       }
       translator?.dispose?.();
-      const tr = await loadTranslator.call(lib, m.name, { arch: m.arch, onProgress: (p) => post({ type: 'progress', loaded: p.loaded, total: p.total }) });
+      const url = models[m.name as keyof typeof models]?.[m.arch];
+      if (!url) throw new Error(`no model ${m.name} (${m.arch})`);
+      const tr = await loadTranslator.call(lib, url, { onProgress: (p) => post({ type: 'progress', loaded: p.loaded, total: p.total }) });
       translator = tr;
       const params = tr.info?.parameters;
       post({ type: 'ready', info: `${m.name} ${m.arch}${params ? `, ${(params / 1e6).toFixed(2)} M parameters` : ''}` });

@@ -62,7 +62,7 @@ export default defineConfig({
   // Node) resolves a package's own name through its package.json "exports" (self-reference).
   // attnlab finds its .wasm/.mjs/.worker.js with new URL('./wasm/…', import.meta.url):
   // pre-bundling would move the module away from those files.
-  optimizeDeps: { exclude: ['attnlab'] },
+  optimizeDeps: { exclude: ['attnlab', 'attnlab-models'] },
   // cors: false leaves Access-Control-Allow-Origin to `headers` (Vite's own CORS handling would
   // answer only localhost origins, never a sandboxed frame's 'null').
   server: { host, port, strictPort: true, headers, cors: false, fs: { allow: [repoRoot] } },

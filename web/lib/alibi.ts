@@ -1,5 +1,6 @@
 import type { Scratch } from './heap.js';
 import { argError } from './errors.js';
+import { isTyped } from './tensor.js';
 
 /** The `alibi` option as the bindings read it (with the masks). */
 export interface AlibiArgs {
@@ -13,7 +14,7 @@ export interface AlibiArgs {
 /** Checks an `alibi` option: true, false, undefined, or `heads` finite slopes >= 0. */
 export function checkAlibi(fn: string, name: string, x: unknown, heads: number, headsWhat: string): Float32Array | boolean {
   if (x === undefined || x === false || x === true) return x ?? false;
-  if (!(x instanceof Float32Array) || x.length !== heads) {
+  if (!isTyped(x, 'float32') || x.length !== heads) {
     throw argError(fn, name, `true or a Float32Array of ${heads} slopes (one per head, ${headsWhat})`, x);
   }
   x.forEach((s, i) => {

@@ -14,7 +14,7 @@ import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
 import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorName } from './translator.js';
 import type {
-  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, Backend, BoolTensor,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
   GpuAdapterInfo, HeapStats, LinearAttentionOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
   MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
@@ -90,6 +90,8 @@ export class Attnlab {
    * Dense by default; sparse (local, Longformer, BigBird) with `pattern`; ALiBi and RoPE with
    * `alibi` and `rope`.
    */
+  attention(q: Tensor, k: Tensor, v: Tensor, options: AttentionOptions & { returnWeights: true }): AttentionResultWithWeights;
+  attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult;
   attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult {
     return attention(this.#pooled('attention'), q, k, v, options);
   }
@@ -99,6 +101,8 @@ export class Attnlab {
    * matrix exists in GPU memory only when `returnWeights` (or score `'additive'`) needs it. A sparse
    * `pattern` runs there as a boolean [Sq, Sk] mask: the same result at the cost of dense attention.
    */
+  attentionAsync(q: Tensor, k: Tensor, v: Tensor, options: AttentionOptions & { returnWeights: true }): Promise<AttentionResultWithWeights>;
+  attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult>;
   async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
     const m = this.#pooled('attention');  // a disposed instance says so before any argument is checked
     const a = attentionArgs(q, k, v, options, heapFiniteScan(m));
@@ -151,11 +155,15 @@ export class Attnlab {
   }
 
   /** PyTorch `nn.MultiheadAttention` (batch_first=True) forward. Self- and cross-attention alike. */
+  multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options: MultiHeadOptions & { needWeights: true }): AttentionResultWithWeights;
+  multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult;
   multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
     return multiHeadAttention(this.#pooled('multiHeadAttention'), query, key, value, params, options);
   }
 
   /** multiHeadAttention() on this instance's backend; resolves with the same result. */
+  multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options: MultiHeadOptions & { needWeights: true }): Promise<AttentionResultWithWeights>;
+  multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult>;
   async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
     const m = this.#pooled('multiHeadAttention');
     const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(m));
@@ -173,7 +181,11 @@ export class Attnlab {
     return positionalEncoding(this.#mod('positionalEncoding'), length, dim);
   }
 
-  /** Loads a translator: 'fra-eng' / 'eng-fra' (shipped), a URL, or model-file bytes. */
+  /**
+   * Loads a translator: a model name ('fra-eng', 'eng-fra': the files of the attnlab-models
+   * package, found by name in Node), a path (Node: against the working directory; browsers:
+   * against the page), a URL, or a model file's bytes.
+   */
   loadTranslator(source: TranslatorName | string | URL | ArrayBuffer | Uint8Array, options?: LoadTranslatorOptions): Promise<Translator> {
     return loadTranslator(this.#mod('loadTranslator'), source, options);
   }

@@ -13,16 +13,16 @@
  */
 export { load, Attnlab } from './attnlab.js';
 export type {
-  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, BigBirdPattern,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, BigBirdPattern,
   BoolTensor, EluAttentionOptions, FavorAttentionOptions, HeapStats, KernelName,
   LinearAttentionOptions, LinformerAttentionOptions, LoadOptions, LocalPattern, LongformerPattern,
   Mask, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions,
   NadarayaWatsonResult, RopeOptions, ScoreName, ScoreParams, Tensor, Variant,
 } from './types.js';
-export { Translator } from './translator.js';
+export { Translator, translatorNames } from './translator.js';
 export type {
-  AlignmentAttention, BeamResult, LoadProgress, LoadTranslatorOptions, TransformerAttention, TranslateOptions,
-  TranslationResult, TranslatorArch, TranslatorInfo, TranslatorName,
+  AlignmentAttention, BeamResult, LoadProgress, LoadTranslatorOptions, SentenceTranslation, TransformerAttention,
+  TranslateOptions, TranslationResult, TranslatorArch, TranslatorInfo, TranslatorName,
 } from './translator.js';
 export type {
   CreateTrainerOptions, TrainerExample, TrainerOptions, TrainerProgress, TrainerResult, TrainerSession, TrainerTask,

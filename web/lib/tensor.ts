@@ -27,15 +27,32 @@ export function checkShape(fn: string, name: string, shape: unknown): number[] {
 }
 
 type DataKind = 'float32' | 'uint8';
-const dataNames: Record<DataKind, string> = { float32: 'Float32Array', uint8: 'Uint8Array' };
+const dataTypes = { float32: Float32Array, uint8: Uint8Array, int32: Int32Array } as const;
+
+/**
+ * `x instanceof ctor` that a Proxy over a typed array cannot pass: a Proxy inherits the prototype
+ * (so instanceof holds) but not the internal slots, and copying it into the heap throws a raw
+ * TypeError. ArrayBuffer.isView looks at the slots.
+ */
+export function isTyped<K extends keyof typeof dataTypes>(x: unknown, kind: K): x is InstanceType<(typeof dataTypes)[K]> {
+  return x instanceof dataTypes[kind] && ArrayBuffer.isView(x);
+}
+
+/** The message for a value that is not a real typed array of `kind`, naming a look-alike as such. */
+function typedError(fn: string, name: string, x: unknown, kind: keyof typeof dataTypes): Error {
+  const want = `${kind === 'int32' ? 'an' : 'a'} ${dataTypes[kind].name}`;
+  if (x instanceof dataTypes[kind]) {
+    return new Error(`${fn}: ${name}: expected ${want}, got an object that only inherits from one (a Proxy?); pass the typed array itself`);
+  }
+  return argError(fn, name, want, x);
+}
 
 function checkData(fn: string, name: string, t: unknown, kind: DataKind): { data: Float32Array | Uint8Array; shape: number[] } {
   if (!isObject(t) || !('data' in t) || !('shape' in t)) {
-    throw argError(fn, name, `a tensor { data: ${dataNames[kind]}, shape: number[] }`, t);
+    throw argError(fn, name, `a tensor { data: ${dataTypes[kind].name}, shape: number[] }`, t);
   }
   const shape = checkShape(fn, name, t.shape);
-  const ok = kind === 'float32' ? t.data instanceof Float32Array : t.data instanceof Uint8Array;
-  if (!ok) throw argError(fn, `${name}.data`, `a ${dataNames[kind]}`, t.data);
+  if (!isTyped(t.data, kind)) throw typedError(fn, `${name}.data`, t.data, kind);
   const data = t.data as Float32Array | Uint8Array;
   if (data.length !== numel(shape)) {
     throw new Error(`${fn}: ${name}: expected data of length ${numel(shape)} for shape ${shapeString(shape)}, got length ${data.length}`);
@@ -94,14 +111,17 @@ export type CheckedMask = { kind: 'bool'; mask: BoolTensor } | { kind: 'float'; 
 
 /** A boolean (Uint8Array) or additive (Float32Array, finite or -Infinity) mask. */
 export function checkMask(fn: string, name: string, m: unknown): CheckedMask {
-  if (isObject(m) && m.data instanceof Uint8Array) {
+  if (isObject(m) && isTyped(m.data, 'uint8')) {
     const { data, shape } = checkData(fn, name, m, 'uint8');
     return { kind: 'bool', mask: { data: data as Uint8Array, shape } };
   }
-  if (isObject(m) && m.data instanceof Float32Array) {
+  if (isObject(m) && isTyped(m.data, 'float32')) {
     const { data, shape } = checkData(fn, name, m, 'float32');
     checkFinite(fn, name, data as Float32Array, true);
     return { kind: 'float', mask: { data: data as Float32Array, shape } };
+  }
+  if (isObject(m) && (m.data instanceof Uint8Array || m.data instanceof Float32Array)) {
+    throw typedError(fn, `${name}.data`, m.data, m.data instanceof Uint8Array ? 'uint8' : 'float32');
   }
   throw argError(fn, name, 'a mask { data: Uint8Array (boolean) or Float32Array (additive), shape }', m);
 }
@@ -146,7 +166,7 @@ export function checkOptions(fn: string, name: string, o: unknown, known: readon
 }
 
 export function checkInt32Array(fn: string, name: string, x: unknown): Int32Array {
-  if (!(x instanceof Int32Array)) throw argError(fn, name, 'an Int32Array', x);
+  if (!isTyped(x, 'int32')) throw typedError(fn, name, x, 'int32');
   return x;
 }
 

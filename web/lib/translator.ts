@@ -1,14 +1,19 @@
 // Translators: models trained by attnlab's own C++ engine (GRU + attention, or Transformer),
-// loaded from the package ('fra-eng', 'eng-fra'), a URL or bytes, run in WebAssembly, returning
+// loaded by name ('fra-eng', 'eng-fra': files of the attnlab-models package), a path, a URL or bytes, run in WebAssembly, returning
 // the attention behind every output token.
 import { disposeSymbol } from './dispose.js';
-import { argError } from './errors.js';
+import { argError, describe } from './errors.js';
 import { isNode } from './loader.js';
+import { checkOneOf, checkOptions, isTyped } from './tensor.js';
 import type { Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
 export type TranslatorArch = 'gru' | 'transformer';
 export type TranslatorName = 'fra-eng' | 'eng-fra';
+
+/** The names `loadTranslator` knows; their files are in the `attnlab-models` package. */
+export const translatorNames: readonly TranslatorName[] = ['fra-eng', 'eng-fra'];
+const ARCHS: readonly TranslatorArch[] = ['gru', 'transformer'];
 
 export interface LoadProgress {
   loaded: number;
@@ -17,7 +22,7 @@ export interface LoadProgress {
 }
 
 export interface LoadTranslatorOptions {
-  /** For a shipped model name: which architecture. Default 'transformer'. */
+  /** For a model name: which architecture. Default 'transformer'. */
   arch?: TranslatorArch;
   /** Called as the model's bytes arrive. */
   onProgress?: (p: LoadProgress) => void;
@@ -26,7 +31,7 @@ export interface LoadTranslatorOptions {
 export interface TranslateOptions {
   /** Beam width; 1 (default) is greedy decoding. */
   beam?: number;
-  /** Most target tokens before end of sentence: an integer in [1, 512]; default 2 x source tokens + 10. */
+  /** Most target tokens per sentence before end of sentence: an integer in [1, 512]; default 2 x source tokens + 10. */
   maxLength?: number;
   /** GNMT length-penalty alpha for beam scores; default 0.6. */
   lengthPenalty?: number;
@@ -55,23 +60,50 @@ export interface TransformerAttention {
 
 export interface BeamResult {
   text: string;
+  /** Target pieces, ending with '</s>', spelled as in `targetTokens` (no '▁' word marker). */
   tokens: string[];
   /** Length-normalised log-probability. */
   score: number;
   logProb: number;
 }
 
-export interface TranslationResult {
+/** One sentence's translation. */
+export interface SentenceTranslation {
+  /** The sentence as it was cut from the input. */
+  source: string;
   text: string;
-  /** Source subword pieces (the model's input). */
+  /**
+   * Source subword pieces (the model's input), without the '▁' word-start marker the tokenizer
+   * uses internally: a piece that was only the marker reads ''.
+   */
   sourceTokens: string[];
-  /** Target pieces, ending with '</s>'; one attention row each. */
+  /** Target pieces, ending with '</s>'; one attention row each. Same spelling as `sourceTokens`. */
   targetTokens: string[];
   attention: AlignmentAttention | TransformerAttention;
+  /** Length-normalised log-probability of the chosen hypothesis. */
   score: number;
   logProb: number;
-  /** Every finished hypothesis, best first (beam > 1 only). */
-  beams?: BeamResult[];
+  /** Every finished hypothesis, best first (one with greedy decoding). */
+  beams: BeamResult[];
+  /** The sentence had more source pieces than the model takes (`translator.maxSourceTokens`) and was cut to them. */
+  truncated: boolean;
+}
+
+/**
+ * The translation of a whole input. The input is cut into sentences (at . ! ? … followed by a
+ * capital, a digit or an opening quote, and at line breaks), each translated on its own, as the
+ * models were trained on single sentences; `sentences` holds each one's result and attention.
+ * For one sentence the other fields are that sentence's. For several: `text` joins the sentences'
+ * translations with a space; `sourceTokens` and `targetTokens` are concatenated (one '</s>' per
+ * sentence); `attention` is block-diagonal (no attention between sentences; computed when first
+ * read, and its size grows with the square of the input's length); `score` is the sentences' mean,
+ * `logProb` their sum; `beams` holds one hypothesis, the concatenation of each sentence's best.
+ * Empty or blank input gives an empty result: '' and no tokens, sentences or beams.
+ */
+export interface TranslationResult extends Omit<SentenceTranslation, 'source' | 'truncated'> {
+  sentences: SentenceTranslation[];
+  /** Some sentence was cut at the model's source limit (see `SentenceTranslation.truncated`). */
+  truncated: boolean;
 }
 
 export interface TranslatorInfo {
@@ -94,29 +126,79 @@ const finalizer = new FinalizationRegistry<{ m: WasmModule; id: number }>(({ m, 
   }
 });
 
-// Literal URLs so bundlers ship the model files.
-const shipped: Record<string, () => URL> = {
-  'fra-eng-gru': () => new URL('./models/fra-eng-gru.atl', import.meta.url),
-  'eng-fra-gru': () => new URL('./models/eng-fra-gru.atl', import.meta.url),
-  'fra-eng-transformer': () => new URL('./models/fra-eng-transformer.atl', import.meta.url),
-  'eng-fra-transformer': () => new URL('./models/eng-fra-transformer.atl', import.meta.url),
-};
-
 function parse<T>(fn: string, json: string): T {
   const r = JSON.parse(json) as { error?: string };
   if (r.error) throw new Error(`${fn}: ${r.error}`);
   return r as T;
 }
 
-function tensor(data: number[] | null, shape: number[]): Tensor {
+function tensor(data: ArrayLike<number | null> | null, shape: number[]): Tensor {
   return { data: Float32Array.from(data ?? [], (x) => x ?? 0), shape };
 }
+
+const MARKER = '\u2581';  // '▁', SentencePiece's word-start marker, as the tokenizer spells it
+const unmark = (piece: string): string => (piece.startsWith(MARKER) ? piece.slice(MARKER.length) : piece);
+
+/** The `key=value` lines of a model's config. */
+function configValue(config: string, key: string): string | undefined {
+  return config.split('\n').find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1);
+}
+
+// A sentence ends at . ! ? … (and closing quotes or brackets after them) when whitespace and a
+// capital, a digit or an opening quote follow; lines end sentences too. Not after an initial or a
+// title ("M. Dupont", "Dr. Watson"), which the same pattern would cut.
+const SENTENCE_END = /(?<=[.!?…]+(?:[\s\u00a0]*[»"”’')\]])*)[\s\u00a0]+(?=[\p{Lu}\p{N}«"“‘'¿¡(\[])|[\s\u00a0]*\n[\s\u00a0]*/u;
+const NOT_AN_END = /(?:^|[\s(])(?:\p{Lu}|Mr|Mrs|Ms|Dr|St|Mme|Mlle|Mgr|Jr|Sr)\.$/u;
+
+/** The sentences of `text`, trimmed, blank ones dropped. */
+export function splitSentences(text: string): string[] {
+  const out: string[] = [];
+  for (const piece of text.split(SENTENCE_END)) {
+    const p = piece.trim();
+    if (!p) continue;
+    if (out.length && NOT_AN_END.test(out[out.length - 1])) out[out.length - 1] += ` ${p}`;
+    else out.push(p);
+  }
+  return out;
+}
+
+/** Lays per-sentence [..., rows, cols] attention blocks on the diagonal of one [..., ΣR, ΣC] tensor. */
+function blockDiagonal(blocks: { t: Tensor; rows: number; cols: number }[], lead: number): Tensor {
+  const R = blocks.reduce((a, b) => a + b.rows, 0), C = blocks.reduce((a, b) => a + b.cols, 0);
+  const data = new Float32Array(lead * R * C);
+  let r0 = 0, c0 = 0;
+  for (const { t, rows, cols } of blocks) {
+    for (let l = 0; l < lead; l++)
+      for (let i = 0; i < rows; i++) data.set(t.data.subarray((l * rows + i) * cols, (l * rows + i + 1) * cols), (l * R + r0 + i) * C + c0);
+    r0 += rows;
+    c0 += cols;
+  }
+  return { data, shape: lead === 1 ? [R, C] : [...blocks[0].t.shape.slice(0, -2), R, C] };
+}
+
+function combinedAttention(parts: SentenceTranslation[]): AlignmentAttention | TransformerAttention {
+  const first = parts[0].attention;
+  const src = (p: SentenceTranslation) => p.sourceTokens.length, tgt = (p: SentenceTranslation) => p.targetTokens.length;
+  if (first.kind === 'alignment') {
+    return { kind: 'alignment', layers: 1, heads: 1,
+      alignment: blockDiagonal(parts.map((p) => ({ t: (p.attention as AlignmentAttention).alignment, rows: tgt(p), cols: src(p) })), 1) };
+  }
+  const LH = first.layers * first.heads;
+  const of = (k: 'cross' | 'decoderSelf' | 'encoderSelf', rows: (p: SentenceTranslation) => number, cols: (p: SentenceTranslation) => number) =>
+    blockDiagonal(parts.map((p) => ({ t: (p.attention as TransformerAttention)[k], rows: rows(p), cols: cols(p) })), LH);
+  return { kind: 'transformer', layers: first.layers, heads: first.heads,
+    cross: of('cross', tgt, src), decoderSelf: of('decoderSelf', tgt, tgt), encoderSelf: of('encoderSelf', src, src) };
+}
+
+const TRANSLATE_OPTIONS = ['beam', 'maxLength', 'lengthPenalty'] as const;
 
 export class Translator {
   readonly arch: string;
   readonly srcLang: string;
   readonly tgtLang: string;
   readonly parameters: number;
+  /** Most source pieces per sentence the model reads (48 for the shipped models); longer sentences are cut and flagged `truncated`. */
+  readonly maxSourceTokens: number;
   readonly info: TranslatorInfo;
   #m: WasmModule | null;
   #id: number;
@@ -130,26 +212,72 @@ export class Translator {
     this.srcLang = info.srcLang;
     this.tgtLang = info.tgtLang;
     this.parameters = info.parameters;
+    this.maxSourceTokens = Number(configValue(info.config, 'max_len') ?? 0) || 0;
     finalizer.register(this, { m, id }, this);
   }
 
-  translate(text: string, options: TranslateOptions = {}): TranslationResult {
+  /**
+   * Translates `text` sentence by sentence (see `TranslationResult`). The models were trained on
+   * short everyday sentences (Tatoeba) of at most `maxSourceTokens` pieces.
+   */
+  translate(text: string, options?: TranslateOptions): TranslationResult {
     const fn = 'translate';
     if (!this.#m) throw new Error(`${fn}: this translator has been disposed; call lib.loadTranslator() for a new one`);
-    if (typeof text !== 'string') throw new Error(`${fn}: text: expected a string, got ${typeof text}`);
-    const beam = options.beam ?? 1;
-    const maxLength = options.maxLength;  // undefined: the default, 2 x source tokens + 10 (0 to the engine)
-    const lp = options.lengthPenalty ?? 0.6;
-    if (!Number.isInteger(beam) || beam < 1 || beam > 64) throw new Error(`${fn}: options.beam: expected an integer in [1, 64], got ${beam}`);
+    if (typeof text !== 'string') throw argError(fn, 'text', 'a string', text);
+    const o = checkOptions(fn, 'options', options, TRANSLATE_OPTIONS) as TranslateOptions;
+    const beam = o.beam ?? 1;
+    const maxLength = o.maxLength;  // undefined: the default, 2 x source tokens + 10 (0 to the engine)
+    const lp = o.lengthPenalty ?? 0.6;
+    if (typeof beam !== 'number' || !Number.isInteger(beam) || beam < 1 || beam > 64) throw argError(fn, 'options.beam', 'an integer in [1, 64]', beam);
     if (maxLength !== undefined && (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > 512)) {
       throw argError(fn, 'options.maxLength', 'an integer in [1, 512] (or undefined for the default)', maxLength);
     }
-    if (typeof lp !== 'number' || !Number.isFinite(lp) || lp < 0 || lp > 10) throw new Error(`${fn}: options.lengthPenalty: expected a number in [0, 10], got ${lp}`);
+    if (typeof lp !== 'number' || !Number.isFinite(lp) || lp < 0 || lp > 10) throw argError(fn, 'options.lengthPenalty', 'a number in [0, 10]', lp);
+    const m = this.#m;
+    const sentences = splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lp));
+    if (sentences.length === 1) {
+      const { source: _, ...one } = sentences[0];
+      return { ...one, sentences };
+    }
+    const out = {
+      text: sentences.map((p) => p.text).filter(Boolean).join(' '),
+      sourceTokens: sentences.flatMap((p) => p.sourceTokens),
+      targetTokens: sentences.flatMap((p) => p.targetTokens),
+      score: sentences.length ? sentences.reduce((a, p) => a + p.score, 0) / sentences.length : 0,
+      logProb: sentences.reduce((a, p) => a + p.logProb, 0),
+      beams: [] as BeamResult[],
+      sentences,
+      truncated: sentences.some((p) => p.truncated),
+    } as Omit<TranslationResult, 'attention'> as TranslationResult;
+    if (sentences.length) {
+      out.beams.push({ text: out.text, tokens: out.targetTokens, score: out.score, logProb: out.logProb });
+      // Block-diagonal matrices grow with the square of the input: built only when read.
+      Object.defineProperty(out, 'attention', {
+        enumerable: true, configurable: true,
+        get(): AlignmentAttention | TransformerAttention {
+          const value = combinedAttention(sentences);
+          Object.defineProperty(out, 'attention', { value, enumerable: true, writable: true, configurable: true });
+          return value;
+        },
+      });
+    } else {
+      out.attention = this.#emptyAttention();
+    }
+    return out;
+  }
+
+  #emptyAttention(): AlignmentAttention | TransformerAttention {
+    if (this.arch !== 'transformer') return { kind: 'alignment', layers: 1, heads: 1, alignment: tensor([], [0, 0]) };
+    const L = Number(configValue(this.info.config, 'layers') ?? 0), H = Number(configValue(this.info.config, 'heads') ?? 0);
+    return { kind: 'transformer', layers: L, heads: H, cross: tensor([], [L, H, 0, 0]), decoderSelf: tensor([], [L, H, 0, 0]), encoderSelf: tensor([], [L, H, 0, 0]) };
+  }
+
+  #sentence(m: WasmModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
     const r = parse<{
-      text: string; sourceTokens: string[]; targetTokens: string[]; score: number; logProb: number;
+      text: string; sourceTokens: string[]; targetTokens: string[]; sourcePieces: number; score: number; logProb: number;
       attention: { kind: string; layers: number; heads: number; alignment?: number[]; cross?: number[]; decoderSelf?: number[]; encoderSelf?: number[] };
       beams: BeamResult[];
-    }>(fn, this.#m.translatorTranslate(this.#id, text, beam, maxLength ?? 0, lp));
+    }>('translate', m.translatorTranslate(this.#id, source, beam, maxLength, lp));
     const S = r.sourceTokens.length, T = r.targetTokens.length, a = r.attention;
     const attention: AlignmentAttention | TransformerAttention = a.kind === 'alignment'
       ? { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(a.alignment ?? [], [T, S]) }
@@ -159,11 +287,11 @@ export class Translator {
         decoderSelf: tensor(a.decoderSelf ?? [], [a.layers, a.heads, T, T]),
         encoderSelf: tensor(a.encoderSelf ?? [], [a.layers, a.heads, S, S]),
       };
-    const out: TranslationResult = {
-      text: r.text, sourceTokens: r.sourceTokens, targetTokens: r.targetTokens, attention, score: r.score, logProb: r.logProb,
+    return {
+      source, text: r.text, sourceTokens: r.sourceTokens, targetTokens: r.targetTokens, attention, score: r.score, logProb: r.logProb,
+      beams: r.beams.map((b) => ({ ...b, tokens: b.tokens.map(unmark) })),
+      truncated: r.sourcePieces > S,
     };
-    if (beam > 1) out.beams = r.beams;
-    return out;
   }
 
   get disposed(): boolean {
@@ -185,34 +313,78 @@ export class Translator {
   }
 }
 
-async function fetchBytes(url: URL, onProgress?: (p: LoadProgress) => void): Promise<Uint8Array> {
+type Fs = { promises: { readFile: (p: string) => Promise<Uint8Array> } };
+type NodePath = { resolve: (...p: string[]) => string; join: (...p: string[]) => string };
+type NodeUrl = { fileURLToPath: (u: URL) => string; pathToFileURL: (p: string) => URL };
+type NodeModule = { createRequire: (from: string) => { resolve: (id: string) => string } };
+
+function builtin<T>(id: string): T {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  if (!get) throw new Error('loadTranslator: needs Node >= 20.16 (process.getBuiltinModule)');
+  return get(id) as T;
+}
+
+const cwd = (): string => (globalThis as unknown as { process: { cwd: () => string } }).process.cwd();
+
+/** Why a file could not be read: its error code (ENOENT, EISDIR, EACCES, ...). */
+function fsReason(e: unknown): string {
+  return (e as { code?: string }).code ?? reason(e);
+}
+
+/**
+ * The first line of an error's message, and its cause: fetch() puts the reason ("ECONNREFUSED")
+ * in the cause; require.resolve appends a "Require stack" below the first line.
+ */
+function reason(e: unknown): string {
+  const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+  const cause = e instanceof Error ? (e as { cause?: unknown }).cause : undefined;
+  const c = cause instanceof Error ? ((cause as { code?: string }).code ?? cause.message) : cause !== undefined ? String(cause) : '';
+  return c && !msg.includes(c) ? `${msg} (${c})` : msg;
+}
+
+async function readBytes(url: URL, what: string, onProgress?: (p: LoadProgress) => void): Promise<Uint8Array> {
+  const fn = 'loadTranslator';
   if (url.protocol === 'file:' && isNode) {
-    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    if (!get) throw new Error('loadTranslator: needs Node >= 20.16');
-    const { readFile } = (get('node:fs') as { promises: { readFile: (p: string) => Promise<Uint8Array> } }).promises;
-    const { fileURLToPath } = get('node:url') as { fileURLToPath: (u: URL) => string };
-    const bytes = await readFile(fileURLToPath(url));
+    const path = builtin<NodeUrl>('node:url').fileURLToPath(url);
+    let bytes: Uint8Array;
+    try {
+      bytes = await builtin<Fs>('node:fs').promises.readFile(path);
+    } catch (e) {
+      throw new Error(`${fn}: could not read ${path}${what}: ${fsReason(e)}`);
+    }
     onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength });
     return bytes;
   }
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`loadTranslator: fetching ${url.href} failed: HTTP ${res.status}`);
-  const total = Number(res.headers.get('content-length') ?? 0) || 0;
-  if (!res.body) {
-    const b = new Uint8Array(await res.arrayBuffer());
-    onProgress?.({ loaded: b.byteLength, total: b.byteLength });
-    return b;
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`${fn}: fetching ${url.href}${what} failed: ${reason(e)}`);
   }
-  const reader = res.body.getReader();
+  if (!res.ok) throw new Error(`${fn}: fetching ${url.href}${what} failed: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`);
+  // content-length counts encoded bytes: it bounds the download only when nothing is compressed.
+  const total = res.headers.get('content-encoding') ? 0 : Number(res.headers.get('content-length') ?? 0) || 0;
   const chunks: Uint8Array[] = [];
   let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.byteLength;
-    onProgress?.({ loaded, total });
+  try {
+    if (!res.body) {
+      chunks.push(new Uint8Array(await res.arrayBuffer()));
+      loaded = chunks[0].byteLength;
+      onProgress?.({ loaded, total: loaded });
+    } else {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        loaded += value.byteLength;
+        onProgress?.({ loaded, total });
+      }
+    }
+  } catch (e) {
+    throw new Error(`${fn}: the download of ${url.href}${what} broke off after ${loaded}${total ? ` of ${total}` : ''} bytes: ${reason(e)}`);
   }
+  if (total && loaded !== total) throw new Error(`${fn}: the download of ${url.href}${what} was cut short: ${loaded} of ${total} bytes`);
   const out = new Uint8Array(loaded);
   let off = 0;
   for (const c of chunks) {
@@ -222,23 +394,90 @@ async function fetchBytes(url: URL, onProgress?: (p: LoadProgress) => void): Pro
   return out;
 }
 
-export async function loadTranslator(m: WasmModule, source: TranslatorName | string | URL | ArrayBuffer | Uint8Array,
-  options: LoadTranslatorOptions = {}): Promise<Translator> {
+/** What `attnlab-models` exports: each model's file as a URL next to its module. */
+type ModelsModule = { models: Record<TranslatorName, Record<TranslatorArch, URL | string>> };
+const MODELS_PACKAGE = 'attnlab-models';
+
+/**
+ * The models package, imported at run time by name (the specifier is a variable, so bundlers do
+ * not try to resolve it: the core works without the models). Node resolves it from attnlab's own
+ * folder, then from the working directory's project; a browser only with an import map. Bundled
+ * apps and pages import `attnlab-models` themselves and pass the URL (see the README).
+ */
+async function importModels(): Promise<{ mod?: ModelsModule; tried: string[] }> {
+  const spec = MODELS_PACKAGE;
+  const tried: string[] = [];
+  try {
+    return { mod: await import(/* @vite-ignore */ /* webpackIgnore: true */ spec) as ModelsModule, tried };
+  } catch (e) {
+    tried.push(`import('${spec}'): ${reason(e)}`);
+  }
+  if (isNode) {
+    try {
+      const from = builtin<NodePath>('node:path').join(cwd(), 'package.json');
+      const file = builtin<NodeModule>('node:module').createRequire(from).resolve(spec);
+      return { mod: await import(/* @vite-ignore */ /* webpackIgnore: true */ builtin<NodeUrl>('node:url').pathToFileURL(file).href) as ModelsModule, tried };
+    } catch (e) {
+      tried.push(`resolving it from ${cwd()}: ${reason(e)}`);
+    }
+  }
+  return { tried };
+}
+
+async function namedModel(name: TranslatorName, arch: TranslatorArch): Promise<URL> {
+  const { mod, tried } = await importModels();
+  const url = mod?.models?.[name]?.[arch];
+  if (url === undefined) {
+    throw new Error(`loadTranslator: model '${name}' (${arch}) is in the package ${MODELS_PACKAGE}, not found ` +
+      `(${mod ? 'no such model' : tried.join('; ')}): npm install ${MODELS_PACKAGE}, or pass the file's URL, models['${name}'].${arch} from it`);
+  }
+  return url instanceof URL ? url : new URL(url);
+}
+
+// A scheme of two letters or more (so 'C:\\models\\x.atl' stays a path).
+const HAS_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
+
+/**
+ * Where a string source points: a model name ('fra-eng'), or a path / URL. A string with no '/',
+ * '\\', '.' or ':' is a name, so 'deu-eng' or 'models' never reads a file by accident.
+ */
+async function resolveSource(source: string, arch: TranslatorArch): Promise<{ url: URL; what: string }> {
   const fn = 'loadTranslator';
-  if (typeof options !== 'object' || options === null) throw new Error(`${fn}: options: expected an object`);
-  const arch = options.arch ?? 'transformer';
-  if (arch !== 'gru' && arch !== 'transformer') throw new Error(`${fn}: options.arch: expected 'gru' or 'transformer', got ${String(arch)}`);
+  if ((translatorNames as readonly string[]).includes(source)) return { url: await namedModel(source as TranslatorName, arch), what: ` (model '${source}', ${arch})` };
+  if (!/[/\\.:]/.test(source)) {
+    throw new Error(`${fn}: source: unknown model name ${describe(source)}; the names are ${translatorNames.map((n) => `'${n}'`).join(', ')}; a file needs a path or URL ('./${source}.atl')`);
+  }
+  const what = ` (from ${describe(source)})`;
+  if (HAS_SCHEME.test(source)) {
+    try {
+      return { url: new URL(source), what };
+    } catch {
+      throw argError(fn, 'source', 'a model name, a path or a valid URL', source);
+    }
+  }
+  // A path: in Node against the working directory, in a browser against the page.
+  if (isNode) return { url: builtin<NodeUrl>('node:url').pathToFileURL(builtin<NodePath>('node:path').resolve(cwd(), source)), what };
+  const base = (globalThis as { document?: { baseURI?: string }; location?: { href: string } });
+  return { url: new URL(source, base.document?.baseURI ?? base.location?.href), what };
+}
+
+const LOAD_OPTIONS = ['arch', 'onProgress'] as const;
+
+export async function loadTranslator(m: WasmModule, source: TranslatorName | string | URL | ArrayBuffer | Uint8Array,
+  options?: LoadTranslatorOptions): Promise<Translator> {
+  const fn = 'loadTranslator';
+  const o = checkOptions(fn, 'options', options, LOAD_OPTIONS) as LoadTranslatorOptions;
+  const arch = checkOneOf(fn, 'options.arch', o.arch, ARCHS, 'transformer');
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw argError(fn, 'options.onProgress', 'a function', o.onProgress);
   let bytes: Uint8Array;
   if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
-  else if (source instanceof Uint8Array) bytes = source;
-  else if (source instanceof URL) bytes = await fetchBytes(source, options.onProgress);
+  else if (isTyped(source, 'uint8')) bytes = source;
+  else if (source instanceof URL) bytes = await readBytes(source, '', o.onProgress);
   else if (typeof source === 'string') {
-    const named = shipped[`${source}-${arch}`];
-    if (named) bytes = await fetchBytes(named(), options.onProgress);
-    else if (source === 'fra-eng' || source === 'eng-fra') throw new Error(`${fn}: no shipped ${arch} model for ${source}`);
-    else bytes = await fetchBytes(new URL(source, (globalThis as { location?: { href: string } }).location?.href ?? import.meta.url), options.onProgress);
+    const { url, what } = await resolveSource(source, arch);
+    bytes = await readBytes(url, what, o.onProgress);
   } else {
-    throw new Error(`${fn}: source: expected 'fra-eng', 'eng-fra', a URL or an ArrayBuffer`);
+    throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer or a Uint8Array`, source);
   }
   const p = m._malloc(Math.max(bytes.byteLength, 4));
   if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);

@@ -197,6 +197,11 @@ export interface AttentionResult {
   weights?: Tensor;
 }
 
+/** What `returnWeights: true` (attention) and `needWeights: true` (multi-head) return: the weights are there. */
+export interface AttentionResultWithWeights extends AttentionResult {
+  weights: Tensor;
+}
+
 export interface MaskedSoftmaxOptions {
   causal?: boolean;
   validLens?: Int32Array;

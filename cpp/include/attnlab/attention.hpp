@@ -28,6 +28,10 @@ void attention(const float* q, const float* k, const float* v, const AttentionDi
 void attention_scores(const float* q, const float* k, const AttentionDims& dims, Score score,
                       const ScoreParams& params, float* scores, ThreadPool* pool);
 
+// Scores or projections of finite inputs can still pass float32's range: throws an Error
+// "<what> float32 (beyond ±3.4e38) at index i" rather than hand on an inf or a NaN.
+void require_finite(const float* x, int64_t n, const char* what);
+
 // One (batch, head) slice with row strides, so multi-head attention can point into projected
 // [B, S, E] buffers without transposing copies. Scores are dot products of q and k rows times
 // `scale`. `b` is the leading index the masks are read at.

@@ -59,6 +59,9 @@ inline int64_t visible_keys(const MaskSet& m, int64_t b, int64_t i, int64_t Sk) 
 // a row in several such spans.
 void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, float* s,
                               int64_t n);
+// The same in double precision, for rows the fused kernel recomputes (flash_attention.cpp).
+void apply_element_masks_span(const MaskSet& m, int64_t b, int64_t i, int64_t j0, double* s,
+                              int64_t n);
 
 // The same for keys [0, hi).
 inline void apply_element_masks(const MaskSet& m, int64_t b, int64_t i, float* s, int64_t hi) {

@@ -100,17 +100,17 @@ export async function openWebGpu(fn: string, policy: GpuPolicy, provided: GpuPro
   const gpu = provided ?? (globalThis as { navigator?: { gpu?: GpuProvider } }).navigator?.gpu;
   if (!gpu) {
     if (policy === 'auto') return null;
-    throw new Error(`${fn}: options.backend: 'webgpu' needs WebGPU, and this environment has no navigator.gpu; in Node, pass options.gpu (create([]) from the npm 'webgpu' package)`);
+    throw new GpuUnavailableError(`${fn}: options.backend: 'webgpu' needs WebGPU, and this environment has no navigator.gpu; in Node, pass options.gpu (create([]) from the npm 'webgpu' package)`);
   }
   let backend: WebGpuBackend | null;
   try {
     backend = await WebGpuBackend.open(gpu, policy);
   } catch (e) {
     if (policy === 'auto') return null;
-    throw new Error(`${fn}: options.backend: 'webgpu': could not open a WebGPU device: ${e instanceof Error ? e.message : String(e)}`);
+    throw new GpuUnavailableError(`${fn}: options.backend: 'webgpu': could not open a WebGPU device: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (!backend && policy === 'webgpu') {
-    throw new Error(`${fn}: options.backend: 'webgpu' needs a WebGPU adapter, and requestAdapter() found none; use backend: 'auto' to fall back to WebAssembly`);
+    throw new GpuUnavailableError(`${fn}: options.backend: 'webgpu' needs a WebGPU adapter, and requestAdapter() found none; use backend: 'auto' to fall back to WebAssembly`);
   }
   return backend;
 }
