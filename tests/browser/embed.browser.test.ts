@@ -4,7 +4,7 @@
 // page (plain iframe, and sandboxed with and without allow-same-origin), served by the demo's own
 // preview server (its headers are the hosting requirement under test). No network beyond these.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,9 @@ import { launch, repoRoot } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
 
 const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
+const VERSION = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version as string;
+/** attnlab's folder on the local CDN, as https://cdn.jsdelivr.net/npm/attnlab@VERSION/ is on the real one. */
+const cdnPkg = (server: StaticServer) => `${server.url}npm/attnlab@${VERSION}/`;
 const CDN_HEADERS = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
 
 let browser: Browser;
@@ -26,6 +29,7 @@ let isolatedCourse: StaticServer;
 let site: PreviewServer;
 let siteUrl: string;
 let outDir: string;
+let cdnRoot: string;
 
 /** A course page that uses attnlab from the CDN: HTML-only widgets, and a module script. */
 function coursePage(pkg: string): string {
@@ -39,7 +43,7 @@ function coursePage(pkg: string): string {
 <attn-head-view id="hv" model="fra-eng" text="Il fait beau aujourd'hui." layer="2"></attn-head-view>
 <attn-model-view id="mv" model="fra-eng" text="Il fait beau aujourd'hui." part="cross"></attn-model-view>
 <attn-translate id="tr" model="fra-eng" arch="gru" value="Je suis fatigué."></attn-translate>
-<attn-translate id="tr-src" src="${pkg}dist/models/eng-fra-gru.atl" value="I am tired."></attn-translate>
+<attn-translate id="tr-src" src="${pkg}../attnlab-models@${VERSION}/eng-fra-gru.atl" value="I am tired."></attn-translate>
 <attn-model-view id="mv-gru" model="fra-eng" arch="gru" text="Il fait beau."></attn-model-view>
 <attn-translate id="tr-bad" model="fra-eng" arch="lstm"></attn-translate>
 </main>
@@ -112,9 +116,14 @@ async function courseResult(page: Page) {
 
 beforeAll(async () => {
   outDir = await mkdtemp(join(tmpdir(), 'attnlab-embed-'));
-  [browser, cdn, corsOnlyCdn] = await Promise.all([launch(), serveStatic(repoRoot, false, { headers: CDN_HEADERS }),
-    serveStatic(repoRoot, false, { headers: { 'Access-Control-Allow-Origin': '*' } }), build({ configFile, logLevel: 'warn', build: { outDir } })]);
-  const pages = { '/course.html': coursePage(cdn.url), '/course-cors-only.html': coursePage(corsOnlyCdn.url) };
+  // A CDN's layout (jsDelivr): each package in its own versioned folder, side by side.
+  cdnRoot = await mkdtemp(join(tmpdir(), 'attnlab-cdn-'));
+  mkdirSync(join(cdnRoot, 'npm'));
+  symlinkSync(repoRoot, join(cdnRoot, 'npm', `attnlab@${VERSION}`));
+  symlinkSync(join(repoRoot, 'web', 'models'), join(cdnRoot, 'npm', `attnlab-models@${VERSION}`));
+  [browser, cdn, corsOnlyCdn] = await Promise.all([launch(), serveStatic(cdnRoot, false, { headers: CDN_HEADERS }),
+    serveStatic(cdnRoot, false, { headers: { 'Access-Control-Allow-Origin': '*' } }), build({ configFile, logLevel: 'warn', build: { outDir } })]);
+  const pages = { '/course.html': coursePage(cdnPkg(cdn)), '/course-cors-only.html': coursePage(cdnPkg(corsOnlyCdn)) };
   [course, isolatedCourse] = await Promise.all([
     serveStatic(outDir, false, { host: 'localhost', pages }),
     serveStatic(outDir, true, { host: 'localhost', pages }),
@@ -128,6 +137,7 @@ afterAll(async () => {
   await browser?.close();
   await Promise.all([cdn?.close(), corsOnlyCdn?.close(), course?.close(), isolatedCourse?.close(), site?.close()]);
   if (outDir) await rm(outDir, { recursive: true, force: true });
+  if (cdnRoot) await rm(cdnRoot, { recursive: true, force: true });  // the links, not what they point at
 });
 
 describe('the package from a CDN origin, on a course page of another origin', () => {
@@ -323,7 +333,7 @@ describe("the embed page's recipes, run as written", () => {
 
   /** A course page (other origin) holding `html`, with the public CDN swapped for the local one. */
   async function run(html: string): Promise<Visit & { close: () => Promise<void> }> {
-    const local = html.replaceAll(JSDELIVR, cdn.url).replaceAll(UNPKG, cdn.url);
+    const local = html.replaceAll(JSDELIVR, cdnPkg(cdn)).replaceAll(UNPKG, cdnPkg(cdn));
     expect(local).not.toMatch(/https:\/\//);  // no real network
     const path = `/recipe-${Math.random().toString(36).slice(2)}.html`;
     const server = await serveStatic(outDir, false, { host: 'localhost', pages: { [path]: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>recipe</title><link rel="icon" href="data:,"></head><body>${local}</body></html>` } });

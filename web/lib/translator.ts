@@ -401,9 +401,22 @@ const MODELS_PACKAGE = 'attnlab-models';
 /**
  * The models package, imported at run time by name (the specifier is a variable, so bundlers do
  * not try to resolve it: the core works without the models). Node resolves it from attnlab's own
- * folder, then from the working directory's project; a browser only with an import map. Bundled
- * apps and pages import `attnlab-models` themselves and pass the URL (see the README).
+ * folder, then from the working directory's project; a browser with an import map, or from the
+ * folder beside attnlab's (a CDN's layout). Bundled apps import `attnlab-models` themselves and
+ * pass the URL (see the README).
  */
+/**
+ * Where a CDN keeps the models package: beside attnlab's own folder, at the same version
+ * (jsDelivr `…/npm/attnlab@0.1.0/` -> `…/npm/attnlab-models@0.1.0/`, unpkg `…/attnlab@0.1.0/`
+ * likewise; node_modules `…/attnlab/` -> `…/attnlab-models/`). So an HTML-only page that loads
+ * attnlab from a CDN finds the models by name, with no import map. This module is in dist/.
+ */
+function siblingModelsUrl(): string | null {
+  const root = new URL('../', import.meta.url);
+  const m = /\/attnlab(@[^/]+)?\/$/.exec(root.pathname);
+  return m ? new URL(`../${MODELS_PACKAGE}${m[1] ?? ''}/index.js`, root).href : null;
+}
+
 async function importModels(): Promise<{ mod?: ModelsModule; tried: string[] }> {
   const spec = MODELS_PACKAGE;
   const tried: string[] = [];
@@ -419,6 +432,14 @@ async function importModels(): Promise<{ mod?: ModelsModule; tried: string[] }> 
       return { mod: await import(/* @vite-ignore */ /* webpackIgnore: true */ builtin<NodeUrl>('node:url').pathToFileURL(file).href) as ModelsModule, tried };
     } catch (e) {
       tried.push(`resolving it from ${cwd()}: ${reason(e)}`);
+    }
+  }
+  const sibling = siblingModelsUrl();
+  if (sibling) {
+    try {
+      return { mod: await import(/* @vite-ignore */ /* webpackIgnore: true */ sibling) as ModelsModule, tried };
+    } catch (e) {
+      tried.push(`import('${sibling}'): ${reason(e)}`);
     }
   }
   return { tried };
