@@ -28,7 +28,7 @@ describe('T5 buckets (reference)', () => {
   it('match torch at a few points of T5\'s default scheme', () => {
     // From tests/cpp/t5_buckets_golden.inc (torch): numBuckets 32, maxDistance 128.
     expect([-300, -128, -127, -20, -8, -7, 0, 1, 7, 8, 20, 127, 128].map((r) => t5Bucket(r, true, 32, 128))).toEqual([15, 15, 15, 10, 8, 7, 0, 17, 23, 24, 26, 31, 31]);
-    expect([-300, -20, -16, -15, 0, 5].map((r) => t5Bucket(r, false, 32, 128))).toEqual([31, 18, 16, 15, 0, 0]);
+    expect([-300, -20, -16, -15, 0, 5].map((r) => t5Bucket(r, false, 32, 128))).toEqual([31, 17, 16, 15, 0, 0]);
   });
 });
 
@@ -46,6 +46,14 @@ describe.each(VARIANTS)('%s', (variant) => {
     const want = refAttention(q, k, v, { attnMask: t5Bias(weights, c.Sq, c.Sk, c.bidirectional ?? true, c.maxDistance ?? 128), causal: c.causal });
     expect(maxError(got.output.data, want.output.data)).toBeLessThanOrEqual(TOL);
     expect(maxError(got.weights!.data, want.weights.data)).toBeLessThanOrEqual(TOL);
+  });
+
+  it('t5Bias: the bias the t5 option adds, [heads, Sq, Sk]', () => {
+    const weights = randn([2, 12], 5, 2);
+    const got = libs[variant].t5Bias(weights, 6, 30, { bidirectional: true, maxDistance: 12 });
+    expect(got.shape).toEqual([2, 6, 30]);
+    expect(Array.from(got.data)).toEqual(Array.from(t5Bias(weights, 6, 30, true, 12).data));
+    expect(() => libs[variant].t5Bias(weights, 6, 30, { maxDistance: 3 })).toThrow(/^t5Bias: options\.maxDistance: expected an integer > 3 /);
   });
 
   const E = 12, H = 3, hd = E / H;
