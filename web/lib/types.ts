@@ -390,7 +390,7 @@ export interface Int32Tensor {
 
 export interface LshAttentionResult {
   output: Tensor;
-  /** [..., nHashes, S]: the bucket of token i in each round. */
+  /** Each token's bucket in each round, shape [..., nHashes, S]. */
   buckets?: Int32Tensor;
   /**
    * [..., nHashes, S, W] with W = 2 · chunkSize (chunkSize when there is one chunk): the keys of
