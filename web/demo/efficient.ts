@@ -34,6 +34,7 @@ const state = {
   buckets: param('lshB', 4, (x) => (['2', '4', '8'].includes(x) ? Number(x) : undefined)),
   hashes: param('lshH', 2, num(1, 4)),
   round: param('lshR', 1, num(0, 4)),
+  sorted: param('lshSort', true, bool),
 };
 
 const S = slider({ id: 'seq', label: 'Tokens S', min: 8, max: 128, step: 8, value: state.S });
@@ -43,6 +44,7 @@ const causal = checkbox('causal', 'Causal', state.causal);
 const buckets = select('lsh-buckets', 'LSH buckets', [['2', '2'], ['4', '4'], ['8', '8']] as const, String(state.buckets) as '2' | '4' | '8');
 const hashes = slider({ id: 'lsh-hashes', label: 'Hash rounds', min: 1, max: 4, step: 1, value: state.hashes });
 const round = slider({ id: 'lsh-round', label: 'Round (0: all)', min: 0, max: 4, step: 1, value: Math.min(state.round, state.hashes) });
+const sorted = checkbox('lsh-sort', 'Sort by bucket', state.sorted);
 const lshHeat = document.createElement('attn-heatmap') as AttnHeatmap;
 lshHeat.id = 'lsh-seen';
 lshHeat.setAttribute('label', 'LSH: which keys (columns) each query (rows, labelled with its bucket) sees in the chosen round, or in how many rounds');
@@ -55,7 +57,7 @@ const lshStat = el('p', { class: 'stat', id: 'lsh-stat' });
 const lshPanel = el('section', { class: 'panel', 'aria-labelledby': 'h-lsh', hidden: true },
   el('h2', { id: 'h-lsh', text: 'LSH attention (Reformer): buckets per round' }),
   el('p', { text: 'Shared queries and keys are hashed by a random rotation into buckets, sorted by bucket and cut into chunks of S / buckets tokens; each query sees its chunk and the one before, but not itself. Tokens are drawn around 6 directions, so similar tokens share buckets. More rounds, more of each query\'s neighbours found.' }),
-  el('div', { class: 'controls' }, buckets.wrap, hashes.wrap, round.wrap), lshHeat, lshStat);
+  el('div', { class: 'controls' }, buckets.wrap, hashes.wrap, round.wrap, sorted.wrap), lshHeat, lshStat);
 const note = el('p', { class: 'note', id: 'api-note', hidden: true });
 const heats = new Map<Method, AttnHeatmap>();
 const stats = new Map<Method, HTMLElement>();
@@ -114,7 +116,7 @@ function draw(): void {
     stats.get(method)!.dataset.visible = String(visible);
   }
   drawLsh(n);
-  writeHash({ S: n, w: win.input.value, b: block.input.value, causal: causal.input.checked, lshB: buckets.input.value, lshH: hashes.input.value, lshR: round.input.value });
+  writeHash({ S: n, w: win.input.value, b: block.input.value, causal: causal.input.checked, lshB: buckets.input.value, lshH: hashes.input.value, lshR: round.input.value, lshSort: sorted.input.checked });
 }
 
 /** S tokens of size 16 around 6 random directions (seeded), as shared query-keys. */
@@ -147,13 +149,17 @@ function drawLsh(n: number): void {
     }
   }
   const bucketOf = (i: number) => res.buckets!.data[(r === 0 ? 0 : r - 1) * n + i];
-  lshHeat.rowLabels = Array.from({ length: n }, (_, i) => `${i} · b${bucketOf(i)}`);
-  lshHeat.mask = seen.map((row) => row.map((x) => x === 0));
-  lshHeat.data = seen;
+  // Sorted as the round sorts them (by bucket, then position), chunks show as blocks.
+  const order = Array.from({ length: n }, (_, i) => i);
+  if (sorted.input.checked) order.sort((a, b) => bucketOf(a) - bucketOf(b) || a - b);
+  lshHeat.rowLabels = order.map((i) => `${i} · b${bucketOf(i)}`);
+  lshHeat.colLabels = order.map(String);
+  lshHeat.mask = order.map((i) => order.map((j) => seen[i][j] === 0));
+  lshHeat.data = order.map((i) => order.map((j) => seen[i][j]));
   lshHeat.min = 0;
   lshHeat.max = r === 0 ? nHashes : 1;
   const pairs = seen.flat().filter((x) => x > 0).length;
-  lshStat.textContent = `${r === 0 ? `All ${nHashes} rounds` : `Round ${r}`}: ${pairs} of ${n * n} query-key pairs scored (${((100 * pairs) / (n * n)).toFixed(1)}%); row labels give each query's bucket${r === 0 ? ' in round 1' : ''}. From attnlab's lshAttention({ returnBuckets, returnAttended }).`;
+  lshStat.textContent = `${r === 0 ? `All ${nHashes} rounds` : `Round ${r}`}: ${pairs} of ${n * n} query-key pairs scored (${((100 * pairs) / (n * n)).toFixed(1)}%); row labels give each query's position and bucket${r === 0 ? ' in round 1' : ''}${sorted.input.checked ? ', rows and columns in that bucket order' : ''}. From attnlab's lshAttention({ returnBuckets, returnAttended }).`;
   lshStat.dataset.pairs = String(pairs);
 }
 
@@ -201,7 +207,7 @@ runBtn.addEventListener('click', () => {
 });
 cancelBtn.addEventListener('click', () => stop('Cancelled.'));
 for (const s of [S.input, win.input, block.input, hashes.input, round.input]) s.addEventListener('input', draw);
-for (const c of [causal.input, buckets.input]) c.addEventListener('change', draw);
+for (const c of [causal.input, buckets.input, sorted.input]) c.addEventListener('change', draw);
 drawChart();
 
 getLib().then((lib) => {

@@ -83,9 +83,10 @@ $('app').append(
       el('p', { class: 'stat', text: 'No position vectors at all: each head penalises distant keys linearly, with its own slope. Steep heads look locally, shallow heads far. Causal mask hatched. Computed in this page’s TypeScript.' }),
       alibiHeat, alibiWeightsNote, alibiWeights)),
   sect('h-rel', 'Relative positions in the scores: Shaw and T5 beside RoPE and ALiBi',
-    math('Shaw: score q i dot k j plus a K of clip j minus i; T5: plus b h of bucket j minus i',
-      text('Shaw: '), sup(sub('q', 'i'), 'T'), t('('), sub('k', 'j'), t('+'), sub('a', row(t('K, clip(j−i, ±k)'))), t(')/√d;  '),
-      text('T5: '), sup(sub('q', 'i'), 'T'), sub('k', 'j'), t('/√d +'), sub('b', row(t('h, bucket(j−i)')))),
+    math('Shaw: score q i dot the sum of k j and a K of clip j minus i, over root d',
+      sup(sub('q', 'i'), 'T'), t('('), sub('k', 'j'), t('+'), sub('a', row(t('K, clip(j−i, ±k)'))), t(') / √d')),
+    math('T5: score q i dot k j over root d plus b h of bucket j minus i',
+      sup(sub('q', 'i'), 'T'), sub('k', 'j'), t('/ √d +'), sub('b', row(t('h, bucket(j−i)')))),
     el('p', { class: 'stat', text: 'One head, 16 features, the same random q, k, v for every method. Shaw adds learned vectors for each clipped distance (here k = 4, random) to the keys and values; T5 adds one learned scalar per head and distance bucket: exact buckets near the query, logarithmic ones up to maxDistance (here 32 buckets, maxDistance 16, and weights made up to fall with distance). RoPE turns q and k; ALiBi subtracts a slope times the distance. Left: score change from no position information. Right: the weights, from attnlab’s attention() with each option.' }),
     el('div', { class: 'controls' }, relMethod.wrap), relStat,
     el('div', { class: 'grid2' }, relChange, relWeights)));
