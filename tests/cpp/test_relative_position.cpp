@@ -11,6 +11,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/multihead.hpp"
 #include "attnlab/relative_position.hpp"
+#include "attnlab/thread_pool.hpp"
 #include "reference.hpp"
 
 using namespace attnlab;
@@ -181,4 +182,20 @@ TEST(Shaw, RejectsMissingEmbeddingsAndNegativeDistances) {
   EXPECT_THROW(shaw_attention(x.data(), x.data(), x.data(), 1, 2, 2, 4, 4, 0.5f, {aK.data(), nullptr, -1},
                               {}, out.data(), nullptr, nullptr),
                Error);
+}
+
+TEST(Shaw, ThreadCountInvariance) {
+  const int64_t batch = 3, Sq = 40, Sk = 37, D = 8, Dv = 4, kmax = 3;
+  const auto q = ref::random(batch * Sq * D, 1), k = ref::random(batch * Sk * D, 2),
+             v = ref::random(batch * Sk * Dv, 3), aK = ref::random((2 * kmax + 1) * D, 4),
+             aV = ref::random((2 * kmax + 1) * Dv, 5);
+  MaskSet masks;
+  masks.causal = true;
+  std::vector<float> one(batch * Sq * Dv), three(one.size());
+  shaw_attention(q.data(), k.data(), v.data(), batch, Sq, Sk, D, Dv, 0.3f, {aK.data(), aV.data(), kmax},
+                 masks, one.data(), nullptr, nullptr);
+  ThreadPool pool(3);
+  shaw_attention(q.data(), k.data(), v.data(), batch, Sq, Sk, D, Dv, 0.3f, {aK.data(), aV.data(), kmax},
+                 masks, three.data(), nullptr, &pool);
+  EXPECT_EQ(one, three);
 }

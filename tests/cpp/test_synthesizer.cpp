@@ -41,9 +41,8 @@ struct Mlp {
 
 void expect_matches(const SynthesizerParams& p, const std::vector<float>& x, const std::vector<float>& v,
                     const std::function<double(int64_t, int64_t, int64_t)>& synth, const char* what) {
-  ThreadPool pool(2);
   std::vector<float> out(B * S * Dv), weights(B * S * S);
-  synthesizer(x.data(), v.data(), B, S, D, Dv, p, out.data(), weights.data(), &pool);
+  synthesizer(x.data(), v.data(), B, S, D, Dv, p, out.data(), weights.data(), nullptr);
   std::vector<double> want_out, want_w;
   ref::attention(
       B, S, S, Dv,
@@ -122,4 +121,17 @@ TEST(Synthesizer, RejectsMissingParametersAndBadFactors) {
   EXPECT_THROW(run(p), Error);
   p.kind = SynthKind::FactorizedRandom;
   EXPECT_THROW(run(p), Error);
+}
+
+TEST(Synthesizer, ThreadCountInvariance) {
+  const auto x = ref::random(B * S * D, 1), v = ref::random(B * S * Dv, 2);
+  const Mlp dense(S, 10);
+  SynthesizerParams p;
+  p.mlp = dense.view(S);
+  p.causal = true;
+  std::vector<float> one(B * S * Dv), two(one.size());
+  synthesizer(x.data(), v.data(), B, S, D, Dv, p, one.data(), nullptr, nullptr);
+  ThreadPool pool(2);
+  synthesizer(x.data(), v.data(), B, S, D, Dv, p, two.data(), nullptr, &pool);
+  EXPECT_EQ(one, two);
 }
