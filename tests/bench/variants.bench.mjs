@@ -14,6 +14,7 @@
 // Memory: each method runs on its own instance, and the WebAssembly memory it has grown to after
 // its runs at S (memory never shrinks) is the peak of its calls up to S, input copies included.
 import { load } from 'attnlab';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -156,6 +157,15 @@ const env = {
   platform: `${os.type()} ${os.release()} ${os.arch()}`,
   build: { variant: lib.variant, isa: lib.isa, threads: lib.threads },
   loadAverage1m: { before: loadBefore[0], after: os.loadavg()[0] },
+  // The code measured: its commit, "+changes" when the work tree differed from it.
+  commit: (() => {
+    try {
+      const git = (...a) => execFileSync('git', a, { cwd: join(dirname(fileURLToPath(import.meta.url)), '../..'), encoding: 'utf8' }).trim();
+      return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+changes' : ''}`;
+    } catch {
+      return null;
+    }
+  })(),
   shape: `q, k, v: [S, ${D}]`,
   medianOf: 'runs per point: 9 (< 1 s per call), 5 (< 10 s), 3 (longer), after one untimed warm-up call when a call is < 2 s',
 };
@@ -199,6 +209,7 @@ function markdown(env, results) {
     `- CPU: ${env.cpu}, ${env.logicalCores} logical cores (${env.platform})`,
     `- Node ${env.node}; attnlab build \`${env.build.variant}\` (${env.build.isa}), ${env.build.threads} thread`,
     `- load average (1 min) before / after: ${env.loadAverage1m.before.toFixed(2)} / ${env.loadAverage1m.after.toFixed(2)}`,
+    `- commit: ${env.commit}`,
     `- ${env.shape}; ${env.medianOf}`,
     '',
     '## CPU time (ms)',
