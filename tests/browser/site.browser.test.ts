@@ -614,7 +614,7 @@ describe('demo site, cross-origin isolated', () => {
     await page.focus('#lsh-round');
     await page.keyboard.press('ArrowLeft');
     await page.waitForFunction(() => Number(document.getElementById('lsh-stat')!.dataset.pairs) > 48 * 23);
-    expect(await page.evaluate(() => location.hash)).toContain('lshR=0');
+    await page.waitForFunction(() => location.hash.includes('lshR=0'));  // written after a 60 ms pause
     await longTasks(page);
     await page.click('#run-cost');
     await page.waitForSelector('body[data-cost="done"]', { timeout: 120_000 });
