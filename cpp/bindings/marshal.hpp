@@ -30,9 +30,16 @@ inline Shape shape(const val& v) {
   return s;
 }
 
+// T5's bucket scheme: { numBuckets, maxDistance, bidirectional }.
+inline T5Params read_t5(const val& t) {
+  return {num(t["numBuckets"]), num(t["maxDistance"]), t["bidirectional"].as<bool>()};
+}
+
 // masks: { causal, bools: [{ptr, shape, trueBlocks}], additive: [{ptr, shape}],
 //          validLens: {name, ptr, length} | null,
-//          alibi: {slopes (null: the paper's), heads, table [heads, Sq + Sk - 1]} | undefined }
+//          alibi: {slopes (null: the paper's), heads, table [heads, Sq + Sk - 1]} | undefined,
+//          t5: {weights [heads, numBuckets], heads, numBuckets, maxDistance, bidirectional,
+//               table [heads, Sq + Sk - 1]} | undefined }
 // over scores of shape `target` = [lead..., Sq, Sk].
 inline MaskSet read_masks(const val& m, const Shape& target) {
   MaskSet set;
@@ -65,6 +72,11 @@ inline MaskSet read_masks(const val& m, const Shape& target) {
     const std::vector<float> standard = slopes ? std::vector<float>() : alibi_slopes(heads);
     set.additive.push_back(alibi_bias(slopes ? slopes : standard.data(), heads, numel(lead), Sq,
                                       Sk, ptr<float>(al["table"])));
+  }
+  const val t5 = m["t5"];
+  if (!t5.isUndefined() && !t5.isNull() && Sq > 0 && Sk > 0) {
+    set.additive.push_back(t5_bias(ptr<const float>(t5["weights"]), num(t5["heads"]),
+                                   read_t5(t5), numel(lead), Sq, Sk, ptr<float>(t5["table"])));
   }
   return set;
 }

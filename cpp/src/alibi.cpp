@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnlab/error.hpp"
+#include "attnlab/relative_position.hpp"
 
 namespace attnlab {
 
@@ -35,13 +36,7 @@ AdditiveMask alibi_bias(const float* slopes, int64_t num_heads, int64_t batch, i
       table[h * len + t] = -slopes[h] * static_cast<float>(std::abs(t - (Sk - 1)));
     }
   }
-  AdditiveMask m;
-  m.data = table;
-  m.at.row_stride = 1;
-  m.at.col_stride = -1;
-  m.at.batch_offset.resize(static_cast<size_t>(batch));
-  for (int64_t b = 0; b < batch; ++b) m.at.batch_offset[b] = (b % num_heads) * len + (Sk - 1);
-  return m;
+  return diagonal_bias(table, num_heads, batch, Sq, Sk);
 }
 
 }  // namespace attnlab

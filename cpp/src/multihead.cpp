@@ -15,7 +15,7 @@ namespace attnlab {
 void multi_head_attention(const float* query, const float* key, const float* value, int64_t B,
                           int64_t L, int64_t S, const MultiHeadParams& p, const MaskSet& masks,
                           float* out, float* weights, bool average_weights, ThreadPool* pool,
-                          const RopeParams* rotary) {
+                          const RopeParams* rotary, const ShawParams* shaw) {
   const int64_t E = p.embed_dim, H = p.num_heads;
   require(E >= 1 && H >= 1 && E % H == 0, [&] {
     return "numHeads: expected a positive divisor of the embedding size " + std::to_string(E) +
@@ -59,14 +59,20 @@ void multi_head_attention(const float* query, const float* key, const float* val
   // Heads are strided views into Q, K, V and `heads`: no transposing copies. With no keys every
   // row is masked and `heads` stays zero; with no queries there is nothing to do (and an empty
   // buffer has no data to point into).
-  attend_slices(S > 0 && L > 0 ? B * H : 0, [&](int64_t bh) {
+  const auto head = [&](int64_t bh) {
     const int64_t b = bh / H, h = bh % H;
     return AttentionSlice{Q.data() + b * L * E + h * hd,     E,
                           K.data() + b * S * E + h * hd,     E,
                           V.data() + b * S * E + h * hd,     E,
                           heads.data() + b * L * E + h * hd, E,
                           hw ? hw + bh * L * S : nullptr,    bh};
-  }, L, S, hd, hd, scale, masks, pool);
+  };
+  const int64_t slices = S > 0 && L > 0 ? B * H : 0;
+  if (shaw) {
+    shaw_attend_slices(slices, head, L, S, hd, hd, scale, masks, *shaw, pool);
+  } else {
+    attend_slices(slices, head, L, S, hd, hd, scale, masks, pool);
+  }
   linear(heads.data(), E, B * L, E, p.out_proj_weight, p.out_proj_bias, E, out, E, pool);
   require_finite(out, B * L * E, "params.outProjWeight: the output projection overflows");
 

@@ -4,12 +4,17 @@
 //
 //   npm run bench:variants              # S = 256 .. 16384; writes tests/bench/results/variants.{json,md}
 //   npm run bench:variants -- --quick   # S = 256 .. 2048, results printed only
+//   npm run bench:variants -- --only=lsh  # methods whose name contains 'lsh', results printed only
 //
 // Times are of the public call (argument checks and heap copies included), on random q, k, v of
 // shape [S, 64]. Two clocks: the CPU time of this process (process.cpuUsage) and wall time. With
 // one thread the CPU time is the work done, and it stays put when other jobs share the cores;
 // wall time does not, so the tables lead with CPU time. The load average is recorded too.
+//
+// Memory: each method runs on its own instance, and the WebAssembly memory it has grown to after
+// its runs at S (memory never shrinks) is the peak of its calls up to S, input copies included.
 import { load } from 'attnlab';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -29,7 +34,27 @@ const METHODS = [
   { name: 'linear (elu)', what: 'linearAttention(q, k, v): elu(x) + 1 features', call: (l, x) => l.linearAttention(x.q, x.k, x.v) },
   { name: 'favor+', what: "linearAttention(q, k, v, { method: 'favor+', features: 128 })", call: (l, x) => l.linearAttention(x.q, x.k, x.v, { method: 'favor+', features: 128 }) },
   { name: 'linformer', what: "linearAttention(q, k, v, { method: 'linformer', rank: 128 })", call: (l, x) => l.linearAttention(x.q, x.k, x.v, { method: 'linformer', rank: 128 }) },
+  // Reformer's configuration: chunks of 64 tokens, as many buckets as chunks (nBuckets = S / 64),
+  // so hashing costs S * D * nBuckets / 2 per round, which grows as S^2 / 128; the sort (counting
+  // sort) and the chunked attention grow as S.
+  ...[1, 2, 4].map((nHashes) => ({
+    name: `lsh x${nHashes}`, what: `lshAttention(q, v, { nBuckets: S / 64, nHashes: ${nHashes} }): chunks of 64, 128 keys per query per round`,
+    call: (l, x) => l.lshAttention(x.q, x.v, { nBuckets: x.S / 64, nHashes }),
+  })),
+  {
+    name: 'synth dense', what: "synthesizer(x, v, { kind: 'dense' }): an MLP 64 -> 64 -> S per token (its W2 [S, 64])",
+    call: (l, x) => l.synthesizer(x.q, x.v, { kind: 'dense', dense: x.mlp }),
+  },
+  {
+    name: 'synth random', what: "synthesizer(null, v, { kind: 'random', R }): a learned R [S, S] (4 S^2 bytes: up to S = 4096)", maxS: 4096,
+    call: (l, x) => l.synthesizer(null, x.v, { kind: 'random', R: x.R() }),
+  },
+  {
+    name: 'synth fact. random', what: "synthesizer(null, v, { kind: 'factorized-random', rank: 16 }): R1 R2^T drawn from the seed",
+    call: (l, x) => l.synthesizer(null, x.v, { kind: 'factorized-random', rank: 16 }),
+  },
 ];
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 
 function random(n, seed) {
   let a = seed >>> 0;
@@ -40,6 +65,11 @@ function random(n, seed) {
   }
   return data;
 }
+
+const once = (make) => {
+  let made;
+  return () => (made ??= make());
+};
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -65,38 +95,52 @@ function runsFor(predictedMs) {
   return 9;
 }
 
-const lib = await load({ variant: 'simd', threads: 1 });
 const started = new Date();
 const loadBefore = os.loadavg();
-const results = METHODS.map((m) => ({ name: m.name, what: m.what, points: [], skipped: [] }));
+const methods = ONLY ? METHODS.filter((m) => m.name.includes(ONLY)) : METHODS;
+const results = methods.map((m) => ({ name: m.name, what: m.what, points: [], skipped: [] }));
+const libs = [];
+for (let mi = 0; mi < methods.length; mi++) libs.push(await load({ variant: 'simd', threads: 1 }));
+const lib = libs[0];
+const MB = 2 ** 20;
 
 for (const S of SIZES) {
   const x = {
+    S,
     q: { data: random(S * D, 1), shape: [S, D] },
     k: { data: random(S * D, 2), shape: [S, D] },
     v: { data: random(S * D, 3), shape: [S, D] },
+    mlp: { W1: { data: random(D * D, 4), shape: [D, D] }, W2: { data: random(S * D, 5), shape: [S, D] } },
+    R: once(() => ({ data: random(S * S, 6), shape: [S, S] })),  // made only where it runs
   };
-  for (let mi = 0; mi < METHODS.length; mi++) {
+  for (let mi = 0; mi < methods.length; mi++) {
     const r = results[mi], last = r.points.at(-1);
+    if (methods[mi].maxS && S > methods[mi].maxS) {
+      r.skipped.push({ S, reason: `above S = ${methods[mi].maxS} (memory)` });
+      continue;
+    }
+    const lib = libs[mi];
+    const call = (l) => methods[mi].call(l, x);
     // Predict from the previous size with the exponent seen so far (2 until two sizes are in).
     const p = r.points.length >= 2 ? Math.max(1, exponent(r.points.slice(-2))) : 2;
     const predicted = last ? last.ms * (S / last.S) ** p : 0;
     if (predicted > MAX_RUN_SECONDS * 1000) {
       r.skipped.push({ S, reason: `one run predicted at ${(predicted / 1000).toFixed(0)} s (> ${MAX_RUN_SECONDS} s)` });
-      console.log(`${r.name.padEnd(13)} S=${String(S).padStart(5)}  skipped: predicted ${(predicted / 1000).toFixed(0)} s per run`);
+      console.log(`${r.name.padEnd(18)} S=${String(S).padStart(5)}  skipped: predicted ${(predicted / 1000).toFixed(0)} s per run`);
       continue;
     }
-    if (predicted < 2_000) METHODS[mi].call(lib, x);  // warm-up (skipped where one run is long)
+    if (predicted < 2_000) call(lib);  // warm-up (skipped where one run is long)
     const cpu = [], wall = [];
     for (let t = 0, n = runsFor(predicted); t < n; t++) {
       const c0 = process.cpuUsage(), t0 = performance.now();
-      METHODS[mi].call(lib, x);
+      call(lib);
       wall.push(performance.now() - t0);
       const c = process.cpuUsage(c0);
       cpu.push((c.user + c.system) / 1000);
     }
-    r.points.push({ S, ms: median(cpu), wallMs: median(wall), runs: cpu.length, minMs: Math.min(...cpu), maxMs: Math.max(...cpu) });
-    console.log(`${r.name.padEnd(13)} S=${String(S).padStart(5)}  cpu ${median(cpu).toFixed(2).padStart(9)} ms  wall ${median(wall).toFixed(2).padStart(9)} ms  (${cpu.length} runs, cpu ${Math.min(...cpu).toFixed(2)} .. ${Math.max(...cpu).toFixed(2)})`);
+    const memoryMB = lib.heapStats().total / MB;
+    r.points.push({ S, ms: median(cpu), wallMs: median(wall), runs: cpu.length, minMs: Math.min(...cpu), maxMs: Math.max(...cpu), memoryMB });
+    console.log(`${r.name.padEnd(18)} S=${String(S).padStart(5)}  cpu ${median(cpu).toFixed(2).padStart(9)} ms  wall ${median(wall).toFixed(2).padStart(9)} ms  (${cpu.length} runs, cpu ${Math.min(...cpu).toFixed(2)} .. ${Math.max(...cpu).toFixed(2)})  memory ${memoryMB.toFixed(0)} MB`);
   }
 }
 
@@ -113,18 +157,27 @@ const env = {
   platform: `${os.type()} ${os.release()} ${os.arch()}`,
   build: { variant: lib.variant, isa: lib.isa, threads: lib.threads },
   loadAverage1m: { before: loadBefore[0], after: os.loadavg()[0] },
+  // The code measured: its commit, "+changes" when the work tree differed from it.
+  commit: (() => {
+    try {
+      const git = (...a) => execFileSync('git', a, { cwd: join(dirname(fileURLToPath(import.meta.url)), '../..'), encoding: 'utf8' }).trim();
+      return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+changes' : ''}`;
+    } catch {
+      return null;
+    }
+  })(),
   shape: `q, k, v: [S, ${D}]`,
   medianOf: 'runs per point: 9 (< 1 s per call), 5 (< 10 s), 3 (longer), after one untimed warm-up call when a call is < 2 s',
 };
-lib.dispose();
+for (const l of libs) l.dispose();
 
 console.log(`\nfitted exponents (time ~ S^p), cpu | wall: all sizes / S >= ${FIT_FROM}`);
 for (const r of results) {
   const f = (e) => `${e.cpu?.toFixed(2)} / ${e.wall?.toFixed(2)}`;
-  console.log(`  ${r.name.padEnd(13)} all S: ${f(r.exponent)}   S >= ${FIT_FROM}: ${f(r.exponentFrom1024)}`);
+  console.log(`  ${r.name.padEnd(18)} all S: ${f(r.exponent)}   S >= ${FIT_FROM}: ${f(r.exponentFrom1024)}`);
 }
 
-if (!quick) {
+if (!quick && !ONLY) {
   const dir = join(dirname(fileURLToPath(import.meta.url)), 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'variants.json'), JSON.stringify({ env, sizes: SIZES, results }, null, 2) + '\n');
@@ -150,12 +203,13 @@ function markdown(env, results) {
     '',
     'Median milliseconds per call, generated by `npm run bench:variants` (tests/bench/variants.bench.mjs).',
     'p is the least-squares slope of log(time) against log(S), so time ~ S^p: dense attention',
-    'should be near 2, the others near 1.',
+    'should be near 2, the others near 1 (LSH: see its method note; the synthesizers are S^2 by design).',
     '',
     `- date: ${env.date}`,
     `- CPU: ${env.cpu}, ${env.logicalCores} logical cores (${env.platform})`,
     `- Node ${env.node}; attnlab build \`${env.build.variant}\` (${env.build.isa}), ${env.build.threads} thread`,
     `- load average (1 min) before / after: ${env.loadAverage1m.before.toFixed(2)} / ${env.loadAverage1m.after.toFixed(2)}`,
+    `- commit: ${env.commit}`,
     `- ${env.shape}; ${env.medianOf}`,
     '',
     '## CPU time (ms)',
@@ -167,6 +221,15 @@ function markdown(env, results) {
     '## Wall time (ms)',
     '',
     ...table('wallMs', 'wall'),
+    '',
+    '## WebAssembly memory (MB)',
+    '',
+    'The memory each method\'s own instance had grown to after its runs at S: the peak of its calls',
+    'up to S (inputs copied into the heap included; a fresh instance starts at 16-20 MB).',
+    '',
+    `| S | ${results.map((r) => r.name).join(' | ')} |`,
+    `|---:|${results.map(() => '---:').join('|')}|`,
+    ...SIZES.map((S) => `| ${S} | ${results.map((r) => r.points.find((x) => x.S === S)?.memoryMB.toFixed(0) ?? '').join(' | ')} |`),
     '',
     '## Methods',
     '',

@@ -327,6 +327,18 @@ describe('demo site, cross-origin isolated', () => {
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction((s) => Number(document.getElementById('alibi-stat')!.dataset.slope) < s, s1);
     expect(Number(await page.getAttribute('#alibi-stat', 'data-slope'))).toBeCloseTo(s1 / 2, 6);
+    // T5 (the default method): one key back falls in bucket 1, whose made-up weight is -0.3; the
+    // query's own position in bucket 0 (weight 0). The weights move; with no method, they do not.
+    expect(await on(page, 'rel-change', (el) => el.valueAt(5, 4))).toBeCloseTo(-0.3, 5);
+    expect(await on(page, 'rel-change', (el) => el.valueAt(5, 5))).toBeCloseTo(0, 9);
+    expect(Number(await page.getAttribute('#rel-stat', 'data-moved'))).toBeGreaterThan(0.1);
+    for (const rel of ['shaw', 'rope', 'alibi']) {
+      await page.selectOption('#rel', rel);
+      await page.waitForFunction((r) => location.hash.includes(`rel=${r}`), rel);
+      expect(Number(await page.getAttribute('#rel-stat', 'data-moved'))).toBeGreaterThan(0.01);
+    }
+    await page.selectOption('#rel', 'none');
+    await page.waitForFunction(() => document.getElementById('rel-stat')!.dataset.moved === '0');
     await finish(v, 'positional-light');
   });
 
@@ -643,6 +655,17 @@ describe('demo site, cross-origin isolated', () => {
     await page.focus('#window');
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => document.getElementById('visible-local')!.dataset.visible === String(48 * 9 - 2 * (4 + 3 + 2 + 1)));
+    // LSH, round 1 of 2, 4 buckets: chunks of 12, so each of the 48 queries sees the 24 keys of
+    // its chunk and the one before except itself; all rounds together see more.
+    expect(Number(await page.getAttribute('#lsh-stat', 'data-pairs'))).toBe(48 * 23);
+    // Sorted by bucket: the row labels' buckets never decrease.
+    const labels: string[] = await on(page, 'lsh-seen', (el) => el.rowLabels);
+    const rowBuckets = labels.map((l) => Number(/^\d+ · b([0-3])$/.exec(l)![1]));
+    rowBuckets.slice(1).forEach((b, i) => expect(b).toBeGreaterThanOrEqual(rowBuckets[i]));
+    await page.focus('#lsh-round');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => Number(document.getElementById('lsh-stat')!.dataset.pairs) > 48 * 23);
+    await page.waitForFunction(() => location.hash.includes('lshR=0'));  // written after a 60 ms pause
     await longTasks(page);
     await page.click('#run-cost');
     await page.waitForSelector('body[data-cost="done"]', { timeout: 120_000 });
@@ -650,7 +673,7 @@ describe('demo site, cross-origin isolated', () => {
     const chart = await page.$$eval('#cost-chart path[data-series]', (paths) => Object.fromEntries(paths.map((p) =>
       [p.getAttribute('data-series')!, JSON.parse(p.getAttribute('data-points')!) as [number, number][]])));
     console.log(`efficient cost (ms): ${Object.entries(chart).map(([k, pts]) => `${k} ${pts.map(([, y]) => y.toFixed(2)).join('/')}`).join(', ')}`);
-    expect(Object.keys(chart).sort()).toEqual(['BigBird', 'Dense', 'Linear', 'Local', 'Longformer']);
+    expect(Object.keys(chart).sort()).toEqual(['BigBird', 'Dense', 'LSH', 'Linear', 'Local', 'Longformer', 'Synthesizer']);
     for (const pts of Object.values(chart)) {
       expect(pts.map(([x]) => x)).toEqual([256, 512, 1024, 2048]);
       pts.forEach(([, ms]) => expect(Number.isFinite(ms) && ms > 0).toBe(true));

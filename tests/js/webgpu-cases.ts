@@ -68,6 +68,9 @@ const attentionCases: GpuCase[] = [
   attn('RoPE, causal', [2, 3, 70, 16], [2, 3, 70, 16], [2, 3, 70, 16], { rope: true, causal: true }),
   attn('RoPE in halves, offset, Sq != Sk, weights', [1, 2, 40, 16], [1, 2, 90, 16], [1, 2, 90, 8], { rope: { pairs: 'halves', offset: 1000, base: 500 }, returnWeights: true }),
   attn("RoPE + ALiBi, score 'general'", [2, 30, 16], [2, 40, 16], [2, 40, 16], { rope: true, alibi: true, score: 'general', params: { W: randn([16, 16], 9, 0.3) } }),
+  // T5's relative bias: the core's diagonal table as one more additive mask on the GPU.
+  attn('T5 bias, bidirectional, heads [2, 3], weights', [2, 3, 40, 16], [2, 3, 90, 16], [2, 3, 90, 16], { t5: { weights: randn([3, 32], 13, 2), maxDistance: 20 }, returnWeights: true }),
+  attn('T5 bias, causal scheme + ALiBi + causal', [2, 70, 16], [2, 70, 16], [2, 70, 16], { t5: { weights: randn([2, 8], 14, 2), bidirectional: false, maxDistance: 16 }, alibi: true, causal: true }),
   // Sparse patterns (a boolean mask on the GPU) against the WebAssembly sparse kernel.
   attn('pattern local, causal', [2, 2, 100, 16], [2, 2, 100, 16], [2, 2, 100, 16], { pattern: { type: 'local', window: 5 }, causal: true }),
   attn('pattern longformer, global tokens, Sq != Sk, weights', [2, 40, 16], [2, 70, 16], [2, 70, 8], {
@@ -115,6 +118,7 @@ interface MhaCase {
   perHead?: boolean;
   alibi?: boolean;
   rope?: boolean;
+  t5?: boolean;
 }
 
 function mha(name: string, c: MhaCase): GpuCase {
@@ -130,6 +134,7 @@ function mha(name: string, c: MhaCase): GpuCase {
     ...(c.noBias ? {} : { inProjBias: randn([3 * c.E], 26), outProjBias: randn([c.E], 27) }),
   };
   const options: Parameters<Attnlab['multiHeadAttentionAsync']>[4] = { causal: c.causal, needWeights: c.needWeights, averageWeights: !c.perHead, alibi: c.alibi, rope: c.rope };
+  if (c.t5) options.t5 = { weights: randn([c.H, 16], 32, 2), maxDistance: 24 };
   if (c.kpm) {
     const m = randBool([...lead, c.S], 28, 0.3);
     for (let b = 0; b < Bn; b++) m.data[b * c.S] = 0;
@@ -160,6 +165,7 @@ const mhaCases: GpuCase[] = [
   mha('ALiBi + key padding + float attnMask (three masks)', { B: 2, L: 40, S: 40, E: 32, H: 4, alibi: true, kpm: true, amFloat: true }),
   mha('ALiBi, causal, weights', { B: 2, L: 40, S: 40, E: 32, H: 4, alibi: true, causal: true, needWeights: true }),
   mha('RoPE, cross', { B: 2, L: 40, S: 50, E: 32, H: 4, rope: true }),
+  mha('T5 bias + key padding, per-head weights', { B: 2, L: 40, S: 50, E: 32, H: 4, t5: true, kpm: true, needWeights: true, perHead: true }),
   mha('RoPE + ALiBi, causal, per-head weights', { B: 1, L: 33, S: 33, E: 32, H: 2, rope: true, alibi: true, causal: true, needWeights: true, perHead: true }),
 ];
 

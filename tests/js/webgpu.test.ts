@@ -206,6 +206,28 @@ describe('sparse patterns', () => {
   });
 });
 
+describe("Shaw's relative embeddings", () => {
+  // A WebAssembly kernel: 'webgpu' refuses the option by name, 'auto' runs it there.
+  const q = randn([2, 9, 8], 7);
+  const shaw = { maxDistance: 2, keys: randn([5, 8], 8), values: randn([5, 8], 9) };
+  const params = { numHeads: 2, inProjWeight: randn([24, 8], 10, 0.3), outProjWeight: randn([8, 8], 11, 0.3) };
+  const shawHead = { ...shaw, keys: randn([5, 4], 8), values: randn([5, 4], 9) };
+
+  it("'webgpu' rejects it with a clear error", async () => {
+    await expect(gpuLib.attentionAsync(q, q, q, { shaw })).rejects.toThrowError(
+      /^attention: options\.shaw \(Shaw's relative embeddings, a WebAssembly kernel\) is not supported on the WebGPU backend; load with backend: 'auto' to run such calls on WebAssembly$/);
+    await expect(gpuLib.multiHeadAttentionAsync(q, q, q, params, { shaw: shawHead })).rejects.toThrowError(
+      /^multiHeadAttention: options\.shaw \(Shaw's relative embeddings, a WebAssembly kernel\) is not supported on the WebGPU backend/);
+  });
+
+  it("'auto' runs it on WebAssembly", async () => {
+    const auto = await load({ backend: 'auto', gpu, variant: 'simd' });
+    expect((await auto.attentionAsync(q, q, q, { shaw })).output.data).toEqual(wasmLib.attention(q, q, q, { shaw }).output.data);
+    expect((await auto.multiHeadAttentionAsync(q, q, q, params, { shaw: shawHead })).output.data).toEqual(wasmLib.multiHeadAttention(q, q, q, params, { shaw: shawHead }).output.data);
+    auto.dispose();
+  });
+});
+
 describe('without an adapter', () => {
   const none: GpuProvider = { requestAdapter: async () => null };
 

@@ -1,6 +1,6 @@
-// Times dense, sparse and linear attention as S grows, off the main thread.
+// Times dense, sparse, linear, LSH and Synthesizer attention as S grows, off the main thread.
 import { load, type Tensor } from 'attnlab';
-import { efficientApi, patternFor, type Method } from './efficient-api';
+import { costCall, efficientApi, type Method } from './efficient-api';
 
 export interface CostRequest {
   sizes: number[];
@@ -44,8 +44,7 @@ self.onmessage = async (e: MessageEvent<CostRequest>) => {
       const k: Tensor = { data: random(S * dim, 2), shape };
       const v: Tensor = { data: random(S * dim, 3), shape };
       for (const method of methods) {
-        const pattern = patternFor(method, window, block);
-        const run = method === 'linear' ? () => api.linearAttention(q, k, v) : () => api.attention(q, k, v, pattern ? { pattern } : {});
+        const run = costCall(api, method, q, k, v, window, block, random);
         run();
         let reps = 0;
         const t0 = performance.now();

@@ -1,20 +1,25 @@
-// Page 5: positional encodings: sinusoidal (attnlab), their dot products, RoPE and ALiBi.
+// Page 5: positional encodings: sinusoidal (attnlab), their dot products, RoPE and ALiBi, and Shaw's
+// and T5's relative positions beside them: what each adds to one head's scores, and its weights.
 import type { Attnlab } from 'attnlab';
 import '../components/heatmap';
 import type { AttnHeatmap } from '../components/heatmap';
 import { gaussian, rng } from '../components/lib';
-import { $, el, slider } from './site/dom';
+import { $, el, select, slider } from './site/dom';
 import { frac, math, row, sub, sup, t, text } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, param, writeHash } from './site/state';
 
 initPage('positional.html');
 
+type Rel = 'none' | 'rope' | 'alibi' | 'shaw' | 't5';
+const RELS = [['none', 'None'], ['rope', 'RoPE'], ['alibi', 'ALiBi'], ['shaw', 'Shaw et al.'], ['t5', 'T5 buckets']] as const;
+
 const state = {
   len: param('len', 32, num(4, 128)),
   dim: param('dim', 64, num(4, 256)),
   head: param('head', 1, num(1, 8)),
   pair: param('pair', 0, num(0, 127)),
+  rel: param<Rel>('rel', 't5', (x) => (RELS.some(([r]) => r === x) ? (x as Rel) : undefined)),
 };
 const ALIBI_HEADS = 8;
 
@@ -41,6 +46,10 @@ const ropeHeat = heat('rope', 'RoPE: score of a fixed query at position m and ke
 const alibiHeat = heat('alibi', 'ALiBi: bias added to the score of query i and key j', 'query i', 'key j', 'blues');
 const alibiWeights = heat('alibi-weights', 'ALiBi alone: attention weights when every q·k is 0', 'query i', 'key j', 'viridis');
 const alibiWeightsNote = el('p', { class: 'stat', id: 'alibi-weights-note' });
+const relMethod = select('rel', 'Relative position', RELS, state.rel);
+const relChange = heat('rel-change', 'What the chosen method adds to one head’s scores (query i, key j)', 'query i', 'key j', 'diverging');
+const relWeights = heat('rel-weights', 'One head’s attention weights with the chosen method (causal)', 'query i', 'key j', 'viridis');
+const relStat = el('p', { class: 'stat', id: 'rel-stat' });
 const ropeSvg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
 ropeSvg.id = 'rope-rotation';
 ropeSvg.classList.add('chart');
@@ -72,7 +81,15 @@ $('app').append(
       el('div', { class: 'controls' }, head.wrap),
       alibiStat,
       el('p', { class: 'stat', text: 'No position vectors at all: each head penalises distant keys linearly, with its own slope. Steep heads look locally, shallow heads far. Causal mask hatched. Computed in this page’s TypeScript.' }),
-      alibiHeat, alibiWeightsNote, alibiWeights)));
+      alibiHeat, alibiWeightsNote, alibiWeights)),
+  sect('h-rel', 'Relative positions in the scores: Shaw and T5 beside RoPE and ALiBi',
+    math('Shaw: score q i dot the sum of k j and a K of clip j minus i, over root d',
+      sup(sub('q', 'i'), 'T'), t('('), sub('k', 'j'), t('+'), sub('a', row(t('K, clip(j−i, ±k)'))), t(') / √d')),
+    math('T5: score q i dot k j over root d plus b h of bucket j minus i',
+      sup(sub('q', 'i'), 'T'), sub('k', 'j'), t('/ √d +'), sub('b', row(t('h, bucket(j−i)')))),
+    el('p', { class: 'stat', text: 'One head, 16 features, the same random q, k, v for every method. Shaw adds learned vectors for each clipped distance (here k = 4, random) to the keys and values; T5 adds one learned scalar per head and distance bucket: exact buckets near the query, logarithmic ones up to maxDistance (here 32 buckets, maxDistance 16, and weights made up to fall with distance). RoPE turns q and k; ALiBi subtracts a slope times the distance. Left: score change from no position information. Right: the weights, from attnlab’s attention() with each option.' }),
+    el('div', { class: 'controls' }, relMethod.wrap), relStat,
+    el('div', { class: 'grid2' }, relChange, relWeights)));
 
 let lib: Attnlab | null = null;
 
@@ -200,12 +217,61 @@ function update(): void {
   }
   alibiWeights.hidden = !alibiOk;
   alibiWeightsNote.hidden = !alibiOk;
-  writeHash({ len: L, dim: d, head: h, pair: pair.input.value });
+  updateRelative(lib, L, h);
+  writeHash({ len: L, dim: d, head: h, pair: pair.input.value, rel: relMethod.input.value });
   document.body.dataset.result = 'ok';
+}
+
+const REL_D = 16, SHAW_K = 4;
+
+/** One head's score change and weights under the chosen relative position method. */
+function updateRelative(l: Attnlab, L: number, h: number): void {
+  const method = relMethod.input.value as Rel;
+  const g = gaussian(rng(23));
+  const x = (n: number) => ({ data: Float32Array.from({ length: n }, g), shape: [1, L, REL_D] });
+  const q = x(L * REL_D), k = x(L * REL_D), v = x(L * REL_D);
+  const aK = { data: Float32Array.from({ length: (2 * SHAW_K + 1) * REL_D }, () => g() * 0.7), shape: [2 * SHAW_K + 1, REL_D] };
+  const aV = { data: Float32Array.from({ length: (2 * SHAW_K + 1) * REL_D }, g), shape: [2 * SHAW_K + 1, REL_D] };
+  const t5w = { data: Float32Array.from({ length: 32 }, (_, b) => (b < 16 ? -0.3 : -0.5) * (b % 16)), shape: [1, 32] };
+  const slope = 2 ** (-8 * h / ALIBI_HEADS);
+  const scale = 1 / Math.sqrt(REL_D);
+  const base = l.attentionScores(q, k, { score: 'scaled_dot' }).data;
+  let change: (i: number, j: number) => number = () => 0;
+  if (method === 'rope') {
+    const turned = l.attentionScores(l.rope(q), l.rope(k), { score: 'scaled_dot' }).data;
+    change = (i, j) => turned[i * L + j] - base[i * L + j];
+  } else if (method === 'alibi') {
+    change = (i, j) => -slope * Math.abs(i - j);
+  } else if (method === 't5') {
+    const b = l.t5Bias(t5w, L, L, { maxDistance: 16 }).data;
+    change = (i, j) => b[i * L + j];
+  } else if (method === 'shaw') {
+    change = (i, j) => {
+      const r = Math.min(Math.max(j - i, -SHAW_K), SHAW_K) + SHAW_K;
+      let s = 0;
+      for (let c = 0; c < REL_D; c++) s += q.data[i * REL_D + c] * aK.data[r * REL_D + c];
+      return s * scale;
+    };
+  }
+  const options = {
+    none: {}, rope: { rope: true }, alibi: { alibi: Float32Array.of(slope) },
+    shaw: { shaw: { maxDistance: SHAW_K, keys: aK, values: aV } }, t5: { t5: { weights: t5w, maxDistance: 16 } },
+  }[method];
+  const causalMask = Array.from({ length: L }, (_, i) => Array.from({ length: L }, (_, j) => j > i));
+  relChange.data = Array.from({ length: L }, (_, i) => Array.from({ length: L }, (_, j) => change(i, j)));
+  const w = l.attention(q, k, v, { ...options, causal: true, returnWeights: true }).weights!.data;
+  const plain = l.attention(q, k, v, { causal: true, returnWeights: true }).weights!.data;
+  relWeights.mask = causalMask;
+  relWeights.data = rows(w, L, L);
+  let moved = 0;
+  for (let t = 0; t < L * L; t++) moved += Math.abs(w[t] - plain[t]);
+  relStat.textContent = `${RELS.find(([r]) => r === method)![1]}: the weights move by ${(moved / 2 / L).toFixed(3)} per query (half the summed |change|, 0 to 1) from attention without position information.`;
+  relStat.dataset.moved = String(moved);
 }
 
 dim.input.step = '4';
 for (const s of [len.input, dim.input, head.input, pair.input]) s.addEventListener('input', update);
+relMethod.input.addEventListener('change', update);
 
 getLib().then((l) => {
   lib = l;

@@ -3,6 +3,7 @@ import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkPattern, patternMask } from './patterns.js';
+import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs } from './relative-position.js';
 import { checkEvenFeatures, checkRope } from './rope.js';
 import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
@@ -92,7 +93,7 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
 /** attention()'s arguments, checked once for every backend (`scan`: see checkTensor). */
 export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions, scan?: FiniteScan) {
   const fn = 'attention';
-  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope']);
+  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope', 't5', 'shaw']);
   const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, o, scan);
   const causal = checkBool(fn, 'options.causal', o.causal, false);
   const returnWeights = checkBool(fn, 'options.returnWeights', o.returnWeights, false);
@@ -110,8 +111,13 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
     checkEvenFeatures(fn, 'q', d.Dq, Q.shape, 'last dimension');
     checkEvenFeatures(fn, 'k', d.Dk, K.shape, 'last dimension');
   }
+  const t5 = checkT5(fn, 'options.t5', o.t5, heads, "q's dimension -3", scan);
+  const shaw = checkShaw(fn, 'options.shaw', o.shaw, d.Dq, d.Dv, "q's and v's last dimensions", scan);
+  if (shaw && (pattern || (score !== 'scaled_dot' && score !== 'dot'))) {
+    throw new Error(`${fn}: options.shaw: expected score 'scaled_dot' or 'dot' and no options.pattern, got score '${score}'${pattern ? ' and a pattern' : ''}`);
+  }
   const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, masks, validLens);
-  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope };
+  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
 }
 
 export type AttentionArgs = ReturnType<typeof attentionArgs>;
@@ -137,7 +143,7 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
 export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopies): AttentionResult {
-  const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, pattern, heads, alibi, rope } = a;
+  const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, pattern, heads, alibi, rope, t5, shaw } = a;
   const batch = numel(d.lead);
   const outLen = batch * d.Sq * d.Dv;
   const wLen = batch * d.Sq * d.Sk;
@@ -157,10 +163,10 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
       Wk: params.Wk ? s.put(params.Wk.data) : null,
       wv: params.wv ? s.put(params.wv.data) : null,
       hidden, scale,
-      masks: { ...maskArgs(s, causal, masks, validLens), alibi: alibiArgs(s, alibi, heads, batch, d.Sq, d.Sk) },
+      masks: { ...maskArgs(s, causal, masks, validLens), alibi: alibiArgs(s, alibi, heads, batch, d.Sq, d.Sk), t5: t5HeapArgs(s, t5, d.Sq, d.Sk) },
       out, weights: weights || null,
     };
-    check(pattern ? m.sparseAttention({ ...args, pattern }) : m.attention(args));
+    check(pattern ? m.sparseAttention({ ...args, pattern }) : shaw ? m.shawAttention({ ...args, shaw: shawHeapArgs(s, shaw) }) : m.attention(args));
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...d.lead, d.Sq, d.Dv] } };
     if (returnWeights) result.weights = { data: s.take(weights, wLen), shape: [...d.lead, d.Sq, d.Sk] };
     return result;

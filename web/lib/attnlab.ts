@@ -9,13 +9,16 @@ import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js'
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
 import { positionalEncoding } from './positional.js';
+import { lshAttention } from './lsh-attention.js';
+import { t5Bias, withT5Table } from './relative-position.js';
 import { rope } from './rope.js';
+import { synthesizer } from './synthesizer.js';
 import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
 import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorName } from './translator.js';
 import type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
-  GpuAdapterInfo, HeapStats, LinearAttentionOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
+  GpuAdapterInfo, HeapStats, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
   MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -107,7 +110,7 @@ export class Attnlab {
     const m = this.#pooled('attention');  // a disposed instance says so before any argument is checked
     const a = attentionArgs(q, k, v, options, heapFiniteScan(m));
     const wasm = () => runAttention(this.#mod('attention'), a);
-    return this.#gpu ? this.#gpu.attention(patternAsMask(m, a), wasm) : wasm();
+    return this.#gpu ? this.#gpu.attention(withT5Table(m, patternAsMask(m, a), a.d.Sq, a.d.Sk), wasm) : wasm();
   }
 
   /** Which keys each query may see under a sparse pattern: [Sq, Sk], 1 = visible. For drawing and masks. */
@@ -129,6 +132,30 @@ export class Attnlab {
    */
   linearAttention(q: Tensor, k: Tensor, v: Tensor, options?: LinearAttentionOptions): AttentionResult {
     return linearAttention(this.#mod('linearAttention'), q, k, v, options);
+  }
+
+  /**
+   * T5's relative bias [heads, Sq, Sk] from learned weights [heads, numBuckets], as the `t5` option
+   * adds it: for drawing, or to pass as an `attnMask` to another library.
+   */
+  t5Bias(weights: Tensor, Sq: number, Sk: number, options?: Omit<T5BiasOptions, 'weights'>): Tensor {
+    return t5Bias(this.#mod('t5Bias'), weights, Sq, Sk, options);
+  }
+
+  /**
+   * Reformer's LSH attention of shared query-keys qk [..., S, D] and values v [..., S, Dv]: each
+   * query attends only within its bucket's chunk and the one before, per hash round.
+   */
+  lshAttention(qk: Tensor, v: Tensor, options?: LshAttentionOptions): LshAttentionResult {
+    return lshAttention(this.#pooled('lshAttention'), qk, v, options);
+  }
+
+  /**
+   * Synthesizer attention of tokens x [..., S, D] and values v [..., S, Dv]: dense (an MLP per
+   * token), random, or their factorized forms, optionally mixed with dot-product scores.
+   */
+  synthesizer(x: Tensor | null, v: Tensor, options: SynthesizerOptions): AttentionResult {
+    return synthesizer(this.#pooled('synthesizer'), x, v, options);
   }
 
   /** Rotary position embedding of x [..., S, D] (D even): row s turns for position offset + s. */
@@ -168,7 +195,7 @@ export class Attnlab {
     const m = this.#pooled('multiHeadAttention');
     const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(m));
     const wasm = () => runMultiHead(this.#mod('multiHeadAttention'), a);
-    return this.#gpu ? this.#gpu.multiHeadAttention(a, wasm) : wasm();
+    return this.#gpu ? this.#gpu.multiHeadAttention(withT5Table(m, a, a.L, a.S), wasm) : wasm();
   }
 
   /** Nadaraya-Watson kernel regression: attention pooling with a fixed kernel. */

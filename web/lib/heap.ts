@@ -42,6 +42,11 @@ export class Scratch {
     return new Uint8Array(this.m.memoryBuffer(), p, length).slice();
   }
 
+  /** As take(), for int32 values. */
+  takeInt32(p: number, length: number): Int32Array {
+    return new Int32Array(this.m.memoryBuffer(), p, length).slice();
+  }
+
   free(): void {
     for (const p of this.ptrs) this.m._free(p);
     this.ptrs.length = 0;

@@ -19,6 +19,9 @@ export type {
   Mask, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions,
   NadarayaWatsonResult, RopeOptions, ScoreName, ScoreParams, Tensor, Variant,
 } from './types.js';
+export type {
+  Int32Tensor, LshAttentionOptions, LshAttentionResult, ShawOptions, SynthesizerMlp, SynthesizerOptions, T5BiasOptions,
+} from './types.js';
 export { Translator, translatorNames } from './translator.js';
 export type {
   AlignmentAttention, BeamResult, LoadProgress, LoadTranslatorOptions, SentenceTranslation, TransformerAttention,

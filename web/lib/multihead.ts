@@ -2,6 +2,7 @@ import { alibiArgs, checkAlibi } from './alibi.js';
 import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
 import { maskLayout } from './mask-layout.js';
 import { maskArgs, optionalMask, type MaskInput } from './masks.js';
+import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs } from './relative-position.js';
 import { checkRope } from './rope.js';
 import { checkBool, checkInt, checkOptions, checkTensor, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
@@ -18,7 +19,7 @@ function checkParam(fn: string, name: string, t: unknown, shape: number[], layou
 /** multiHeadAttention()'s arguments, checked once for every backend. */
 export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions, scan?: FiniteScan) {
   const fn = 'multiHeadAttention';
-  const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope']);
+  const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope', 't5', 'shaw']);
   const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
   if (params === undefined) throw new Error(`${fn}: params: expected { numHeads, inProjWeight, outProjWeight, ... }, got undefined`);
 
@@ -75,8 +76,10 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
   if (rope && (E / H) % 2 !== 0) {
     throw new Error(`${fn}: options.rope: expected an even head size E / numHeads (features turn in pairs), got ${E} / ${H} = ${E / H}`);
   }
+  const t5 = checkT5(fn, 'options.t5', o.t5, H, 'numHeads', scan);
+  const shaw = checkShaw(fn, 'options.shaw', o.shaw, E / H, E / H, 'the head size E / numHeads', scan);
   const maskAt = maskLayout(fn, [B, H, L, S], causal, masks);
-  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, layout: maskAt, alibi, rope };
+  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, layout: maskAt, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
 }
 
 export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
@@ -88,7 +91,7 @@ export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, 
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
 export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopies): AttentionResult {
-  const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, alibi, rope } = a;
+  const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, alibi, rope, t5, shaw } = a;
   const outLen = B * L * E;
   const wLen = averageWeights ? B * L * S : B * H * L * S;
   return withScratch(m, fn, (s, check) => {
@@ -98,10 +101,11 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopie
       query: s.put(Q.data), key: s.put(K.data), value: s.put(V.data), B, L, S, E, H,
       inProjWeight: s.put(inW.data), inProjBias: inB ? s.put(inB.data) : null,
       outProjWeight: s.put(outW.data), outProjBias: outB ? s.put(outB.data) : null,
-      masks: { ...maskArgs(s, causal, masks), alibi: alibiArgs(s, alibi, H, B * H, L, S) },
+      masks: { ...maskArgs(s, causal, masks), alibi: alibiArgs(s, alibi, H, B * H, L, S), t5: t5HeapArgs(s, t5, L, S) },
       out, weights: weights || null, averageWeights,
     };
-    check(rope ? m.multiHeadAttentionRope({ ...args, ...rope }) : m.multiHeadAttention(args));
+    if (shaw) check(m.multiHeadAttentionPositions({ ...args, rope, shaw: shawHeapArgs(s, shaw) }));
+    else check(rope ? m.multiHeadAttentionRope({ ...args, ...rope }) : m.multiHeadAttention(args));
     const lead = batched ? [B] : [];
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...lead, L, E] } };
     if (needWeights) {

@@ -151,6 +151,39 @@ export interface RopeOptions {
   pairs?: 'interleaved' | 'halves';
 }
 
+/**
+ * T5's bucketed relative position bias (Raffel et al.): a learned scalar per head and bucket of the
+ * distance j - i, added to the scores. Distances below numBuckets / 4 (bidirectional) or
+ * numBuckets / 2 (causal) get a bucket each; longer ones share logarithmically wider buckets up to
+ * `maxDistance`, beyond which all share the last. Buckets as Hugging Face's T5 computes them.
+ */
+export interface T5BiasOptions {
+  /** The learned bias [heads, numBuckets]; numBuckets >= 4 (bidirectional) or >= 2 (causal). */
+  weights: Tensor;
+  /**
+   * `true` (default, T5's encoder): keys before and after a query have their own buckets.
+   * `false` (T5's decoder): every key after the query falls in bucket 0.
+   */
+  bidirectional?: boolean;
+  /** Distance where the last bucket begins, an integer above the exact buckets' span; default 128. */
+  maxDistance?: number;
+}
+
+/**
+ * Shaw et al.'s relative position representations: learned vectors a_K[r] (and a_V[r]) for the
+ * clipped distance r = clip(j - i, -maxDistance, maxDistance), so that
+ * score_ij = scale · q_i · (k_j + a_K[r]) and out_i = Σ_j w_ij (v_j + a_V[r]). Runs on
+ * WebAssembly (its own kernel, O(Sk) memory per query); not on WebGPU.
+ */
+export interface ShawOptions {
+  /** The clipping distance k, an integer >= 0. */
+  maxDistance: number;
+  /** a_K [2k + 1, D] (D: the keys' feature size, or the head size in multiHeadAttention); row r + k for distance r. */
+  keys: Tensor;
+  /** a_V [2k + 1, Dv]; default none (the values are left alone). */
+  values?: Tensor;
+}
+
 export interface AttentionOptions {
   /** Scoring function; default `'scaled_dot'` (q . k / sqrt(d)). */
   score?: ScoreName;
@@ -190,6 +223,16 @@ export interface AttentionOptions {
    * even); `true` for the defaults. The same as passing `lib.rope(q)` and `lib.rope(k)`.
    */
   rope?: boolean | RopeOptions;
+  /**
+   * T5's relative bias, one row of `weights` per head (q's dimension -3; one head for q of rank 2).
+   * On WebGPU too (as an additive mask).
+   */
+  t5?: T5BiasOptions;
+  /**
+   * Shaw's relative embeddings in the keys (and values); scores `'scaled_dot'` and `'dot'` only,
+   * not with `pattern`. WebAssembly only: `'webgpu'` refuses it, `'auto'` runs it there.
+   */
+  shaw?: ShawOptions;
 }
 
 export interface AttentionResult {
@@ -242,6 +285,13 @@ export interface MultiHeadOptions {
    * E / numHeads must be even); `true` for the defaults.
    */
   rope?: boolean | RopeOptions;
+  /** T5's relative bias, `weights` [numHeads, numBuckets]. On WebGPU too (as an additive mask). */
+  t5?: T5BiasOptions;
+  /**
+   * Shaw's relative embeddings of the head size E / numHeads, shared by the heads (as in the
+   * paper). WebAssembly only: `'webgpu'` refuses it, `'auto'` runs it there.
+   */
+  shaw?: ShawOptions;
 }
 
 /** Kernelised attention with φ(x) = elu(x) + 1 (Katharopoulos et al., "Transformers are RNNs"). */
@@ -314,4 +364,91 @@ export interface HeapStats {
   used: number;
   /** Current size of the WebAssembly memory. */
   total: number;
+}
+
+/**
+ * Reformer's LSH attention (Kitaev et al.): queries and keys share one projection `qk`; each round
+ * hashes the tokens by a random rotation (angular LSH), sorts them by bucket, cuts them into chunks
+ * and lets each query attend to its chunk and the one before. A token attends to itself only when
+ * it sees no other key. Rounds combine by their log-sum-exp.
+ */
+export interface LshAttentionOptions {
+  /** Buckets per round, an even integer >= 2; it must divide S unless `chunkSize` is given. Default 8. */
+  nBuckets?: number;
+  /** Hash rounds, an integer >= 1; more rounds, closer to full attention. Default 1. */
+  nHashes?: number;
+  /** Tokens per chunk, a divisor of S; default S / nBuckets. */
+  chunkSize?: number;
+  /** Query i sees keys j <= i only; default false. */
+  causal?: boolean;
+  /** Seed of the random rotations, an integer >= 0; default 0. */
+  seed?: number;
+  /** Also return each token's bucket per round; default false. */
+  returnBuckets?: boolean;
+  /** Also return, per round, the positions of the keys each query saw; default false. */
+  returnAttended?: boolean;
+}
+
+/** An int32 tensor. */
+export interface Int32Tensor {
+  data: Int32Array;
+  shape: number[];
+}
+
+export interface LshAttentionResult {
+  output: Tensor;
+  /** Each token's bucket in each round, shape [..., nHashes, S]. */
+  buckets?: Int32Tensor;
+  /**
+   * [..., nHashes, S, W] with W = 2 · chunkSize (chunkSize when there is one chunk): the keys of
+   * query i's window in round r (the chunk before, then its own, in sorted order), -1 for those
+   * hidden (causal, or its own key when it saw another).
+   */
+  attended?: Int32Tensor;
+}
+
+/** A 2-layer MLP on each token, PyTorch Linear layout: W2 relu(W1 x + b1) + b2. */
+export interface SynthesizerMlp {
+  /** [hidden, D] */
+  W1: Tensor;
+  /** [hidden] */
+  b1?: Tensor;
+  /** [out, hidden] */
+  W2: Tensor;
+  /** [out] */
+  b2?: Tensor;
+}
+
+/**
+ * Synthesizer attention (Tay et al.): weights not from query-key products but synthesised.
+ * `'dense'`: row i of the scores is `dense`(x_i) (S outputs). `'random'`: scores R [S, S], learned
+ * (given) or fixed (drawn from `seed`). `'factorized-dense'`: A = factorA(x_i) [a], B =
+ * factorB(x_i) [b], a · b = S, score_ij = A[j mod a] · B[floor(j / a)]. `'factorized-random'`:
+ * R1 R2^T with R1, R2 [S, rank], given or drawn.
+ */
+export interface SynthesizerOptions {
+  kind: 'dense' | 'random' | 'factorized-dense' | 'factorized-random';
+  /** `'dense'`: the MLP, W2 with S rows. */
+  dense?: SynthesizerMlp;
+  /** `'factorized-dense'`: the two MLPs, output sizes a and b with a · b = S. */
+  factorA?: SynthesizerMlp;
+  factorB?: SynthesizerMlp;
+  /** `'random'`: a learned R [S, S]; default a fixed one drawn from `seed` (N(0, 1)). */
+  R?: Tensor;
+  /** `'factorized-random'`: learned R1, R2 [S, rank]; default fixed ones drawn from `seed`. */
+  R1?: Tensor;
+  R2?: Tensor;
+  /** `'factorized-random'` without R1, R2: their columns; default 8. */
+  rank?: number;
+  /** Seed of the fixed random forms, an integer >= 0; default 0. */
+  seed?: number;
+  /**
+   * The paper's mixture with dot-product attention: scores (1 - weight) · synthesised + weight ·
+   * q · k / sqrt(D), q and k [..., S, D]. weight in (0, 1], default 0.5.
+   */
+  dot?: { q: Tensor; k: Tensor; weight?: number };
+  /** Query i sees keys j <= i only; default false. */
+  causal?: boolean;
+  /** Also return the weights [..., S, S]; default false. */
+  returnWeights?: boolean;
 }

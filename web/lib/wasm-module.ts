@@ -17,6 +17,11 @@ export interface WasmModule {
   linear(args: object): string;
   rope(args: object): string;
   multiHeadAttentionRope(args: object): string;
+  shawAttention(args: object): string;
+  multiHeadAttentionPositions(args: object): string;
+  t5BiasTable(args: object): string;
+  lshAttention(args: object): string;
+  synthesizer(args: object): string;
   setThreads(n: number): string;
   threadCount(): number;
   wakeThreads(): void;

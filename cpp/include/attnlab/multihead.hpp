@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "attnlab/mask.hpp"
+#include "attnlab/relative_position.hpp"
 #include "attnlab/rope.hpp"
 #include "attnlab/thread_pool.hpp"
 
@@ -22,10 +23,11 @@ struct MultiHeadParams {
 // weights, when not null: [B, L, S] averaged over heads if `average_weights`, else [B, H, L, S].
 // A query whose keys are all masked attends to nothing: zero weights, and its output is the
 // output projection's bias (PyTorch gives NaN there). `rotary`, when given, applies RoPE to every
-// head's projected queries and keys.
+// head's projected queries and keys. `shaw`, when given, adds Shaw's relative embeddings (of the
+// head size, shared by the heads as in the paper) to every head's keys and values.
 void multi_head_attention(const float* query, const float* key, const float* value, int64_t B,
                           int64_t L, int64_t S, const MultiHeadParams& p, const MaskSet& masks,
                           float* out, float* weights, bool average_weights, ThreadPool* pool,
-                          const RopeParams* rotary = nullptr);
+                          const RopeParams* rotary = nullptr, const ShawParams* shaw = nullptr);
 
 }  // namespace attnlab

@@ -1,5 +1,5 @@
-// ALiBi on the GPU: the core's bias -slope[h] * |i - j| (cpp/src/alibi.cpp) as one more additive
-// mask, a diagonal table [heads, Sq + Sk - 1] read with row stride +1 and column stride -1 (the
+// ALiBi and T5's bias on the GPU: the core's bias -slope[h] * |i - j| (cpp/src/alibi.cpp), and T5's
+// table filled by the core (cpp/src/relative_position.cpp), each as one more additive mask, a diagonal table [heads, Sq + Sk - 1] read with row stride +1 and column stride -1 (the
 // kernels' u32 index arithmetic wraps, so -1 is 2^32 - 1). Same float operations as the core.
 import type { Broadcast } from '../mask-layout.js';
 import type { MaskInput } from '../masks.js';
@@ -15,6 +15,18 @@ function paperSlopes(n: number): Float32Array {
 }
 
 /**
+ * A bias that depends only on i - j, as a diagonal table [heads, Sq + Sk - 1] (entry t: i - j =
+ * t - (Sk - 1)), over scores [slices, Sq, Sk], slice b being head b % heads.
+ */
+export function diagonalMask(name: string, table: Float32Array, heads: number, slices: number, Sq: number, Sk: number): { input: MaskInput; at: Broadcast } {
+  const len = Sq + Sk - 1;
+  return {
+    input: { name, checked: { kind: 'float', mask: { data: table, shape: [heads, len] } }, trueBlocks: false },
+    at: { rowStride: 1, colStride: -1, batchOffset: Array.from({ length: slices }, (_, b) => (b % heads) * len + Sk - 1) },
+  };
+}
+
+/**
  * The ALiBi bias of scores [slices, Sq, Sk], slice b being head b % heads; null when the option
  * is off or the scores are empty (as the core skips it).
  */
@@ -26,8 +38,17 @@ export function alibiMask(alibi: Float32Array | boolean, heads: number, slices: 
   for (let h = 0; h < heads; h++) {
     for (let t = 0; t < len; t++) table[h * len + t] = -slopes[h] * Math.abs(t - (Sk - 1));
   }
-  return {
-    input: { name: 'options.alibi', checked: { kind: 'float', mask: { data: table, shape: [heads, len] } }, trueBlocks: false },
-    at: { rowStride: 1, colStride: -1, batchOffset: Array.from({ length: slices }, (_, b) => (b % heads) * len + Sk - 1) },
-  };
+  return diagonalMask('options.alibi', table, heads, slices, Sq, Sk);
+}
+
+/**
+ * The relative position biases of a call (ALiBi, and T5's from the table the core filled:
+ * withT5Table) as masks, appended to its mask layout.
+ */
+export function withPositionBiases<L extends { masks: { input: MaskInput; at: Broadcast }[] }>(
+  layout: L, alibi: Float32Array | boolean, t5Table: Float32Array | null, heads: number, slices: number, Sq: number, Sk: number,
+): L {
+  const extra = [alibiMask(alibi, heads, slices, Sq, Sk), t5Table && diagonalMask('options.t5', t5Table, heads, slices, Sq, Sk)];
+  const masks = extra.filter((x): x is { input: MaskInput; at: Broadcast } => !!x);
+  return masks.length ? { ...layout, masks: [...layout.masks, ...masks] } : layout;
 }

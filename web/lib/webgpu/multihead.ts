@@ -3,7 +3,7 @@
 // wanted), then the out-projection; averaged weights by a head-mean kernel.
 import type { MultiHeadArgs } from '../multihead.js';
 import type { AttentionResult } from '../types.js';
-import { alibiMask } from './alibi.js';
+import { withPositionBiases } from './alibi.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
 import {
@@ -18,6 +18,7 @@ const fused = (a: MultiHeadArgs) => !a.needWeights && a.E / a.H <= FLASH_MAX_DIM
 
 /** Why these arguments cannot run on the GPU, or null. */
 export function multiHeadUnsupported(a: MultiHeadArgs): string | null {
+  if (a.shaw) return "options.shaw (Shaw's relative embeddings, a WebAssembly kernel) is not supported";
   if (!fused(a) && a.B * a.H > MAX_SLICES) return `more than ${MAX_SLICES} batch x head slices with needWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
   return null;
 }
@@ -72,8 +73,7 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
       k = rope(call, ropeP, a.rope, { outer: B, S, inner: H, D: hd }, k);
     }
 
-    const alibi = alibiMask(a.alibi, H, B * H, L, S);
-    const masks = uploadMasks(call, alibi ? { ...a.layout, masks: [...a.layout.masks, alibi] } : a.layout);
+    const masks = uploadMasks(call, withPositionBiases(a.layout, a.alibi, a.t5Table, H, B * H, L, S));
     const heads = call.scratch(B * L * E);
     let probs: GPUBuffer | null = null;
     if (flashP) {

@@ -1,0 +1,186 @@
+#include "attnlab/lsh_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attnlab/error.hpp"
+#include "attnlab/random.hpp"
+#include "kernels.hpp"
+
+namespace attnlab {
+namespace {
+
+void check_params(const LshParams& p) {
+  require(p.n_buckets >= 2 && p.n_buckets % 2 == 0, [&] {
+    return "nBuckets: expected an even integer >= 2 (buckets come in +/- pairs of rotated axes), got " +
+           std::to_string(p.n_buckets);
+  });
+  require(p.n_hashes >= 1, [&] {
+    return "nHashes: expected an integer >= 1, got " + std::to_string(p.n_hashes);
+  });
+}
+
+// Query i's row in one round: `keys` [W] the positions in its window (the chunk before, then its
+// own). s [W] scratch; out [Dv] the round's output; returns the log of the softmax denominator.
+// Kept out of line (Emscripten's exception trampolines, as sparse_row).
+[[gnu::noinline]] float lsh_row(const float* qk, const float* kn, const float* v, int64_t D,
+                                int64_t Dv, float scale, bool causal, int64_t i,
+                                const int32_t* keys, int64_t W, float* s, float* out,
+                                int32_t* seen) {
+  const float* qi = qk + i * D;
+  int64_t others = 0;
+  for (int64_t w = 0; w < W; ++w) {
+    const int64_t j = keys[w];
+    if (causal && j > i) {
+      s[w] = -std::numeric_limits<float>::infinity();
+    } else if (j == i) {
+      s[w] = kLshSelfScore;
+    } else {
+      s[w] = scale * kernels::dot(qi, kn + j * D, D);
+      ++others;
+    }
+  }
+  if (seen) {
+    for (int64_t w = 0; w < W; ++w) {
+      const bool hidden = std::isinf(s[w]) || (keys[w] == i && others > 0);
+      seen[w] = hidden ? -1 : keys[w];
+    }
+  }
+  const float m = kernels::max(s, W);  // finite: the window holds query i's own key
+  const float sum = kernels::exp_shift_sum(s, m, W);
+  std::memset(out, 0, sizeof(float) * static_cast<size_t>(Dv));
+  for (int64_t w = 0; w < W; ++w) {
+    if (s[w] != 0.0f) kernels::axpy(s[w] / sum, v + keys[w] * Dv, out, Dv);
+  }
+  return m + std::log(sum);
+}
+
+// One round of one batch slice: hash, counting sort by bucket (stable, so ties keep position
+// order), then every query's window. rounds_out [S, Dv] and lse [S] by original position.
+// work: S * 2 + n_buckets + 1 ints (buckets, order, counts) and 2 * chunk floats.
+[[gnu::noinline]] void lsh_round(const float* qk, const float* kn, const float* v, int64_t S,
+                                 int64_t D, int64_t Dv, const float* R, const LshParams& p,
+                                 int64_t L, int32_t* bucket, int32_t* order, int32_t* counts,
+                                 float* s, float* rounds_out, float* lse, int32_t* attended) {
+  LshParams one = p;
+  one.n_hashes = 1;
+  lsh_hash(qk, S, D, R, one, bucket);
+  std::fill(counts, counts + p.n_buckets + 1, 0);
+  for (int64_t j = 0; j < S; ++j) ++counts[bucket[j] + 1];
+  for (int64_t c = 0; c < p.n_buckets; ++c) counts[c + 1] += counts[c];
+  for (int64_t j = 0; j < S; ++j) order[counts[bucket[j]]++] = static_cast<int32_t>(j);
+
+  const int64_t chunks = S / L, W = chunks > 1 ? 2 * L : L;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  std::vector<int32_t> window(static_cast<size_t>(W));
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t prev = (c + chunks - 1) % chunks;
+    if (chunks > 1) std::copy(order + prev * L, order + prev * L + L, window.begin());
+    std::copy(order + c * L, order + c * L + L, window.begin() + (W - L));
+    for (int64_t t = c * L; t < c * L + L; ++t) {
+      const int64_t i = order[t];
+      lse[i] = lsh_row(qk, kn, v, D, Dv, scale, p.causal, i, window.data(), W, s,
+                       rounds_out + i * Dv, attended ? attended + i * W : nullptr);
+    }
+  }
+}
+
+}  // namespace
+
+int64_t lsh_chunk(const LshParams& p, int64_t S) {
+  check_params(p);
+  if (p.chunk == 0) {
+    require(S % p.n_buckets == 0, [&] {
+      return "nBuckets: expected a divisor of the sequence length " + std::to_string(S) +
+             " (chunks of S / nBuckets tokens), got " + std::to_string(p.n_buckets) +
+             "; or give chunkSize";
+    });
+    return S / p.n_buckets;
+  }
+  require(p.chunk >= 1 && S % p.chunk == 0, [&] {
+    return "chunkSize: expected a divisor of the sequence length " + std::to_string(S) + ", got " +
+           std::to_string(p.chunk);
+  });
+  return p.chunk;
+}
+
+void lsh_rotations(const LshParams& p, int64_t D, float* R) {
+  check_params(p);
+  Rng rng(p.seed);
+  for (int64_t t = 0, n = p.n_hashes * D * (p.n_buckets / 2); t < n; ++t) {
+    R[t] = static_cast<float>(rng.normal());
+  }
+}
+
+void lsh_hash(const float* x, int64_t S, int64_t D, const float* R, const LshParams& p,
+              int32_t* buckets) {
+  check_params(p);
+  const int64_t half = p.n_buckets / 2;
+  std::vector<float> proj(static_cast<size_t>(half));
+  for (int64_t r = 0; r < p.n_hashes; ++r) {
+    const float* Rr = R + r * D * half;
+    for (int64_t j = 0; j < S; ++j) {
+      // x R as a sum of R's rows, then argmax over [x R, -x R] (first index on ties).
+      std::fill(proj.begin(), proj.end(), 0.0f);
+      for (int64_t c = 0; c < D; ++c) kernels::axpy(x[j * D + c], Rr + c * half, proj.data(), half);
+      int64_t best = 0;
+      float top = proj[0];
+      for (int64_t b = 1; b < 2 * half; ++b) {
+        const float y = b < half ? proj[b] : -proj[b - half];
+        if (y > top) top = y, best = b;
+      }
+      buckets[r * S + j] = static_cast<int32_t>(best);
+    }
+  }
+}
+
+void lsh_attention(const float* qk, const float* v, int64_t batch, int64_t S, int64_t D,
+                   int64_t Dv, const LshParams& p, float* out, int32_t* buckets,
+                   int32_t* attended, ThreadPool* pool) {
+  require(batch >= 0 && S >= 1 && D >= 1 && Dv >= 1, [&] {
+    return "qk, v: expected batch >= 0, S >= 1 and feature sizes >= 1, got batch=" +
+           std::to_string(batch) + " S=" + std::to_string(S) + " D=" + std::to_string(D) +
+           " Dv=" + std::to_string(Dv);
+  });
+  const int64_t L = lsh_chunk(p, S), H = p.n_hashes, W = S / L > 1 ? 2 * L : L;
+  std::vector<float> R(static_cast<size_t>(H * D * (p.n_buckets / 2)));
+  lsh_rotations(p, D, R.data());
+  // Unit keys, then each (slice, round), then the rounds' combination per slice.
+  std::vector<float> kn(static_cast<size_t>(batch * S * D));
+  parallel_for(pool, batch * S, [&](int64_t j) {
+    const float* x = qk + j * D;
+    const float norm = std::sqrt(kernels::dot(x, x, D));
+    for (int64_t c = 0; c < D; ++c) kn[j * D + c] = norm > 0.0f ? x[c] / norm : 0.0f;
+  });
+  std::vector<float> rounds(static_cast<size_t>(batch * H * S * Dv)), lse(static_cast<size_t>(batch * H * S));
+  parallel_for(pool, batch * H, [&](int64_t t) {
+    const int64_t b = t / H, r = t % H;
+    std::vector<int32_t> ints(static_cast<size_t>(2 * S + p.n_buckets + 1));
+    std::vector<float> s(static_cast<size_t>(W));
+    int32_t* bucket = buckets ? buckets + t * S : ints.data();
+    lsh_round(qk + b * S * D, kn.data() + b * S * D, v + b * S * Dv, S, D, Dv,
+              R.data() + r * D * (p.n_buckets / 2), p, L, bucket, ints.data() + S,
+              ints.data() + 2 * S, s.data(), rounds.data() + t * S * Dv, lse.data() + t * S,
+              attended ? attended + t * S * W : nullptr);
+  });
+  parallel_for(pool, batch, [&](int64_t b) {
+    for (int64_t i = 0; i < S; ++i) {
+      float m = -std::numeric_limits<float>::infinity();
+      for (int64_t r = 0; r < H; ++r) m = std::max(m, lse[(b * H + r) * S + i]);
+      float total = 0.0f;
+      for (int64_t r = 0; r < H; ++r) total += std::exp(lse[(b * H + r) * S + i] - m);
+      float* oi = out + (b * S + i) * Dv;
+      std::memset(oi, 0, sizeof(float) * static_cast<size_t>(Dv));
+      for (int64_t r = 0; r < H; ++r) {
+        const float w = std::exp(lse[(b * H + r) * S + i] - m) / total;
+        kernels::axpy(w, rounds.data() + ((b * H + r) * S + i) * Dv, oi, Dv);
+      }
+    }
+  });
+}
+
+}  // namespace attnlab

@@ -1,0 +1,150 @@
+#include "attnlab/relative_position.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attnlab/error.hpp"
+#include "attnlab/softmax.hpp"
+#include "kernels.hpp"
+
+namespace attnlab {
+
+AdditiveMask diagonal_bias(const float* table, int64_t num_heads, int64_t batch, int64_t Sq,
+                           int64_t Sk) {
+  const int64_t len = Sq + Sk - 1;  // i - j runs over [-(Sk - 1), Sq - 1]
+  AdditiveMask m;
+  m.data = table;
+  m.at.row_stride = 1;
+  m.at.col_stride = -1;
+  m.at.batch_offset.resize(static_cast<size_t>(batch));
+  for (int64_t b = 0; b < batch; ++b) m.at.batch_offset[b] = (b % num_heads) * len + (Sk - 1);
+  return m;
+}
+
+void check_t5(const T5Params& p) {
+  // Per direction half the buckets (bidirectional), of which half are exact distances.
+  const int64_t per_direction = p.bidirectional ? p.num_buckets / 2 : p.num_buckets;
+  require(per_direction >= 2, [&] {
+    return std::string("t5.numBuckets: expected an integer >= ") + (p.bidirectional ? "4" : "2") +
+           " (" + (p.bidirectional ? "bidirectional" : "causal") + " scheme), got " +
+           std::to_string(p.num_buckets);
+  });
+  const int64_t max_exact = per_direction / 2;
+  require(p.max_distance > max_exact, [&] {
+    return "t5.maxDistance: expected an integer > " + std::to_string(max_exact) +
+           " (the exact buckets' span, numBuckets / " + (p.bidirectional ? "4" : "2") +
+           "), got " + std::to_string(p.max_distance);
+  });
+}
+
+int64_t t5_bucket(int64_t rel, const T5Params& p) {
+  int64_t n = p.num_buckets, bucket = 0;
+  if (p.bidirectional) {
+    n /= 2;
+    if (rel > 0) bucket += n;
+    rel = std::abs(rel);
+  } else {
+    rel = -std::min<int64_t>(rel, 0);
+  }
+  const int64_t max_exact = n / 2;
+  if (rel < max_exact) return bucket + rel;
+  // float32 as torch computes it, so the buckets match the reference implementation's.
+  const float log_ratio = std::log(static_cast<float>(rel) / static_cast<float>(max_exact));
+  const float span = static_cast<float>(std::log(static_cast<double>(p.max_distance) / max_exact));
+  const auto large = static_cast<int64_t>(log_ratio / span * static_cast<float>(n - max_exact));
+  return bucket + std::min(max_exact + large, n - 1);
+}
+
+AdditiveMask t5_bias(const float* weights, int64_t num_heads, const T5Params& p, int64_t batch,
+                     int64_t Sq, int64_t Sk, float* table) {
+  check_t5(p);
+  require(num_heads >= 1 && batch % num_heads == 0, [&] {
+    return "t5: expected the heads (" + std::to_string(num_heads) +
+           ") to divide the leading size " + std::to_string(batch);
+  });
+  const int64_t len = Sq + Sk - 1;
+  for (int64_t t = 0; t < len; ++t) {
+    const int64_t bucket = t5_bucket(Sk - 1 - t, p);  // entry t holds j - i = Sk - 1 - t
+    for (int64_t h = 0; h < num_heads; ++h) table[h * len + t] = weights[h * p.num_buckets + bucket];
+  }
+  return diagonal_bias(table, num_heads, batch, Sq, Sk);
+}
+
+namespace {
+
+constexpr int64_t kRowsPerTask = 16;
+
+// Row i of one slice. Buffers: s [Sk], qa and wsum [2k + 1]. Kept out of line, away from the
+// caller's vectors, for the reason sparse_row gives (Emscripten's exception trampolines).
+[[gnu::noinline]] void shaw_row(const AttentionSlice& sl, int64_t i, int64_t Sk, int64_t D,
+                                int64_t Dv, float scale, const MaskSet& masks,
+                                const ShawParams& r, float* s, float* qa, float* wsum) {
+  const int64_t k = r.max_distance, R = 2 * k + 1;
+  const float* qi = sl.q + i * sl.q_stride;
+  for (int64_t t = 0; t < R; ++t) qa[t] = kernels::dot(qi, r.keys + t * D, D);
+  const auto rel = [&](int64_t j) { return std::clamp<int64_t>(j - i, -k, k) + k; };
+  const int64_t hi = visible_keys(masks, sl.b, i, Sk);
+  for (int64_t j = 0; j < hi; ++j) s[j] = scale * (kernels::dot(qi, sl.k + j * sl.k_stride, D) + qa[rel(j)]);
+  apply_element_masks(masks, sl.b, i, s, hi);
+  softmax_row(s, hi);
+  float* oi = sl.out + i * sl.out_stride;
+  std::memset(oi, 0, sizeof(float) * static_cast<size_t>(Dv));
+  for (int64_t j = 0; j < hi; ++j) {
+    if (s[j] != 0.0f) kernels::axpy(s[j], sl.v + j * sl.v_stride, oi, Dv);
+  }
+  if (r.values) {
+    // sum_j w_ij a_V[rel(j)] = sum_r (sum of the weights at distance r) a_V[r].
+    std::fill(wsum, wsum + R, 0.0f);
+    for (int64_t j = 0; j < hi; ++j) wsum[rel(j)] += s[j];
+    for (int64_t t = 0; t < R; ++t) {
+      if (wsum[t] != 0.0f) kernels::axpy(wsum[t], r.values + t * Dv, oi, Dv);
+    }
+  }
+  if (sl.weights) {
+    float* wi = sl.weights + i * Sk;
+    std::memcpy(wi, s, sizeof(float) * static_cast<size_t>(hi));
+    std::fill(wi + hi, wi + Sk, 0.0f);
+  }
+}
+
+}  // namespace
+
+void shaw_attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice,
+                        int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, float scale,
+                        const MaskSet& masks, const ShawParams& shaw, ThreadPool* pool) {
+  require(shaw.keys != nullptr, [] {
+    return std::string("shaw.keys: expected the relative key embeddings [2k + 1, D], got none");
+  });
+  require(shaw.max_distance >= 0, [&] {
+    return "shaw.maxDistance: expected an integer >= 0, got " + std::to_string(shaw.max_distance);
+  });
+  const int64_t blocks = (Sq + kRowsPerTask - 1) / kRowsPerTask, R = 2 * shaw.max_distance + 1;
+  parallel_for(pool, batch * blocks, [&](int64_t t) {
+    const AttentionSlice sl = slice(t / blocks);
+    const int64_t i0 = (t % blocks) * kRowsPerTask, i1 = std::min(Sq, i0 + kRowsPerTask);
+    std::vector<float> work(static_cast<size_t>(Sk + 2 * R));
+    for (int64_t i = i0; i < i1; ++i) {
+      shaw_row(sl, i, Sk, D, Dv, scale, masks, shaw, work.data(), work.data() + Sk,
+               work.data() + Sk + R);
+    }
+  });
+}
+
+void shaw_attention(const float* q, const float* k, const float* v, int64_t batch, int64_t Sq,
+                    int64_t Sk, int64_t D, int64_t Dv, float scale, const ShawParams& shaw,
+                    const MaskSet& masks, float* out, float* weights, ThreadPool* pool) {
+  require(batch >= 0 && Sq >= 0 && Sk >= 0 && D >= 1 && Dv >= 1, [&] {
+    return "q, k, v: expected non-negative lengths and feature sizes >= 1, got batch=" +
+           std::to_string(batch) + " Sq=" + std::to_string(Sq) + " Sk=" + std::to_string(Sk) +
+           " D=" + std::to_string(D) + " Dv=" + std::to_string(Dv);
+  });
+  shaw_attend_slices(batch, [&](int64_t b) {
+    return AttentionSlice{q + b * Sq * D, D, k + b * Sk * D, D, v + b * Sk * Dv, Dv,
+                          out + b * Sq * Dv, Dv, weights ? weights + b * Sq * Sk : nullptr, b};
+  }, Sq, Sk, D, Dv, scale, masks, shaw, pool);
+}
+
+}  // namespace attnlab
