@@ -66,13 +66,7 @@ std::string masked_softmax_js(val a) {
 std::string multi_head_attention_js(val a) {
   return guarded([&] {
     const int64_t B = num(a["B"]), L = num(a["L"]), S = num(a["S"]);
-    MultiHeadParams p;
-    p.embed_dim = num(a["E"]);
-    p.num_heads = num(a["H"]);
-    p.in_proj_weight = ptr<const float>(a["inProjWeight"]);
-    p.in_proj_bias = ptr<const float>(a["inProjBias"]);
-    p.out_proj_weight = ptr<const float>(a["outProjWeight"]);
-    p.out_proj_bias = ptr<const float>(a["outProjBias"]);
+    const MultiHeadParams p = read_mha_params(a);
     multi_head_attention(ptr<const float>(a["query"]), ptr<const float>(a["key"]),
                          ptr<const float>(a["value"]), B, L, S, p,
                          read_masks(a["masks"], {B, p.num_heads, L, S}), ptr<float>(a["out"]),

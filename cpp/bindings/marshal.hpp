@@ -96,6 +96,19 @@ std::string guarded(F&& f) {
   }
 }
 
+// multiHeadAttention's { E, H, inProjWeight, inProjBias, outProjWeight, outProjBias } (heap
+// pointers; biases may be null).
+inline MultiHeadParams read_mha_params(const val& a) {
+  MultiHeadParams p;
+  p.embed_dim = num(a["E"]);
+  p.num_heads = num(a["H"]);
+  p.in_proj_weight = ptr<const float>(a["inProjWeight"]);
+  p.in_proj_bias = ptr<const float>(a["inProjBias"]);
+  p.out_proj_weight = ptr<const float>(a["outProjWeight"]);
+  p.out_proj_bias = ptr<const float>(a["outProjBias"]);
+  return p;
+}
+
 inline AttentionDims read_dims(const val& a) {
   AttentionDims d;
   d.lead = shape(a["lead"]);

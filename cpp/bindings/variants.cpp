@@ -109,26 +109,6 @@ std::string rope_js(val a) {
   });
 }
 
-// multiHeadAttention's arguments plus { base, offset, interleaved }.
-std::string multi_head_attention_rope_js(val a) {
-  return guarded([&] {
-    const int64_t B = num(a["B"]), L = num(a["L"]), S = num(a["S"]);
-    MultiHeadParams p;
-    p.embed_dim = num(a["E"]);
-    p.num_heads = num(a["H"]);
-    p.in_proj_weight = ptr<const float>(a["inProjWeight"]);
-    p.in_proj_bias = ptr<const float>(a["inProjBias"]);
-    p.out_proj_weight = ptr<const float>(a["outProjWeight"]);
-    p.out_proj_bias = ptr<const float>(a["outProjBias"]);
-    const RopeParams rotary = read_rope(a);
-    multi_head_attention(ptr<const float>(a["query"]), ptr<const float>(a["key"]),
-                         ptr<const float>(a["value"]), B, L, S, p,
-                         read_masks(a["masks"], {B, p.num_heads, L, S}), ptr<float>(a["out"]),
-                         ptr<float>(a["weights"]), a["averageWeights"].as<bool>(), thread_pool(),
-                         &rotary);
-  });
-}
-
 // shaw: { keys, values (or null), maxDistance }
 ShawParams read_shaw(const val& r) {
   return {ptr<const float>(r["keys"]), ptr<const float>(r["values"]), num(r["maxDistance"])};
@@ -149,17 +129,11 @@ std::string shaw_attention_js(val a) {
 }
 
 // multiHeadAttention's arguments plus rope ({ base, offset, interleaved } or null) and shaw (or
-// null).
+// null): the positional forms of multi-head attention.
 std::string multi_head_attention_positions_js(val a) {
   return guarded([&] {
     const int64_t B = num(a["B"]), L = num(a["L"]), S = num(a["S"]);
-    MultiHeadParams p;
-    p.embed_dim = num(a["E"]);
-    p.num_heads = num(a["H"]);
-    p.in_proj_weight = ptr<const float>(a["inProjWeight"]);
-    p.in_proj_bias = ptr<const float>(a["inProjBias"]);
-    p.out_proj_weight = ptr<const float>(a["outProjWeight"]);
-    p.out_proj_bias = ptr<const float>(a["outProjBias"]);
+    const MultiHeadParams p = read_mha_params(a);
     const bool has_rope = !a["rope"].isNull(), has_shaw = !a["shaw"].isNull();
     const RopeParams rotary = has_rope ? read_rope(a["rope"]) : RopeParams{};
     const ShawParams shaw = has_shaw ? read_shaw(a["shaw"]) : ShawParams{};
@@ -256,5 +230,4 @@ EMSCRIPTEN_BINDINGS(attnlab_variants) {
   emscripten::function("attentionPattern", &attention_pattern_js);
   emscripten::function("linearAttention", &linear_attention_js);
   emscripten::function("rope", &rope_js);
-  emscripten::function("multiHeadAttentionRope", &multi_head_attention_rope_js);
 }

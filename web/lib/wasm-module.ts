@@ -16,7 +16,6 @@ export interface WasmModule {
   linearAttention(args: object): string;
   linear(args: object): string;
   rope(args: object): string;
-  multiHeadAttentionRope(args: object): string;
   shawAttention(args: object): string;
   multiHeadAttentionPositions(args: object): string;
   t5BiasTable(args: object): string;
