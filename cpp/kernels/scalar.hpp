@@ -183,22 +183,21 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
 }
 
-// Two gemm_4x8 blocks side by side: c[4][16] (+)= A [b0 | b1], columns 0-7 from b0 and 8-15
-// from b1 (each [K][8], row stride ldb; two 8-wide panels, or 16 columns of a row-major matrix).
-// Eight accumulators instead of four: natively (AVX2) four of them leave half the multiply-add
-// units idle behind the 4-cycle latency. Every element sums in gemm_4x8's order: the same bits.
-template <int64_t RS, int64_t CS>
-inline void gemm_4x16(int64_t K, const float* a, const float* b0, const float* b1, int64_t ldb, float* c,
+// Two gemm_4x8-ordered column blocks of V's width side by side: c[4][2W] (+)= A [b0 | b1], columns
+// 0..W-1 from b0 and W..2W-1 from b1 (each [K][W], row stride ldb). Every element sums in
+// gemm_4x8's order: the same bits. gemm_4x16 and gemm_4x32 below are its two widths.
+template <class V, int64_t RS, int64_t CS>
+inline void gemm_4x2v(int64_t K, const float* a, const float* b0, const float* b1, int64_t ldb, float* c,
                       int64_t ldc, bool accumulate) noexcept {
-  using v8 = float __attribute__((vector_size(32)));
-  v8 acc[4][2] = {};
+  constexpr int64_t W = sizeof(V) / sizeof(float);
+  V acc[4][2] = {};
   if (accumulate)
     for (int i = 0; i < 4; ++i) {
-      std::memcpy(&acc[i][0], c + i * ldc, sizeof(v8));
-      std::memcpy(&acc[i][1], c + i * ldc + 8, sizeof(v8));
+      std::memcpy(&acc[i][0], c + i * ldc, sizeof(V));
+      std::memcpy(&acc[i][1], c + i * ldc + W, sizeof(V));
     }
   for (int64_t k = 0; k < K; ++k) {
-    v8 x0, x1;
+    V x0, x1;
     std::memcpy(&x0, b0 + k * ldb, sizeof x0);
     std::memcpy(&x1, b1 + k * ldb, sizeof x1);
     for (int i = 0; i < 4; ++i) {
@@ -208,39 +207,29 @@ inline void gemm_4x16(int64_t K, const float* a, const float* b0, const float* b
     }
   }
   for (int i = 0; i < 4; ++i) {
-    std::memcpy(c + i * ldc, &acc[i][0], sizeof(v8));
-    std::memcpy(c + i * ldc + 8, &acc[i][1], sizeof(v8));
+    std::memcpy(c + i * ldc, &acc[i][0], sizeof(V));
+    std::memcpy(c + i * ldc + W, &acc[i][1], sizeof(V));
   }
 }
 
-// Four gemm_4x8 blocks side by side over 32 contiguous columns of b (row stride ldb): c[4][32]
-// (+)= A b, as two 16-lane vectors per row: with AVX-512 (gemm.cpp is built preferring 512-bit
-// vectors) eight zmm accumulators, twice gemm_4x16's multiply-adds per cycle. Every element sums
-// in gemm_4x8's order: the same bits.
+// c[4][16] (+)= A [b0 | b1] (two 8-wide panels, or 16 columns of a row-major matrix), 8-lane
+// vectors. Eight accumulators instead of gemm_4x8's four: natively (AVX2) four of them leave half
+// the multiply-add units idle behind the 4-cycle latency.
+template <int64_t RS, int64_t CS>
+inline void gemm_4x16(int64_t K, const float* a, const float* b0, const float* b1, int64_t ldb, float* c,
+                      int64_t ldc, bool accumulate) noexcept {
+  using v8 = float __attribute__((vector_size(32)));
+  gemm_4x2v<v8, RS, CS>(K, a, b0, b1, ldb, c, ldc, accumulate);
+}
+
+// c[4][32] (+)= A b over 32 contiguous columns of b, as two 16-lane vectors per row: with AVX-512
+// (gemm.cpp is built preferring 512-bit vectors) eight zmm accumulators, twice gemm_4x16's
+// multiply-adds per cycle.
 template <int64_t RS, int64_t CS>
 inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                       bool accumulate) noexcept {
   using v16 = float __attribute__((vector_size(64)));
-  v16 acc[4][2] = {};
-  if (accumulate)
-    for (int i = 0; i < 4; ++i) {
-      std::memcpy(&acc[i][0], c + i * ldc, sizeof(v16));
-      std::memcpy(&acc[i][1], c + i * ldc + 16, sizeof(v16));
-    }
-  for (int64_t k = 0; k < K; ++k) {
-    v16 x0, x1;
-    std::memcpy(&x0, b + k * ldb, sizeof x0);
-    std::memcpy(&x1, b + k * ldb + 16, sizeof x1);
-    for (int i = 0; i < 4; ++i) {
-      const float ai = a[i * RS + k * CS];
-      acc[i][0] += ai * x0;
-      acc[i][1] += ai * x1;
-    }
-  }
-  for (int i = 0; i < 4; ++i) {
-    std::memcpy(c + i * ldc, &acc[i][0], sizeof(v16));
-    std::memcpy(c + i * ldc + 16, &acc[i][1], sizeof(v16));
-  }
+  gemm_4x2v<v16, RS, CS>(K, a, b, b + 16, ldb, c, ldc, accumulate);
 }
 
 // Row x (n floats) as int16 in [-8191, 8191]: xq[i] = round-half-even(x[i] * 8191 / max|x|),
