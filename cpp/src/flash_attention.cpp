@@ -58,8 +58,10 @@ void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, f
 // output for scores and masks of any float32 magnitude (|q.k| <= D * FLT_MAX^2 fits a double), for
 // the rare rows the fused pass leaves without a finite running max or output (see the end of
 // attend_slice). Rows whose keys are all hidden come here too and get zeros, as there.
+// Keys come from the packed panels (panels[j / 8][d][j % 8]): callers such as the decoder's KV
+// cache hold keys only in that layout, and leave sl.k null.
 void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D, int64_t Dv,
-               float scale, const MaskSet& masks) {
+               float scale, const MaskSet& masks, const float* k_panels) {
   // Scores, then the output accumulator (plain arrays: no std::vector<double> code in the build).
   std::unique_ptr<double[]> buf(new double[hi + Dv]());
   double* s = buf.get();
@@ -67,9 +69,9 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
   const float* q = sl.q + i * sl.q_stride;
   double m = -HUGE_VAL;
   for (int64_t j = 0; j < hi; ++j) {
-    const float* k = sl.k + j * sl.k_stride;
+    const float* k = k_panels + j / 8 * 8 * D + j % 8;
     double dot = 0.0;
-    for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(q[d]) * k[d];
+    for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(q[d]) * k[d * 8];
     s[j] = dot * scale;
   }
   apply_element_masks_span(masks, sl.b, i, 0, s, hi);
@@ -156,7 +158,7 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
     // A score past float range (+inf, inf - inf = NaN), or every visible score -inf (overflowed,
     // or masked): one check per row here, the exact recomputation only for such rows.
     if (!finite) {
-      exact_row(sl, i, hi[r], Sk, D, Dv, scale, masks);
+      exact_row(sl, i, hi[r], Sk, D, Dv, scale, masks, k_panels);
       continue;
     }
     if (sl.weights) {

@@ -12,6 +12,7 @@
 #include "attnlab/error.hpp"
 #include "attnlab/mask.hpp"
 #include "attnlab/thread_pool.hpp"
+#include "kernels.hpp"
 #include "check.hpp"
 #include "reference.hpp"
 
@@ -88,6 +89,27 @@ TEST(Overflow, AdditiveMaskNearFloatMax) {
   am.at = attnlab::broadcast_to({c.Sq, c.Sk}, {c.Sq, c.Sk}, "attnMask");
   m.additive.push_back(am);
   ExpectExact(c, m, 1.0);
+}
+
+// The decoder's KV cache holds keys only as packed panels and passes a slice without `k`: the
+// exact recomputation of an overflowed row reads the panels too (found by fuzz_model_loader: a
+// model file with huge weights made it read through the null `k`).
+TEST(Overflow, RowsRecomputedFromKeyPanelsAlone) {
+  for (const bool causal : {false, true}) {
+    Case c(1e20f, 41);
+    std::vector<float> panels(static_cast<size_t>(attnlab::kernels::panels_size(c.Sk, c.D)));
+    attnlab::kernels::pack_panels(c.k.data(), c.D, c.Sk, c.D, panels.data());
+    MaskSet m;
+    m.causal = causal;
+    std::vector<float> want_out(c.Sq * c.Dv), want_w(c.Sq * c.Sk), out(c.Sq * c.Dv), w(c.Sq * c.Sk);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
+    attnlab::attention(c.q.data(), c.k.data(), c.v.data(), c.dims(), Score::ScaledDot, {}, m,
+                       want_out.data(), want_w.data(), nullptr);
+    const attnlab::AttentionSlice sl{c.q.data(), c.D, nullptr, 0, c.v.data(), c.Dv, out.data(), c.Dv, w.data(), 0};
+    attnlab::attend_slice(sl, 0, c.Sq, c.Sk, c.D, c.Dv, scale, m, panels.data());
+    EXPECT_TRUE(check::BitwiseEqual(out, want_out));
+    EXPECT_TRUE(check::BitwiseEqual(w, want_w));
+  }
 }
 
 TEST(Overflow, ScoresThatCannotBeReturnedThrow) {
