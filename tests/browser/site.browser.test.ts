@@ -678,15 +678,17 @@ describe('demo site, cross-origin isolated', () => {
       expect(pts.map(([x]) => x)).toEqual([256, 512, 1024, 2048]);
       pts.forEach(([, ms]) => expect(Number.isFinite(ms) && ms > 0).toBe(true));
     }
-    // Dense grows with S (each doubling is 4x the work), and faster than the sliding window.
+    // Dense grows with S: 256 -> 2048 is 64x the work, so even a machine busy with other work
+    // (CI runs this beside builds) shows it several times slower, and growing faster than the
+    // sliding window (8x the work). Single doublings are not compared: timing noise can reach 4x.
     const dense = chart.Dense.map(([, ms]) => ms);
-    dense.slice(1).forEach((ms, i) => expect(ms).toBeGreaterThan(dense[i]));
     const growth = (pts: [number, number][]) => pts[3][1] / pts[0][1];
     expect(growth(chart.Dense)).toBeGreaterThan(10);
     expect(growth(chart.Dense)).toBeGreaterThan(growth(chart.Local));
-    // And the picture matches the numbers: dense's points climb (smaller y on screen) as S grows.
+    // And the picture matches the numbers: a slower point is drawn higher (smaller y on screen).
     const cy = await page.$$eval('#cost-chart circle[data-series="Dense"]', (cs) => cs.map((c) => Number(c.getAttribute('cy'))));
-    cy.slice(1).forEach((y, i) => expect(y).toBeLessThan(cy[i]));
+    for (let i = 0; i < dense.length; i++)
+      for (let j = 0; j < dense.length; j++) if (dense[i] > dense[j]) expect(cy[i]).toBeLessThan(cy[j]);
     const longest = await maxLongTask(page);
     expect(longest).toBeLessThan(longTaskLimit('efficient cost measurement', longest));
     await finish(v, 'efficient-light');
