@@ -148,6 +148,7 @@ interface WorkerUrl {
  * and cannot load the rest of the build: a blob: URL of the same text keeps the page's origin.
  */
 function workerUrl(url: URL): WorkerUrl {
+  url = classicWorkerScript(url);
   let text: string;
   if (url.protocol === 'data:') {
     const [head, body] = url.href.split(',', 2);
@@ -165,6 +166,20 @@ function workerUrl(url: URL): WorkerUrl {
   }
   const href = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
   return { href, revoke: () => URL.revokeObjectURL(href) };
+}
+
+/**
+ * The pthread bootstrap is a classic script that import()s the glue. Vite's dev server rewrites a
+ * dynamic import() in any script it serves by adding a static `import` of its helper, which is a
+ * SyntaxError in a classic worker, unless the URL marks the script as a classic worker's
+ * (`?worker_file&type=classic`, Vite's own marker; then it appends the helper instead). Static
+ * hosts and CDNs ignore the query; data: and blob: URLs take none.
+ */
+function classicWorkerScript(url: URL): URL {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return url;
+  const marked = new URL(url);
+  marked.search = `${marked.search ? `${marked.search}&` : '?'}worker_file&type=classic`;
+  return marked;
 }
 
 /** Whether a Worker may start from `url` here: same origin as the page (or worker) running attnlab. */
