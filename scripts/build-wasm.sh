@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Builds the three WebAssembly variants into dist/wasm/: per variant the classic Emscripten
-# factory (<v>.js, loaded by Node through require and by pthread workers through importScripts),
-# an ES module twin (<v>.mjs, for browsers and bundlers), the .wasm, and for threads .worker.js.
+# Builds the three WebAssembly variants into dist/wasm/: per variant one glue file, the ES module
+# factory <v>.mjs (imported by browsers, bundlers, Node and pthread workers alike), the .wasm, and
+# for threads the pthread workers' bootstrap <v>.worker.js.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNLAB_ROOT"
 out=dist/wasm
 mkdir -p "$out"
-# The glue is CommonJS-flavoured; this keeps Node from reading it as ESM under "type": "module".
+# The pthread bootstrap (.worker.js) is a classic script that Node runs as CommonJS: this keeps
+# Node from reading it as ESM under the project's "type": "module".
 echo '{ "type": "commonjs" }' > "$out/package.json"
 for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
   dir=build/wasm-$variant
@@ -17,12 +18,23 @@ for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
   cmake --build "$dir" -j "$ATTNLAB_JOBS"
   # Node: worker_threads' Worker goes into the factory's own `Worker` (cpp/bindings/pre.js), not
   # into globalThis. Checked: the glue may touch no process-wide handler or global.
-  sed 's/global\.Worker=nodeWorkerThreads\.Worker/Worker=nodeWorkerThreads.Worker/' "$dir/attnlab-$variant.js" > "$out/attnlab-$variant.js"
-  if grep -Eq 'global\.Worker|process\["on"\]' "$out/attnlab-$variant.js"; then
-    echo "build-wasm: attnlab-$variant.js still sets globalThis.Worker or a process handler" >&2
+  sed 's/global\.Worker=nodeWorkerThreads\.Worker/Worker=nodeWorkerThreads.Worker/' "$dir/attnlab-$variant.mjs" > "$out/attnlab-$variant.mjs"
+  if grep -Eq 'global\.Worker|process\["on"\]' "$out/attnlab-$variant.mjs"; then
+    echo "build-wasm: attnlab-$variant.mjs still sets globalThis.Worker or a process handler" >&2
     exit 1
   fi
   cp "$dir/attnlab-$variant.wasm" "$out/"
-  [ -f "$dir/attnlab-$variant.worker.js" ] && cp "$dir/attnlab-$variant.worker.js" "$out/"
-  { cat "$out/attnlab-$variant.js"; echo; echo 'export default createAttnlabModule;'; } > "$out/attnlab-$variant.mjs"
+  if [ -f "$dir/attnlab-$variant.worker.js" ]; then
+    # A pthread worker import()s the glue; if that fails (a host that serves the bootstrap but not
+    # the glue with CORS), say so to the main thread, whose loader turns the message into load()'s
+    # rejection, instead of leaving an unhandled rejection in the worker and load() pending.
+    sed 's/\.then(function(instance){Module=instance})/.then(function(instance){Module=instance},function(err){postMessage({cmd:"attnlab: the glue did not load ("+err+")"})})/' \
+      "$dir/attnlab-$variant.worker.js" > "$out/attnlab-$variant.worker.js"
+    if ! grep -q 'the glue did not load' "$out/attnlab-$variant.worker.js"; then
+      echo "build-wasm: attnlab-$variant.worker.js: the glue's import() no longer looks as expected" >&2
+      exit 1
+    fi
+  fi
+  # Glue of older builds (the classic .js twin) would ship with the package.
+  rm -f "$out/attnlab-$variant.js"
 done

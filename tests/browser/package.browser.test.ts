@@ -53,6 +53,11 @@ describe('the npm tarball', () => {
     expect(files).toContain('LICENSE');
     expect(files).toContain('NOTICE');
     expect(files.filter((f) => !/^(dist\/|package\.json$|README\.md$|LICENSE$|NOTICE$)/.test(f))).toEqual([]);
+    // One glue file per build (an ES module that Node, browsers, bundlers and pthread workers all
+    // import), beside the threaded build's pthread bootstrap.
+    expect(files.filter((f) => /^dist\/wasm\/.*\.m?js$/.test(f)).sort()).toEqual([
+      'dist/wasm/attnlab-scalar.mjs', 'dist/wasm/attnlab-simd-threads.mjs', 'dist/wasm/attnlab-simd-threads.worker.js', 'dist/wasm/attnlab-simd.mjs',
+    ]);
     expect(statSync(tarball).size).toBeLessThanOrEqual(TARBALL_BUDGET_BYTES);
   });
 

@@ -5,15 +5,17 @@ import type { Variant } from './types.js';
 
 interface Assets {
   wasm: () => URL;
-  /** The classic-script glue: required by Node, importScripts()-ed by pthread workers. */
+  /**
+   * The glue: one ES module per build, imported by browsers, bundlers and Node alike; pthread
+   * workers import() it too (by the URL given as `mainScriptUrlOrBlob`).
+   */
   script: () => URL;
-  /** The ES module twin of `script`, for browsers. */
   module: () => Promise<{ default: ModuleFactory }>;
   worker?: () => URL;
 }
 
 /**
- * The ES glue is imported by URL, not by a static specifier: bundlers ship it as an asset (from
+ * The glue is imported by URL, not by a static specifier: bundlers ship it as an asset (from
  * the literal `new URL`) and leave this import alone, so attnlab's module graph has no dynamic
  * imports to split. Vite can then bundle Workers that import attnlab (the trainer's, a user's) in
  * its default 'iife' worker format, with no configuration.
@@ -24,17 +26,17 @@ const importGlue = (url: URL): Promise<{ default: ModuleFactory }> =>
 const assets: Record<Variant, Assets> = {
   scalar: {
     wasm: () => new URL('./wasm/attnlab-scalar.wasm', import.meta.url),
-    script: () => new URL('./wasm/attnlab-scalar.js', import.meta.url),
+    script: () => new URL('./wasm/attnlab-scalar.mjs', import.meta.url),
     module: () => importGlue(new URL('./wasm/attnlab-scalar.mjs', import.meta.url)),
   },
   simd: {
     wasm: () => new URL('./wasm/attnlab-simd.wasm', import.meta.url),
-    script: () => new URL('./wasm/attnlab-simd.js', import.meta.url),
+    script: () => new URL('./wasm/attnlab-simd.mjs', import.meta.url),
     module: () => importGlue(new URL('./wasm/attnlab-simd.mjs', import.meta.url)),
   },
   'simd-threads': {
     wasm: () => new URL('./wasm/attnlab-simd-threads.wasm', import.meta.url),
-    script: () => new URL('./wasm/attnlab-simd-threads.js', import.meta.url),
+    script: () => new URL('./wasm/attnlab-simd-threads.mjs', import.meta.url),
     module: () => importGlue(new URL('./wasm/attnlab-simd-threads.mjs', import.meta.url)),
     worker: () => new URL('./wasm/attnlab-simd-threads.worker.js', import.meta.url),
   },
@@ -84,16 +86,15 @@ export function hardwareThreads(): number {
 export async function instantiate(variant: Variant, poolSize: number): Promise<WasmModule> {
   const a = assets[variant];
   if (isNode) {
-    const { createRequire } = nodeBuiltin<{ createRequire: (from: string) => (id: string) => unknown }>('node:module');
     const { fileURLToPath } = nodeBuiltin<{ fileURLToPath: (u: URL) => string }>('node:url');
     const { readFile } = nodeBuiltin<{ promises: { readFile: (p: string) => Promise<Uint8Array> } }>('node:fs').promises;
-    const factory = createRequire(import.meta.url)(fileURLToPath(a.script())) as ModuleFactory;
+    const factory = (await a.module()).default;
     // Emscripten 3.1.6 would fetch() a file path in Node 20; hand it the bytes instead.
     const wasmBinary = await readFile(fileURLToPath(a.wasm()));
     return factory({
       wasmBinary,
       pthreadPoolSize: poolSize,
-      // Relative to the glue script: a literal-free `new URL(…)` keeps bundlers from copying the
+      // Relative to the glue: a literal-free `new URL(…)` keeps bundlers from copying the
       // whole wasm/ directory into browser builds.
       locateFile: (path) => fileURLToPath(new URL(path, a.script())),
     });
@@ -147,6 +148,7 @@ interface WorkerUrl {
  * and cannot load the rest of the build: a blob: URL of the same text keeps the page's origin.
  */
 function workerUrl(url: URL): WorkerUrl {
+  url = classicWorkerScript(url);
   let text: string;
   if (url.protocol === 'data:') {
     const [head, body] = url.href.split(',', 2);
@@ -164,6 +166,20 @@ function workerUrl(url: URL): WorkerUrl {
   }
   const href = URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
   return { href, revoke: () => URL.revokeObjectURL(href) };
+}
+
+/**
+ * The pthread bootstrap is a classic script that import()s the glue. Vite's dev server rewrites a
+ * dynamic import() in any script it serves by adding a static `import` of its helper, which is a
+ * SyntaxError in a classic worker, unless the URL marks the script as a classic worker's
+ * (`?worker_file&type=classic`, Vite's own marker; then it appends the helper instead). Static
+ * hosts and CDNs ignore the query; data: and blob: URLs take none.
+ */
+function classicWorkerScript(url: URL): URL {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return url;
+  const marked = new URL(url);
+  marked.search = `${marked.search ? `${marked.search}&` : '?'}worker_file&type=classic`;
+  return marked;
 }
 
 /** Whether a Worker may start from `url` here: same origin as the page (or worker) running attnlab. */
