@@ -182,5 +182,21 @@ def main():
     save("bert-model-f32", mcfg, w, "F32", bids, btypes, lambda t, i, ty: ref.bert(t, mcfg, i, ty, "", False, "gamma"))
 
 
+def fuzz_corpus():
+    """Seeds for cpp/fuzz/fuzz_safetensors.cpp: the micro GPT-2 it loads, in each dtype, and
+    header-only files."""
+    d = os.path.join(HERE, "..", "fuzz", "corpus", "safetensors")
+    os.makedirs(d, exist_ok=True)
+    g = torch.Generator().manual_seed(1)
+    cfg = {"vocab_size": 4, "n_positions": 4, "n_embd": 4, "n_layer": 1, "n_head": 1, "n_inner": 4}
+    w = gpt2_weights(g, cfg, "")
+    w = {k: v for k, v in w.items() if not k.endswith("attn.bias")}
+    for dt in ("F32", "F16", "BF16"):
+        write_safetensors(os.path.join(d, f"micro-gpt2-{dt.lower()}"), {k: (v, dt) for k, v in w.items()})
+    write_safetensors(os.path.join(d, "one-tensor"), {"wte.weight": (w["wte.weight"], "F32")})
+    write_safetensors(os.path.join(d, "empty"), {})
+
+
 if __name__ == "__main__":
     main()
+    fuzz_corpus()
