@@ -25,4 +25,10 @@ for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
   cp "$dir/attnlab-$variant.wasm" "$out/"
   [ -f "$dir/attnlab-$variant.worker.js" ] && cp "$dir/attnlab-$variant.worker.js" "$out/"
   { cat "$out/attnlab-$variant.js"; echo; echo 'export default createAttnlabModule;'; } > "$out/attnlab-$variant.mjs"
+  # Issue 16's checkpoint module (loadModel), the same treatment.
+  p=attnlab-pretrained-$variant
+  sed 's/global\.Worker=nodeWorkerThreads\.Worker/Worker=nodeWorkerThreads.Worker/' "$dir/$p.js" > "$out/$p.js"
+  cp "$dir/$p.wasm" "$out/"
+  [ -f "$dir/$p.worker.js" ] && cp "$dir/$p.worker.js" "$out/"
+  { cat "$out/$p.js"; echo; echo 'export default createAttnlabPretrained;'; } > "$out/$p.mjs"
 done

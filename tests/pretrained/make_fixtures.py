@@ -182,6 +182,35 @@ def main():
     save("bert-model-f32", mcfg, w, "F32", bids, btypes, lambda t, i, ty: ref.bert(t, mcfg, i, ty, "", False, "gamma"))
 
 
+def tokenizer_files():
+    """Small tokenizers matching the fixtures' vocabularies, so loadModel's tokenizer paths run:
+    GPT-2 byte-level BPE as vocab.json + merges.txt (gpt2-*) and as tokenizer.json (gpt-neo),
+    WordPiece as vocab.txt (bert-mlm) and tokenizer.json (bert-model). 96 / 80 tokens."""
+    # 93 printable ASCII characters (! .. }), the space stand-in, and two merges.
+    bpe = [chr(c) for c in range(0x21, 0x7E)] + ["\u0120", "\u0120t", "he"]
+    vocab = {t: i for i, t in enumerate(bpe)}
+    merges = ["\u0120 t", "h e"]
+    for name in ("gpt2-f32", "gpt2-prefixed-f16"):
+        with open(os.path.join(OUT, name, "vocab.json"), "w") as f:
+            json.dump(vocab, f, ensure_ascii=False)
+        with open(os.path.join(OUT, name, "merges.txt"), "w") as f:
+            f.write("#version: 0.2\n" + "\n".join(merges) + "\n")
+    with open(os.path.join(OUT, "gpt-neo-f32", "tokenizer.json"), "w") as f:
+        json.dump({"model": {"type": "BPE", "vocab": vocab, "merges": merges}}, f, ensure_ascii=False)
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "!", "?", "'"]
+    words += [chr(c) for c in range(ord("a"), ord("z") + 1)] + ["##" + chr(c) for c in range(ord("a"), ord("z") + 1)]
+    words += ["the", "cat", "sat", "on", "mat", "dog", "ran", "a", "big", "red", "paris", "is", "capital", "of", "france",
+              "un", "##aff", "##able"]
+    words = list(dict.fromkeys(words))[:80]
+    while len(words) < 80:
+        words.append(f"[unused{len(words)}]")
+    with open(os.path.join(OUT, "bert-mlm-bf16", "vocab.txt"), "w") as f:
+        f.write("\n".join(words) + "\n")
+    with open(os.path.join(OUT, "bert-model-f32", "tokenizer.json"), "w") as f:
+        json.dump({"normalizer": {"type": "BertNormalizer", "lowercase": True},
+                   "model": {"type": "WordPiece", "vocab": {w: i for i, w in enumerate(words)}}}, f)
+
+
 def fuzz_corpus():
     """Seeds for cpp/fuzz/fuzz_safetensors.cpp: the micro GPT-2 it loads, in each dtype, and
     header-only files."""
@@ -199,4 +228,5 @@ def fuzz_corpus():
 
 if __name__ == "__main__":
     main()
+    tokenizer_files()
     fuzz_corpus()

@@ -12,7 +12,8 @@
 //           not scaled, local layers see keys i - window < j <= i; nn.Linear MLP).
 // Attention runs on the engine's fused kernel (attend_slices over a prompt, attend_slice per new
 // token against the KV cache, whose keys are kept as the kernel's 8-key panels as in
-// nn/model.cpp's Transformer decoder), the dense layers on attnlab::linear.
+// nn/model.cpp's Transformer decoder), the dense layers on attnlab::linear's kernels with the
+// weights packed once at load (packed_linear.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,9 +21,9 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
-#include "attnlab/linear.hpp"
 #include "attnlab/pretrained.hpp"
 #include "kernels.hpp"
+#include "packed_linear.hpp"
 
 namespace attnlab::pretrained {
 namespace {
@@ -37,10 +38,12 @@ struct Layer {
 // One tensor the architecture reads: where it lands in the parameter buffer and how it arrives.
 struct Slot {
   std::string name;
-  const TensorEntry* e;
-  uint64_t at, count;           // offset and length in floats
+  const TensorEntry* e = nullptr;
+  uint64_t at = 0, count = 0;           // offset and length (elements) in floats
   int64_t rows = 0, cols = 0;   // Conv1D [in, out] to transpose at finish (rows = in), else 0
-  const float** target;
+  int64_t pack_out = 0, pack_in = 0;  // a dense layer's [out, in], packed into panels at finish
+  uint64_t alloc() const { return pack_out ? static_cast<uint64_t>(packed_size(pack_out, pack_in)) : count; }
+  const float** target = nullptr;
   uint64_t received = 0;
 };
 
@@ -97,7 +100,7 @@ void gelu(float* x, int64_t n, bool exact) {
 }
 
 void dense(const float* x, int64_t n, const Lin& l, float* y, ThreadPool* pool) {
-  linear(x, l.in, n, l.in, l.w, l.b, l.out, y, l.out, pool);
+  packed_linear(x, n, l.in, l.w, l.b, l.out, y, pool);
 }
 
 }  // namespace
@@ -118,7 +121,7 @@ struct Model::Impl {
   std::vector<float> kc, vc;
 
   void need(const SafetensorsIndex& ix, const std::string& name, Shape shape, const float** target,
-            bool conv1d = false) {
+            bool conv1d = false, bool pack = false) {
     const TensorEntry* e = ix.find(name);
     require(e != nullptr, [&] { return "checkpoint: missing tensor '" + name + "' " + to_string(shape) + " for " + cfg.architecture; });
     require(e->dt != Dtype::Other, [&] {
@@ -127,8 +130,16 @@ struct Model::Impl {
     require(e->shape == shape, [&] {
       return "checkpoint: tensor '" + name + "' has shape " + to_string(e->shape) + ", the config implies " + to_string(shape);
     });
-    Slot s{name, e, 0, static_cast<uint64_t>(numel(shape)), 0, 0, target};
+    Slot s;
+    s.name = name;
+    s.e = e;
+    s.count = static_cast<uint64_t>(numel(shape));
+    s.target = target;
     if (conv1d) { s.rows = shape[0]; s.cols = shape[1]; }
+    if (pack) {
+      s.pack_out = conv1d ? shape[1] : shape[0];
+      s.pack_in = conv1d ? shape[0] : shape[1];
+    }
     slots.push_back(s);
   }
   // An alternative spelling (older BERT checkpoints: LayerNorm.gamma / .beta).
@@ -138,7 +149,7 @@ struct Model::Impl {
   void need_lin(const SafetensorsIndex& ix, const std::string& p, int64_t in, int64_t out, Lin& l, bool bias, bool conv1d) {
     l.in = in;
     l.out = out;
-    need(ix, p + ".weight", conv1d ? Shape{in, out} : Shape{out, in}, &l.w, conv1d);
+    need(ix, p + ".weight", conv1d ? Shape{in, out} : Shape{out, in}, &l.w, conv1d, true);
     if (bias) need(ix, p + ".bias", {out}, &l.b);
   }
   void need_norm(const SafetensorsIndex& ix, const std::string& p, Norm& n) {
@@ -154,7 +165,7 @@ struct Model::Impl {
       // Both layouts in the wild: GPT2LMHeadModel.save_pretrained writes transformer.h.0...,
       // openai-community/gpt2's own file has GPT2Model's names (h.0..., wte.weight).
       const std::string p = ix.find("transformer.wte.weight") ? "transformer." : "";
-      need(ix, p + "wte.weight", {V, E}, &wte);
+      need(ix, p + "wte.weight", {V, E}, &wte, false, cfg.tie_embeddings);
       need(ix, p + "wpe.weight", {P, E}, &wpe);
       for (int64_t l = 0; l < cfg.layers; ++l) {
         const std::string h = p + "h." + std::to_string(l) + ".";
@@ -167,9 +178,9 @@ struct Model::Impl {
         need_lin(ix, h + "mlp.c_proj", I, E, y.proj, true, true);
       }
       need_norm(ix, p + "ln_f", ln_f);
-      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w);
+      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w, false, true);
     } else if (cfg.family == Family::GPTNeo) {
-      need(ix, "transformer.wte.weight", {V, E}, &wte);
+      need(ix, "transformer.wte.weight", {V, E}, &wte, false, cfg.tie_embeddings);
       need(ix, "transformer.wpe.weight", {P, E}, &wpe);
       for (int64_t l = 0; l < cfg.layers; ++l) {
         const std::string h = "transformer.h." + std::to_string(l) + ".";
@@ -184,11 +195,12 @@ struct Model::Impl {
         need_lin(ix, h + "mlp.c_proj", I, E, y.proj, true, false);
       }
       need_norm(ix, "transformer.ln_f", ln_f);
-      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w);
+      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w, false, true);
     } else {
       // BertForMaskedLM / BertForPreTraining prefix the encoder with "bert."; BertModel does not.
       const std::string p = ix.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
-      need(ix, p + "embeddings.word_embeddings.weight", {V, E}, &wte);
+      mlm = cfg.architecture != "BertModel";
+      need(ix, p + "embeddings.word_embeddings.weight", {V, E}, &wte, false, mlm && cfg.tie_embeddings);
       need(ix, p + "embeddings.position_embeddings.weight", {P, E}, &wpe);
       need(ix, p + "embeddings.token_type_embeddings.weight", {cfg.type_vocab, E}, &wtt);
       need_norm(ix, p + "embeddings.LayerNorm", emb_ln);
@@ -204,17 +216,22 @@ struct Model::Impl {
         need_lin(ix, h + "output.dense", I, E, y.proj, true, false);
         need_norm(ix, h + "output.LayerNorm", y.ln2);
       }
-      mlm = cfg.architecture != "BertModel";
       if (mlm) {
         need_lin(ix, "cls.predictions.transform.dense", E, E, mlm_dense, true, false);
         need_norm(ix, "cls.predictions.transform.LayerNorm", mlm_ln);
         need(ix, ix.find("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias", {V}, &head_b);
-        if (!cfg.tie_embeddings) need(ix, "cls.predictions.decoder.weight", {V, E}, &head_w);
+        if (!cfg.tie_embeddings) need(ix, "cls.predictions.decoder.weight", {V, E}, &head_w, false, true);
       }
     }
   }
 
   bool decoder() const { return cfg.family != Family::BERT; }
+  bool wte_packed = false;  // the token embedding doubles as the (packed) output projection
+  // Row r of the token embedding into `row`.
+  void embedding(int64_t r, float* row) const {
+    if (wte_packed) packed_row(wte, cfg.hidden, r, row);
+    else std::copy_n(wte + r * cfg.hidden, cfg.hidden, row);
+  }
 
   void check_ids(const std::vector<int32_t>& ids, int64_t start, const char* call) const {
     require(!ids.empty(), [&] { return std::string(call) + ": ids must not be empty"; });
@@ -253,8 +270,10 @@ struct Model::Impl {
     if (want_attn) out.attention.assign(static_cast<size_t>(L * H * n * ctx), 0.f);
     std::vector<float> x(n * E), h(n * E), a(n * E), t(n * E), f(n * I);
     std::vector<float> qkv(n * 3 * E);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t c = 0; c < E; ++c) x[i * E + c] = wte[ids[i] * E + c] + wpe[(start + i) * E + c];
+    for (int64_t i = 0; i < n; ++i) {
+      embedding(ids[i], x.data() + i * E);
+      for (int64_t c = 0; c < E; ++c) x[i * E + c] += wpe[(start + i) * E + c];
+    }
     std::vector<uint8_t> band;  // GPT-Neo's local layers: 1 = key outside the window
     for (int64_t l = 0; l < L; ++l) {
       const Layer& y = layers[l];
@@ -319,7 +338,7 @@ struct Model::Impl {
     }
     layer_norm(x.data(), n, E, ln_f, cfg.eps, h.data());
     out.logits.resize(static_cast<size_t>(n * V));
-    linear(h.data(), E, n, E, head_w ? head_w : wte, nullptr, V, out.logits.data(), V, pool);
+    packed_linear(h.data(), n, E, head_w ? head_w : wte, nullptr, V, out.logits.data(), pool);
     len = ctx;
     return out;
   }
@@ -344,7 +363,8 @@ struct Model::Impl {
     std::vector<float> x(n * E), q(n * E), k(n * E), v(n * E), a(n * E), t(n * E), f(n * I);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t ty = types ? (*types)[i] : 0;
-      for (int64_t c = 0; c < E; ++c) t[i * E + c] = wte[ids[i] * E + c] + wpe[i * E + c] + wtt[ty * E + c];
+      embedding(ids[i], t.data() + i * E);
+      for (int64_t c = 0; c < E; ++c) t[i * E + c] += wpe[i * E + c] + wtt[ty * E + c];
     }
     layer_norm(t.data(), n, E, emb_ln, cfg.eps, x.data());
     const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
@@ -378,7 +398,7 @@ struct Model::Impl {
     layer_norm(t.data(), n, E, mlm_ln, cfg.eps, x.data());
     out.cols = V;
     out.logits.resize(static_cast<size_t>(n * V));
-    linear(x.data(), E, n, E, head_w ? head_w : wte, head_b, V, out.logits.data(), V, pool);
+    packed_linear(x.data(), n, E, head_w ? head_w : wte, head_b, V, out.logits.data(), pool);
     return out;
   }
 };
@@ -393,7 +413,8 @@ std::unique_ptr<Model> Model::create(const ModelConfig& cfg, const SafetensorsIn
   uint64_t total = 0;
   for (Slot& s : impl->slots) {
     s.at = total;
-    total += s.count;
+    total += s.alloc();
+    if (s.target == &impl->wte && s.pack_out) impl->wte_packed = true;
   }
   // The parameters plus the decoders' KV cache at full context, against what the heap can reach.
   const uint64_t dh = static_cast<uint64_t>(cfg.hidden / cfg.heads);
@@ -450,6 +471,10 @@ void Model::finish() {
       tmp.assign(f, f + s.count);
       for (int64_t r = 0; r < s.rows; ++r)
         for (int64_t c = 0; c < s.cols; ++c) f[c * s.rows + r] = tmp[r * s.cols + c];
+    }
+    if (s.pack_out) {
+      tmp.assign(f, f + s.count);
+      pack_weights(tmp.data(), s.pack_out, s.pack_in, f);
     }
   }
   m.ready = true;

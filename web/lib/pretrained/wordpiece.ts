@@ -41,11 +41,19 @@ export class WordPiece {
       if (!this.vocab.has(s)) throw argError('WordPiece', 'vocab', `a vocabulary with ${s}`, `${tokens.length} tokens without it`);
   }
 
-  /** vocab.txt: one token per line, the line number is its id. */
-  static fromVocabTxt(text: string, lowerCase = true): WordPiece {
+  /**
+   * vocab.txt: one token per line, the line number is its id. `lowerCase` defaults to what the
+   * vocabulary shows (tokenizer_config.json's do_lower_case is not always shipped).
+   */
+  static fromVocabTxt(text: string, lowerCase?: boolean): WordPiece {
     const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
     if (lines.length && lines[lines.length - 1] === '') lines.pop();
-    return new WordPiece(lines, lowerCase);
+    return new WordPiece(lines, lowerCase ?? WordPiece.looksUncased(lines));
+  }
+
+  /** Uncased vocabularies (bert-base-uncased, bert-tiny) hold no capitalised word outside [SPECIALS]. */
+  static looksUncased(tokens: readonly string[]): boolean {
+    return !tokens.some((t) => t !== undefined && !t.startsWith('[') && /^(##)?\p{Lu}/u.test(t));
   }
 
   get vocabSize(): number {
