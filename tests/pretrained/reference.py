@@ -31,7 +31,7 @@ def act(name):
 
 
 def layer_norm(x, w, b, eps):
-    return torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, eps)
+    return torch.nn.functional.layer_norm(x, w.shape, w, b, eps)
 
 
 def split_heads(x, H):
@@ -53,8 +53,9 @@ def gpt2(t, cfg, ids, prefix=""):
     p = prefix
     E, H, L = cfg["n_embd"], cfg["n_head"], cfg["n_layer"]
     eps = cfg.get("layer_norm_epsilon", 1e-5)
-    S = len(ids)
-    ids = torch.tensor(ids)
+    # A list, or a traced tensor (tests/bench/pretrained_onnx.py exports this function to ONNX).
+    ids = ids if torch.is_tensor(ids) else torch.tensor(ids)
+    S = ids.shape[0]
     x = t[p + "wte.weight"][ids] + t[p + "wpe.weight"][:S]
     causal = torch.tril(torch.ones(S, S, dtype=torch.bool))
     atts = []

@@ -386,6 +386,11 @@ export class PretrainedModel {
     return { tokens, masks };
   }
 
+  /** Bytes of WebAssembly memory this model's instance holds (parameters, KV cache, buffers). */
+  heapBytes(): number {
+    return this.disposed ? 0 : this.wasm.memoryBuffer().byteLength;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
