@@ -60,6 +60,7 @@ for (let r = 0; r < reps; r++) {
   const gen = model.generate(prompt, { maxTokens: TOKENS + 1, temperature: 0 });
   await gen.next();
   for (let k = 0; k < TOKENS; k++) res.attnlab.token.push(await timed(() => gen.next()));
+  await gen.return();
   // onnxruntime-web: the whole sequence again for each new token.
   const seq = [...prompt];
   for (let k = 0; k < TOKENS; k++) {
