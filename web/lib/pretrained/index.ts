@@ -6,3 +6,5 @@ export type {
 } from './model.js';
 export { ByteLevelBpe } from './bpe.js';
 export { WordPiece } from './wordpiece.js';
+export { summarizeHeads } from './summary.js';
+export type { HeadSummary } from './summary.js';
