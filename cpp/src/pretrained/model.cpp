@@ -92,9 +92,16 @@ void gelu(float* x, int64_t n, bool exact) {
   if (exact) {
     for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
   } else {
-    for (int64_t i = 0; i < n; ++i) {
-      const float v = x[i];
-      x[i] = 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+    // tanh through kernels::tanh_inplace (exp_shift_sum's SIMD exp): libm's tanh is slow in WebAssembly.
+    float t[1024];
+    for (int64_t i0 = 0; i0 < n; i0 += 1024) {
+      const int64_t m = std::min<int64_t>(1024, n - i0);
+      for (int64_t i = 0; i < m; ++i) {
+        const float v = x[i0 + i];
+        t[i] = 0.79788456080286536f * (v + 0.044715f * v * v * v);
+      }
+      kernels::tanh_inplace(t, m);
+      for (int64_t i = 0; i < m; ++i) x[i0 + i] = 0.5f * x[i0 + i] * (1.0f + t[i]);
     }
   }
 }
