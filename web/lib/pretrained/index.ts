@@ -2,7 +2,7 @@
 export { loadModel, PretrainedModel } from './model.js';
 export type {
   CheckpointFiles, CheckpointInput, FileSource, ForwardOptions, ForwardResult, GenerateOptions, GeneratedToken,
-  LoadModelOptions, MaskPrediction, ModelInfo, ModelLoadProgress,
+  LoadModelOptions, MaskPrediction, ModelInfo, ModelLoadProgress, Tokenizer,
 } from './model.js';
 export { ByteLevelBpe } from './bpe.js';
 export { WordPiece } from './wordpiece.js';

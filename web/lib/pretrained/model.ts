@@ -86,7 +86,7 @@ export interface GeneratedToken {
   position: number;
   probability: number;
   /**
-   * [layers, heads, position]: the attention of the query that predicted this token (the
+   * `[layers, heads, position]`: the attention of the query that predicted this token (the
    * previous position) over every token before it: what the model looked at to write it.
    */
   attention: Tensor;
@@ -98,7 +98,8 @@ export interface MaskPrediction {
   candidates: { id: number; token: string; probability: number }[];
 }
 
-type Tokenizer = ByteLevelBpe | WordPiece;
+/** GPT-2 / GPT-Neo checkpoints read text with byte-level BPE, BERT with WordPiece. */
+export type Tokenizer = ByteLevelBpe | WordPiece;
 
 interface OpenInfo {
   id: number; architecture: string; family: ModelInfo['family']; layers: number; heads: number; hidden: number;
