@@ -27,6 +27,7 @@ struct Session {
 };
 std::map<int, Session> sessions;
 int next_id = 1;
+std::unique_ptr<ThreadPool> pool;  // pretrainedSetThreads(n): n > 1 on the simd-threads build
 
 template <class T>
 T* at(double p) { return reinterpret_cast<T*>(static_cast<uintptr_t>(p)); }
@@ -110,7 +111,8 @@ std::string run(int id, double ids, int n, double types, bool attentions, bool e
     s.ids.assign(at<const int32_t>(ids), at<const int32_t>(ids) + n);
     if (types) s.types.assign(at<const int32_t>(types), at<const int32_t>(types) + n);
     s.last = Output{};
-    s.last = extend ? s.model->extend(s.ids, attentions) : s.model->forward(s.ids, types ? &s.types : nullptr, attentions);
+    s.last = extend ? s.model->extend(s.ids, attentions, pool.get())
+                    : s.model->forward(s.ids, types ? &s.types : nullptr, attentions, pool.get());
     char b[160];
     std::snprintf(b, sizeof b, "{\"rows\":%lld,\"cols\":%lld,\"ctx\":%lld,\"logits\":%lu,\"attention\":%lu,\"cached\":%lld}",
                   static_cast<long long>(s.last.rows), static_cast<long long>(s.last.cols), static_cast<long long>(s.last.ctx),
@@ -123,6 +125,14 @@ std::string run(int id, double ids, int n, double types, bool attentions, bool e
 
 void dispose(int id) { sessions.erase(id); }
 
+std::string set_threads(int n) {
+  return guarded([&] {
+    pool.reset();
+    if (n > 1) pool = std::make_unique<ThreadPool>(n);
+    return std::string("{}");
+  });
+}
+
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 
 }  // namespace
@@ -134,5 +144,6 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
   emscripten::function("pretrainedFinish", &finish);
   emscripten::function("pretrainedRun", &run);
   emscripten::function("pretrainedDispose", &dispose);
+  emscripten::function("pretrainedSetThreads", &set_threads);
   emscripten::function("heapUsed", &heap_used);
 }

@@ -131,6 +131,20 @@ describe('loadModel streaming and bad inputs', () => {
     m.dispose();
   });
 
+  it('runs on 2 threads (simd-threads build) with the same bits as on one', async () => {
+    for (const name of ['gpt2-f32', 'bert-mlm-bf16']) {
+      const one = await loadModel(files(name)), two = await loadModel(files(name), { threads: 2 });
+      const r = reference(name);
+      const opts = { attentions: true, ...(one.info.family === 'bert' ? { tokenTypes: r.types } : {}) };
+      const a = one.forward(r.ids, opts), b = two.forward(r.ids, opts);
+      expect(b.logits.data).toEqual(a.logits.data);
+      expect(b.attentions!.data).toEqual(a.attentions!.data);
+      one.dispose();
+      two.dispose();
+    }
+    await expect(loadModel(files('gpt2-f32'), { threads: 0 })).rejects.toThrow(/^loadModel: options.threads: expected an integer in \[1, 16\], got 0$/);
+  });
+
   it('cancels on its AbortSignal', async () => {
     const ctl = new AbortController();
     ctl.abort(new Error('stopped by the test'));
@@ -181,7 +195,7 @@ describe('loadModel streaming and bad inputs', () => {
     ['a model beyond the heap', () => loadModel({ config: xl, weights: new Response(xlHeader()), vocab: files('gpt2-f32').vocab, merges: files('gpt2-f32').merges }),
       /^loadModel: checkpoint: GPT2LMHeadModel needs 6\d{3} MB \(parameters and KV cache\), above the \d+ MB available$/],
     ['int8 asked for', () => loadModel(files('gpt2-f32'), { quantize: 'int8' } as never),
-      /^loadModel: options: expected only onProgress, signal, variant \(int8 quantisation is not implemented\), got \["quantize"\]$/],
+      /^loadModel: options: expected only onProgress, signal, variant, threads \(int8 quantisation is not implemented\), got \["quantize"\]$/],
     ['no weights', () => loadModel({ config: cfg } as never), /^loadModel: files: expected a base URL/],
   ];
   it.each(cases)('%s is a named Error', async (_, fn, re) => {

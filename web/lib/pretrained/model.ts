@@ -35,6 +35,8 @@ export interface LoadModelOptions {
   signal?: AbortSignal;
   /** WebAssembly build; default SIMD128 where the engine supports it. */
   variant?: 'scalar' | 'simd';
+  /** Threads (default 1); more than 1 runs the simd-threads build, which needs SharedArrayBuffer. */
+  threads?: number;
 }
 
 export interface ModelInfo {
@@ -190,12 +192,14 @@ async function loadTokenizer(f: CheckpointFiles, family: ModelInfo['family'], si
  */
 export async function loadModel(files: CheckpointInput, options: LoadModelOptions = {}): Promise<PretrainedModel> {
   if (options === null || typeof options !== 'object') throw argError('loadModel', 'options', 'an object', options);
-  const unknown = Object.keys(options).filter((k) => !['onProgress', 'signal', 'variant'].includes(k));
-  if (unknown.length) throw argError('loadModel', 'options', 'only onProgress, signal, variant (int8 quantisation is not implemented)', unknown);
+  const unknown = Object.keys(options).filter((k) => !['onProgress', 'signal', 'variant', 'threads'].includes(k));
+  if (unknown.length) throw argError('loadModel', 'options', 'only onProgress, signal, variant, threads (int8 quantisation is not implemented)', unknown);
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 16) throw argError('loadModel', 'options.threads', 'an integer in [1, 16]', threads);
   const f = resolveFiles(files);
   const { signal, onProgress } = options;
   const configText = typeof f.config === 'object' && !isFileSource(f.config) ? JSON.stringify(f.config) : await readText(f.config as FileSource, 'files.config', signal);
-  const wasm = await instantiatePretrained(options.variant);
+  const wasm = await instantiatePretrained(options.variant, threads);
   const heap = () => new Uint8Array(wasm.memoryBuffer());
   const { size, reader } = await open(f.weights, 'files.weights', signal);
   const chunks = new Chunks(reader, signal);
@@ -242,6 +246,8 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
   } catch (e) {
     chunks.cancel();
     if (id) wasm.pretrainedDispose(id);
+    wasm.pretrainedSetThreads(1);
+    wasm.terminateWorkers();
     throw e;
   } finally {
     wasm._free(stage);
@@ -396,6 +402,8 @@ export class PretrainedModel {
     if (this.disposed) return;
     this.disposed = true;
     this.wasm.pretrainedDispose(this.raw.id);
+    this.wasm.pretrainedSetThreads(1);
+    this.wasm.terminateWorkers();
   }
   [disposeSymbol](): void {
     this.dispose();

@@ -1,7 +1,7 @@
 // The checkpoint module (cpp/bindings/pretrained.cpp, built as attnlab-pretrained-<variant>):
 // its interface and its instantiation. Kept apart from wasm-module.ts / loader.ts, whose module
 // is the home page's: loading a checkpoint costs the page nothing until loadModel() is called.
-import { isNode, simdSupported } from '../loader.js';
+import { isNode, simdSupported, threadsSupported } from '../loader.js';
 
 /** The embind functions of cpp/bindings/pretrained.cpp. Each returns JSON text; `{"error": …}` on failure. */
 export interface PretrainedWasm {
@@ -15,36 +15,73 @@ export interface PretrainedWasm {
   pretrainedFinish(id: number): string;
   pretrainedRun(id: number, ids: number, n: number, types: number, attentions: boolean, extend: boolean): string;
   pretrainedDispose(id: number): void;
+  pretrainedSetThreads(n: number): string;
+  unrefWorkers(): void;
+  terminateWorkers(): void;
 }
 
-type Factory = (options: { wasmBinary?: Uint8Array; locateFile?: (p: string) => string }) => Promise<PretrainedWasm>;
+type Factory = (options: {
+  wasmBinary?: Uint8Array; locateFile?: (p: string) => string; pthreadPoolSize?: number; mainScriptUrlOrBlob?: string;
+}) => Promise<PretrainedWasm>;
+export type PretrainedVariant = 'scalar' | 'simd' | 'simd-threads';
 
 const assets = {
   scalar: {
+    worker: undefined as (() => URL) | undefined,
     wasm: () => new URL('../wasm/attnlab-pretrained-scalar.wasm', import.meta.url),
     script: () => new URL('../wasm/attnlab-pretrained-scalar.js', import.meta.url),
     module: () => new URL('../wasm/attnlab-pretrained-scalar.mjs', import.meta.url),
   },
   simd: {
+    worker: undefined as (() => URL) | undefined,
     wasm: () => new URL('../wasm/attnlab-pretrained-simd.wasm', import.meta.url),
     script: () => new URL('../wasm/attnlab-pretrained-simd.js', import.meta.url),
     module: () => new URL('../wasm/attnlab-pretrained-simd.mjs', import.meta.url),
+  },
+  'simd-threads': {
+    wasm: () => new URL('../wasm/attnlab-pretrained-simd-threads.wasm', import.meta.url),
+    script: () => new URL('../wasm/attnlab-pretrained-simd-threads.js', import.meta.url),
+    module: () => new URL('../wasm/attnlab-pretrained-simd-threads.mjs', import.meta.url),
+    worker: () => new URL('../wasm/attnlab-pretrained-simd-threads.worker.js', import.meta.url),
   },
 };
 
 type NodeProcess = { getBuiltinModule?: (id: string) => unknown };
 const node = <T>(id: string): T => ((globalThis as { process?: NodeProcess }).process!.getBuiltinModule!(id) as T);
 
-/** A fresh instance per model: its heap holds that model alone, and dispose() frees it whole. */
-export async function instantiatePretrained(variant?: 'scalar' | 'simd'): Promise<PretrainedWasm> {
-  const a = assets[variant ?? (simdSupported() ? 'simd' : 'scalar')];
+/**
+ * A fresh instance per model: its heap holds that model alone, and dispose() frees it whole.
+ * `threads` > 1 takes the simd-threads build (SharedArrayBuffer: Node, or a cross-origin isolated
+ * page serving attnlab from its own origin).
+ */
+export async function instantiatePretrained(variant?: 'scalar' | 'simd', threads = 1): Promise<PretrainedWasm> {
+  if (threads > 1 && !threadsSupported())
+    throw new Error('loadModel: options.threads: expected 1 here (threads need SharedArrayBuffer: a cross-origin isolated page), got ' + threads);
+  const v: PretrainedVariant = threads > 1 ? 'simd-threads' : variant ?? (simdSupported() ? 'simd' : 'scalar');
+  const a = assets[v];
+  // Emscripten 3.1.6's threaded factory waits for its whole pool: n - 1 workers (the caller is the nth).
+  const pthreadPoolSize = v === 'simd-threads' ? threads - 1 : undefined;
+  let m: PretrainedWasm;
   if (isNode) {
     const { createRequire } = node<{ createRequire: (from: string) => (id: string) => unknown }>('node:module');
     const { fileURLToPath } = node<{ fileURLToPath: (u: URL) => string }>('node:url');
     const { readFile } = node<{ promises: { readFile: (p: string) => Promise<Uint8Array> } }>('node:fs').promises;
     const factory = createRequire(import.meta.url)(fileURLToPath(a.script())) as Factory;
-    return factory({ wasmBinary: await readFile(fileURLToPath(a.wasm())) });
+    m = await factory({
+      wasmBinary: await readFile(fileURLToPath(a.wasm())), pthreadPoolSize,
+      locateFile: (p) => fileURLToPath(new URL(p, a.script())),
+    });
+  } else {
+    const glue = (await import(/* @vite-ignore */ /* webpackIgnore: true */ a.module().href)) as { default: Factory };
+    m = await glue.default({
+      pthreadPoolSize, mainScriptUrlOrBlob: a.script().href,
+      locateFile: (p) => (p.endsWith('.wasm') ? a.wasm().href : p.endsWith('.worker.js') && a.worker ? a.worker().href : p),
+    });
   }
-  const glue = (await import(/* @vite-ignore */ /* webpackIgnore: true */ a.module().href)) as { default: Factory };
-  return glue.default({ locateFile: (p) => (p.endsWith('.wasm') ? a.wasm().href : p) });
+  if (v === 'simd-threads') {
+    const r = JSON.parse(m.pretrainedSetThreads(threads)) as { error?: string };
+    if (r.error) throw new Error(`loadModel: ${r.error}`);
+    if (isNode) m.unrefWorkers();  // idle workers must not keep a Node process alive
+  }
+  return m;
 }
