@@ -10,31 +10,37 @@ mkdir -p "$out"
 # The pthread bootstrap (.worker.js) is a classic script that Node runs as CommonJS: this keeps
 # Node from reading it as ESM under the project's "type": "module".
 echo '{ "type": "commonjs" }' > "$out/package.json"
+# ship DIR NAME: one module's glue, .wasm and pthread bootstrap from DIR into dist/wasm/.
+# attnlab-<v> is the library; attnlab-pretrained-<v> the checkpoint module loadModel() loads.
+ship() {
+  local dir=$1 m=$2
+  # Node: worker_threads' Worker goes into the factory's own `Worker` (cpp/bindings/pre.js), not
+  # into globalThis. Checked: the glue may touch no process-wide handler or global.
+  sed 's/global\.Worker=nodeWorkerThreads\.Worker/Worker=nodeWorkerThreads.Worker/' "$dir/$m.mjs" > "$out/$m.mjs"
+  if grep -Eq 'global\.Worker|process\["on"\]' "$out/$m.mjs"; then
+    echo "build-wasm: $m.mjs still sets globalThis.Worker or a process handler" >&2
+    exit 1
+  fi
+  cp "$dir/$m.wasm" "$out/"
+  if [ -f "$dir/$m.worker.js" ]; then
+    # A pthread worker import()s the glue; if that fails (a host that serves the bootstrap but not
+    # the glue with CORS), say so to the main thread, whose loader turns the message into load()'s
+    # rejection, instead of leaving an unhandled rejection in the worker and load() pending.
+    sed 's/\.then(function(instance){Module=instance})/.then(function(instance){Module=instance},function(err){postMessage({cmd:"attnlab: the glue did not load ("+err+")"})})/' \
+      "$dir/$m.worker.js" > "$out/$m.worker.js"
+    if ! grep -q 'the glue did not load' "$out/$m.worker.js"; then
+      echo "build-wasm: $m.worker.js: the glue's import() no longer looks as expected" >&2
+      exit 1
+    fi
+  fi
+  # Glue of older builds (the classic .js twin) would ship with the package.
+  rm -f "$out/$m.js"
+}
 for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
   dir=build/wasm-$variant
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_VARIANT="$variant" > /dev/null
   fi
   cmake --build "$dir" -j "$ATTNLAB_JOBS"
-  # Node: worker_threads' Worker goes into the factory's own `Worker` (cpp/bindings/pre.js), not
-  # into globalThis. Checked: the glue may touch no process-wide handler or global.
-  sed 's/global\.Worker=nodeWorkerThreads\.Worker/Worker=nodeWorkerThreads.Worker/' "$dir/attnlab-$variant.mjs" > "$out/attnlab-$variant.mjs"
-  if grep -Eq 'global\.Worker|process\["on"\]' "$out/attnlab-$variant.mjs"; then
-    echo "build-wasm: attnlab-$variant.mjs still sets globalThis.Worker or a process handler" >&2
-    exit 1
-  fi
-  cp "$dir/attnlab-$variant.wasm" "$out/"
-  if [ -f "$dir/attnlab-$variant.worker.js" ]; then
-    # A pthread worker import()s the glue; if that fails (a host that serves the bootstrap but not
-    # the glue with CORS), say so to the main thread, whose loader turns the message into load()'s
-    # rejection, instead of leaving an unhandled rejection in the worker and load() pending.
-    sed 's/\.then(function(instance){Module=instance})/.then(function(instance){Module=instance},function(err){postMessage({cmd:"attnlab: the glue did not load ("+err+")"})})/' \
-      "$dir/attnlab-$variant.worker.js" > "$out/attnlab-$variant.worker.js"
-    if ! grep -q 'the glue did not load' "$out/attnlab-$variant.worker.js"; then
-      echo "build-wasm: attnlab-$variant.worker.js: the glue's import() no longer looks as expected" >&2
-      exit 1
-    fi
-  fi
-  # Glue of older builds (the classic .js twin) would ship with the package.
-  rm -f "$out/attnlab-$variant.js"
+  for m in attnlab-$variant attnlab-pretrained-$variant; do ship "$dir" "$m"; done
 done

