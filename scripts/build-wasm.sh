@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the three WebAssembly variants into dist/wasm/: per variant the classic Emscripten
+# Builds the five WebAssembly variants into dist/wasm/: per variant the classic Emscripten
 # factory (<v>.js, loaded by Node through require and by pthread workers through importScripts),
 # an ES module twin (<v>.mjs, for browsers and bundlers), the .wasm, and for threads .worker.js.
 set -euo pipefail
@@ -9,7 +9,8 @@ out=dist/wasm
 mkdir -p "$out"
 # The glue is CommonJS-flavoured; this keeps Node from reading it as ESM under "type": "module".
 echo '{ "type": "commonjs" }' > "$out/package.json"
-for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
+# relaxed-*: the kernels use f32x4.relaxed_madd (issue 19; CMakeLists.txt runs scripts/relax-wasm.mjs).
+for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads relaxed-simd relaxed-simd-threads}; do
   dir=build/wasm-$variant
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_VARIANT="$variant" > /dev/null

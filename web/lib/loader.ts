@@ -38,6 +38,17 @@ const assets: Record<Variant, Assets> = {
     module: () => importGlue(new URL('./wasm/attnlab-simd-threads.mjs', import.meta.url)),
     worker: () => new URL('./wasm/attnlab-simd-threads.worker.js', import.meta.url),
   },
+  'relaxed-simd': {
+    wasm: () => new URL('./wasm/attnlab-relaxed-simd.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-relaxed-simd.js', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-relaxed-simd.mjs', import.meta.url)),
+  },
+  'relaxed-simd-threads': {
+    wasm: () => new URL('./wasm/attnlab-relaxed-simd-threads.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-relaxed-simd-threads.js', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-relaxed-simd-threads.mjs', import.meta.url)),
+    worker: () => new URL('./wasm/attnlab-relaxed-simd-threads.worker.js', import.meta.url),
+  },
 };
 
 type NodeProcess = {
@@ -64,6 +75,39 @@ export function simdSupported(): boolean {
   } catch {
     return false;
   }
+}
+
+// The smallest module using f32x4.relaxed_madd (fd 85 02) on three i8x16.splat(0): validates only
+// where relaxed SIMD runs (Chromium >= 114, Node >= 21, Node 20 with --experimental-wasm-relaxed-simd).
+const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 19, 1, 17, 0,
+  65, 0, 253, 15, 65, 0, 253, 15, 65, 0, 253, 15, 253, 133, 2, 11]);
+
+export function relaxedSimdSupported(): boolean {
+  try {
+    return WebAssembly.validate(relaxedProbe);
+  } catch {
+    return false;
+  }
+}
+
+export const isRelaxed = (v: Variant): boolean => v.startsWith('relaxed-');
+export const isThreaded = (v: Variant): boolean => v.endsWith('-threads');
+
+/**
+ * The builds load() tries, fastest first: all of them by default; from a requested build down,
+ * never to a relaxed one when a non-relaxed build was asked for (its rounding is what the caller
+ * chose), nor to a threaded one when a single-threaded build was.
+ */
+export function variantChain(requested?: Variant): Variant[] {
+  const fastest: Variant[] = ['relaxed-simd-threads', 'relaxed-simd', 'simd-threads', 'simd', 'scalar'];
+  if (requested === undefined) return fastest;
+  return fastest.slice(fastest.indexOf(requested))
+    .filter((v) => (isRelaxed(requested) || !isRelaxed(v)) && (isThreaded(requested) || !isThreaded(v)));
+}
+
+/** The fastest single-threaded build this engine validates: what the trainer's Worker runs. */
+export function fastestSingleThreaded(): Variant {
+  return relaxedSimdSupported() ? 'relaxed-simd' : simdSupported() ? 'simd' : 'scalar';
 }
 
 /** Threads need SharedArrayBuffer; browsers grant it to cross-origin isolated pages only. */
