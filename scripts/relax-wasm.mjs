@@ -21,11 +21,12 @@ const fail = (msg) => {
 };
 
 // Exactly the features Emscripten 3.1.6's output uses (atomics only matter to the threaded
-// builds, and change nothing in the others): Features.All would also enable proposals that
-// change how imports are encoded, which V8 then rejects.
+// builds, and change nothing in the others; binaryen 132 asserts that BulkMemoryOpt, memory.copy
+// and memory.fill, comes with BulkMemory): Features.All would also enable proposals that change
+// how imports are encoded, which V8 then rejects.
 const F = binaryen.Features;
-const features = F.MVP | F.SIMD128 | F.RelaxedSIMD | F.BulkMemory | F.SignExt | F.MutableGlobals |
-  F.NontrappingFPToInt | F.Atomics;
+const features = F.MVP | F.SIMD128 | F.RelaxedSIMD | F.BulkMemory | F.BulkMemoryOpt | F.SignExt |
+  F.MutableGlobals | F.NontrappingFPToInt | F.Atomics;
 
 const bytes = readFileSync(file);
 const module = binaryen.readBinary(bytes, features);

@@ -19,7 +19,10 @@ const nativeArg = args.find((a) => a.startsWith('--native='));
 // --peers=<regexp>: only the peers whose "name, N thread(s)" matches (for looking into one).
 const peersArg = args.find((a) => a.startsWith('--peers='));
 const D = 64;
-const SHAPES = [[8, 128], [8, 512], [8, 1024], [1, 2048], ...(quick ? [] : [[1, 8192]])];
+// --shapes=8x512,1x2048: only these H x S (results go to a -partial file, as with --peers).
+const shapesArg = args.find((a) => a.startsWith('--shapes='));
+const SHAPES = shapesArg ? shapesArg.slice(9).split(',').map((x) => x.split('x').map(Number))
+  : [[8, 128], [8, 512], [8, 1024], [1, 2048], ...(quick ? [] : [[1, 8192]])];
 const RUNS = quick ? 3 : 10;
 const TOLERANCE = 1e-4;
 // Pause between peers' turns: onnxruntime-web's pool threads spin for a few ms after a run and
@@ -237,7 +240,7 @@ const results = {
 const dir = path.join(here, 'results');
 mkdirSync(dir, { recursive: true });
 // A second run on the same day gets -2, -3, ...: committed results are never overwritten.
-const base = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}${peersArg ? '-partial' : ''}`);
+const base = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}${peersArg || shapesArg ? '-partial' : ''}`);
 let stem = base;
 for (let n = 2; existsSync(`${stem}.json`); n++) stem = `${base}-${n}`;
 writeFileSync(`${stem}.json`, JSON.stringify(results, null, 1));

@@ -83,9 +83,11 @@ describe('relaxed builds', () => {
       expect(maxError(f32(r[name].dense), dense.output.data), `${name} dense`).toBeLessThanOrEqual(TOL);
       expect(maxError(f32(r[name].mha), mha.output.data), `${name} mha`).toBeLessThanOrEqual(TOL);
     }
-    // Bit-identical across thread counts within the relaxed build, and with its single-threaded twin.
+    // Bit-identical across thread counts within the relaxed build, with its single-threaded twin,
+    // and between a first call (V8's baseline tier) and a call after tier-up.
     for (const name of ['relaxed-t2', 'relaxed-t3', 'relaxed-simd']) {
       for (const out of ['causal', 'weights', 'dense', 'mha']) expect(r[name][out], `${name} ${out}`).toBe(r['relaxed-t1'][out]);
     }
+    for (const name of ['relaxed-t1', 'relaxed-t2', 'relaxed-simd', 'simd']) expect(r[name].firstDense, `${name} first call`).toBe(r[name].dense);
   });
 });
