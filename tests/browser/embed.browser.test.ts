@@ -239,7 +239,7 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
       // What each page must show once loaded, read inside its frame.
       const checks: Record<(typeof FRAMED)[number], (f: Frame) => Promise<void>> = {
         index: async (f) => {
-          expect(await inFrame(f, "document.getElementById('variant').textContent")).toBe('relaxed-simd');
+          expect(await inFrame(f, "document.getElementById('variant').textContent")).toBe('simd');
           expect(await inFrame(f, 'self.origin')).toBe(sandbox === 'allow-scripts' ? 'null' : new URL(siteUrl).origin);
         },
         pooling: async (f) => {

@@ -24,7 +24,7 @@ import type {
 import type { WasmModule } from './wasm-module.js';
 import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
 
-const VARIANTS: readonly Variant[] = ['scalar', 'simd', 'simd-threads', 'relaxed-simd', 'relaxed-simd-threads'];
+const VARIANTS: readonly Variant[] = variantChain().reverse();  // 'scalar', 'simd', ..., 'relaxed-simd-threads'
 const BACKENDS: readonly NonNullable<LoadOptions['backend']>[] = ['wasm', 'webgpu', 'auto'];
 const MAX_DEFAULT_THREADS = 4;
 // Last resort for an instance dropped without dispose(): stop its worker threads when collected.
