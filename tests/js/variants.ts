@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 
 // f32x4.relaxed_madd on three i8x16.splat(0), as web/lib/loader.ts probes: the relaxed builds
 // join every per-variant test where the engine runs them (Node 20 with
-// --experimental-wasm-relaxed-simd: tests/js/relaxed.vitest.config.ts; Node >= 21; Chromium).
+// --experimental-wasm-relaxed-simd: tests/js/relaxed.vitest.config.ts; Node >= 21).
 const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 19, 1, 17, 0,
   65, 0, 253, 15, 65, 0, 253, 15, 65, 0, 253, 15, 253, 133, 2, 11]);
 export const RELAXED = WebAssembly.validate(relaxedProbe);
