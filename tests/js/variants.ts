@@ -2,11 +2,11 @@
 import { load, type Attnlab, type Variant } from 'attnlab';
 import { afterAll, beforeAll } from 'vitest';
 
-// f32x4.relaxed_madd on three i8x16.splat(0), as web/lib/loader.ts probes: the relaxed builds
+// f32x4.relaxed_madd of a v128 parameter, as web/lib/loader.ts probes: the relaxed builds
 // join every per-variant test where the engine runs them (Node 20 with
 // --experimental-wasm-relaxed-simd: tests/js/relaxed.vitest.config.ts; Node >= 21).
-const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 19, 1, 17, 0,
-  65, 0, 253, 15, 65, 0, 253, 15, 65, 0, 253, 15, 253, 133, 2, 11]);
+const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0,
+  32, 0, 32, 0, 32, 0, 253, 133, 2, 11]);
 export const RELAXED = WebAssembly.validate(relaxedProbe);
 
 export const VARIANTS: Variant[] = ['scalar', 'simd', 'simd-threads', ...(RELAXED ? ['relaxed-simd', 'relaxed-simd-threads'] as const : [])];

@@ -77,10 +77,11 @@ export function simdSupported(): boolean {
   }
 }
 
-// The smallest module using f32x4.relaxed_madd (fd 85 02) on three i8x16.splat(0): validates only
-// where relaxed SIMD runs (Chromium >= 114, Node >= 21, Node 20 with --experimental-wasm-relaxed-simd).
-const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 19, 1, 17, 0,
-  65, 0, 253, 15, 65, 0, 253, 15, 65, 0, 253, 15, 253, 133, 2, 11]);
+// The smallest module using f32x4.relaxed_madd (fd 85 02), of its v128 parameter three times:
+// validates only where relaxed SIMD runs (Chromium >= 114, Node >= 21, Node 20 with
+// --experimental-wasm-relaxed-simd).
+const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0,
+  32, 0, 32, 0, 32, 0, 253, 133, 2, 11]);
 
 export function relaxedSimdSupported(): boolean {
   try {
@@ -99,10 +100,8 @@ export const isThreaded = (v: Variant): boolean => v.endsWith('-threads');
  * chose), nor to a threaded one when a single-threaded build was.
  */
 export function variantChain(requested?: Variant): Variant[] {
-  const fastest: Variant[] = ['relaxed-simd-threads', 'relaxed-simd', 'simd-threads', 'simd', 'scalar'];
-  if (requested === undefined) return fastest;
-  return fastest.slice(fastest.indexOf(requested))
-    .filter((v) => (isRelaxed(requested) || !isRelaxed(v)) && (isThreaded(requested) || !isThreaded(v)));
+  const all: Variant[] = ['relaxed-simd-threads', 'relaxed-simd', 'simd-threads', 'simd', 'scalar'];
+  return requested ? all.slice(all.indexOf(requested)).filter((v) => (isRelaxed(requested) || !isRelaxed(v)) && (isThreaded(requested) || !isThreaded(v))) : all;
 }
 
 /** The fastest single-threaded build this engine validates: what the trainer's Worker runs. */
