@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the three WebAssembly variants into dist/wasm/: per variant one glue file, the ES module
+# Builds the five WebAssembly variants into dist/wasm/: per variant one glue file, the ES module
 # factory <v>.mjs (imported by browsers, bundlers, Node and pthread workers alike), the .wasm, and
 # for threads the pthread workers' bootstrap <v>.worker.js.
 set -euo pipefail
@@ -36,7 +36,8 @@ ship() {
   # Glue of older builds (the classic .js twin) would ship with the package.
   rm -f "$out/$m.js"
 }
-for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads}; do
+# relaxed-*: the kernels use f32x4.relaxed_madd (issue 19; CMakeLists.txt runs scripts/relax-wasm.mjs).
+for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads relaxed-simd relaxed-simd-threads}; do
   dir=build/wasm-$variant
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_VARIANT="$variant" > /dev/null

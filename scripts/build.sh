@@ -10,7 +10,7 @@ echo "== native (cmake, g++)"
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build/native -j "$ATTNLAB_JOBS"
 
-echo "== wasm (emscripten: scalar, simd, simd-threads)"
+echo "== wasm (emscripten: scalar, simd, simd-threads, relaxed-simd, relaxed-simd-threads)"
 bash scripts/build-wasm.sh
 
 echo "== typescript (dist/)"

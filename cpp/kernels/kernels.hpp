@@ -44,7 +44,10 @@
 
 namespace attnlab::kernels {
 
-#if defined(__wasm_simd128__)
+#if defined(__wasm_simd128__) && defined(ATTNLAB_RELAXED_SIMD)
+namespace isa = simd128;  // with madd() as f32x4.relaxed_madd (madd.hpp)
+inline const char* active_isa() noexcept { return "relaxed-simd128"; }
+#elif defined(__wasm_simd128__)
 namespace isa = simd128;
 inline const char* active_isa() noexcept { return "simd128"; }
 #else

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "exp_approx.hpp"
+#include "madd.hpp"
 #include "scalar.hpp"
 
 namespace attnlab::kernels::simd128 {
@@ -36,18 +37,17 @@ inline v128_t exp4_nonpositive(v128_t x) noexcept {
   // them at kMin would make denormal products, a microcode assist per lane on x86.
   const v128_t too_small = wasm_f32x4_lt(x, wasm_f32x4_splat(kMin));
   x = wasm_v128_andnot(x, too_small);
-  const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), magic);
+  const v128_t t = madd(x, wasm_f32x4_splat(kLog2e), magic);
   const v128_t n = wasm_f32x4_sub(t, magic);
-  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
-  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
+  v128_t r = nmadd(n, wasm_f32x4_splat(kLn2Hi), x);
+  r = nmadd(n, wasm_f32x4_splat(kLn2Lo), r);
   v128_t p = wasm_f32x4_splat(kP0);
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP1));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP2));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP3));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP4));
-  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(kP5));
-  p = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(p, r), r), r),
-                     wasm_f32x4_splat(1.0f));
+  p = madd(p, r, wasm_f32x4_splat(kP1));
+  p = madd(p, r, wasm_f32x4_splat(kP2));
+  p = madd(p, r, wasm_f32x4_splat(kP3));
+  p = madd(p, r, wasm_f32x4_splat(kP4));
+  p = madd(p, r, wasm_f32x4_splat(kP5));
+  p = wasm_f32x4_add(madd(wasm_f32x4_mul(p, r), r, r), wasm_f32x4_splat(1.0f));
   const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
   return wasm_v128_andnot(wasm_f32x4_mul(p, pow2n), too_small);
 }
@@ -60,13 +60,12 @@ inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
   const v128_t t = wasm_f32x4_add(y, magic);
   const v128_t r = wasm_f32x4_mul(wasm_f32x4_sub(y, wasm_f32x4_sub(t, magic)), wasm_f32x4_splat(kLn2));
   const v128_t r2 = wasm_f32x4_mul(r, r), r4 = wasm_f32x4_mul(r2, r2);
-  const v128_t a = wasm_f32x4_add(wasm_f32x4_mul(r, wasm_f32x4_splat(kP4)), wasm_f32x4_splat(kP5));
-  const v128_t b = wasm_f32x4_add(wasm_f32x4_mul(r, wasm_f32x4_splat(kP2)), wasm_f32x4_splat(kP3));
-  const v128_t c = wasm_f32x4_add(wasm_f32x4_mul(r, wasm_f32x4_splat(kP0)), wasm_f32x4_splat(kP1));
-  const v128_t p = wasm_f32x4_add(wasm_f32x4_add(a, wasm_f32x4_mul(r2, b)), wasm_f32x4_mul(r4, c));
+  const v128_t a = madd(r, wasm_f32x4_splat(kP4), wasm_f32x4_splat(kP5));
+  const v128_t b = madd(r, wasm_f32x4_splat(kP2), wasm_f32x4_splat(kP3));
+  const v128_t c = madd(r, wasm_f32x4_splat(kP0), wasm_f32x4_splat(kP1));
+  const v128_t p = madd(r4, c, madd(r2, b, a));
   const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
-  return wasm_f32x4_mul(
-      wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(p, r2), r), wasm_f32x4_splat(1.0f)), pow2n);
+  return wasm_f32x4_mul(wasm_f32x4_add(madd(p, r2, r), wasm_f32x4_splat(1.0f)), pow2n);
 }
 
 // x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum. Four
@@ -110,14 +109,13 @@ inline float dot(const float* a, const float* b, int64_t n) noexcept {
   v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
-    s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(wasm_v128_load(a + i + 4), wasm_v128_load(b + i + 4)));
-    s2 = wasm_f32x4_add(s2, wasm_f32x4_mul(wasm_v128_load(a + i + 8), wasm_v128_load(b + i + 8)));
-    s3 = wasm_f32x4_add(s3,
-                        wasm_f32x4_mul(wasm_v128_load(a + i + 12), wasm_v128_load(b + i + 12)));
+    s0 = madd(wasm_v128_load(a + i), wasm_v128_load(b + i), s0);
+    s1 = madd(wasm_v128_load(a + i + 4), wasm_v128_load(b + i + 4), s1);
+    s2 = madd(wasm_v128_load(a + i + 8), wasm_v128_load(b + i + 8), s2);
+    s3 = madd(wasm_v128_load(a + i + 12), wasm_v128_load(b + i + 12), s3);
   }
   for (; i + 4 <= n; i += 4)
-    s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+    s0 = madd(wasm_v128_load(a + i), wasm_v128_load(b + i), s0);
   float s = detail::hsum(wasm_f32x4_add(wasm_f32x4_add(s0, s1), wasm_f32x4_add(s2, s3)));
   for (; i < n; ++i) s += a[i] * b[i];
   return s;
@@ -127,8 +125,7 @@ inline void axpy(float alpha, const float* x, float* y, int64_t n) noexcept {
   const v128_t va = wasm_f32x4_splat(alpha);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
-    wasm_v128_store(y + i, wasm_f32x4_add(wasm_v128_load(y + i),
-                                          wasm_f32x4_mul(va, wasm_v128_load(x + i))));
+    wasm_v128_store(y + i, madd(va, wasm_v128_load(x + i), wasm_v128_load(y + i)));
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
@@ -193,7 +190,7 @@ inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, flo
                                       exp2_shift_sum(s + 2 * ld, wasm_f32x4_extract_lane(shift, 2), w),
                                       exp2_shift_sum(s + 3 * ld, wasm_f32x4_extract_lane(shift, 3), w));
   wasm_v128_store(alpha, a);
-  wasm_v128_store(run_sum, wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(run_sum), a), sums));
+  wasm_v128_store(run_sum, madd(wasm_v128_load(run_sum), a, sums));
   wasm_v128_store(run_max, m);
   return wasm_v128_any_true(visible);
 }
@@ -254,17 +251,17 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
   for (const float* end = a + K * CS; a != end; a += CS, b += ldb) {
     const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
     v128_t x = wasm_v128_load32_splat(a);
-    c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, b0));
-    c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, b1));
+    c00 = madd(x, b0, c00);
+    c01 = madd(x, b1, c01);
     x = wasm_v128_load32_splat(a + RS);
-    c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x, b0));
-    c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x, b1));
+    c10 = madd(x, b0, c10);
+    c11 = madd(x, b1, c11);
     x = wasm_v128_load32_splat(a + 2 * RS);
-    c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x, b0));
-    c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x, b1));
+    c20 = madd(x, b0, c20);
+    c21 = madd(x, b1, c21);
     x = wasm_v128_load32_splat(a + 3 * RS);
-    c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x, b0));
-    c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x, b1));
+    c30 = madd(x, b0, c30);
+    c31 = madd(x, b1, c31);
   }
   wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
   wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);

@@ -1,5 +1,6 @@
 // The benchmark: attnlab against onnxruntime-web and TensorFlow.js (WASM) and the SIMD128 mul+add
-// peak, side by side in one Node process. Each peer configuration runs in its own worker thread;
+// peak, side by side in one Node process; where the engine runs relaxed SIMD (run.sh passes Node 20
+// --experimental-wasm-relaxed-simd), also attnlab's relaxed builds and the relaxed-madd (FMA) peak. Each peer configuration runs in its own worker thread;
 // per shape the timed calls go round-robin over the peers. Writes results/bench-<date>.json and .md. `npm run bench` builds what it
 // needs first; `node tests/bench/bench.mjs --quick` is a fast smoke run (3 runs, no S=8192).
 import { execFileSync } from 'node:child_process';
@@ -18,7 +19,10 @@ const nativeArg = args.find((a) => a.startsWith('--native='));
 // --peers=<regexp>: only the peers whose "name, N thread(s)" matches (for looking into one).
 const peersArg = args.find((a) => a.startsWith('--peers='));
 const D = 64;
-const SHAPES = [[8, 128], [8, 512], [8, 1024], [1, 2048], ...(quick ? [] : [[1, 8192]])];
+// --shapes=8x512,1x2048: only these H x S (results go to a -partial file, as with --peers).
+const shapesArg = args.find((a) => a.startsWith('--shapes='));
+const SHAPES = shapesArg ? shapesArg.slice(9).split(',').map((x) => x.split('x').map(Number))
+  : [[8, 128], [8, 512], [8, 1024], [1, 2048], ...(quick ? [] : [[1, 8192]])];
 const RUNS = quick ? 3 : 10;
 const TOLERANCE = 1e-4;
 // Pause between peers' turns: onnxruntime-web's pool threads spin for a few ms after a run and
@@ -36,11 +40,17 @@ const SETTLE_MS = 30;
 const LEAD_IN_MS = 30;
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
+// Relaxed SIMD: the FMA peak kernel (peak/peak_fma.wasm) validates exactly where it runs.
+const RELAXED = existsSync(path.join(here, 'peak', 'peak_fma.wasm')) && WebAssembly.validate(readFileSync(path.join(here, 'peak', 'peak_fma.wasm')));
 const JOBS = SHAPES.flatMap(([H, S]) => [false, true].map((causal) => ({ H, S, causal })));
 const PEERS = [
   { name: 'attnlab scalar', kind: 'attnlab', variant: 'scalar', threads: 1 },
   { name: 'attnlab simd', kind: 'attnlab', variant: 'simd', threads: 1, memory: true },
   { name: 'attnlab simd-threads', kind: 'attnlab', variant: 'simd-threads', threads: 2 },
+  ...(RELAXED ? [
+    { name: 'attnlab relaxed-simd', kind: 'attnlab', variant: 'relaxed-simd', threads: 1 },
+    { name: 'attnlab relaxed-simd-threads', kind: 'attnlab', variant: 'relaxed-simd-threads', threads: 2 },
+  ] : []),
   ...[1, 2].flatMap((threads) => [
     { name: 'ORT-web MatMul-Softmax-MatMul', kind: 'ort', graph: 'msm', threads },
     { name: 'ORT-web com.microsoft MultiHeadAttention', kind: 'ort', graph: 'mha', threads },
@@ -108,8 +118,8 @@ const source = (() => {
 const packages = Object.fromEntries(['attnlab', 'onnxruntime-web', '@tensorflow/tfjs-core', '@tensorflow/tfjs-backend-wasm'].map((p) => [p, versionOf(p)]));
 console.log(`attnlab benchmark, ${started.toISOString()}: ${machine.cpu} x${machine.cores}, Node ${machine.node}, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 
-async function measurePeak() {
-  const w = startWorker({ kind: 'peak' });
+async function measurePeak(fma = false) {
+  const w = startWorker({ kind: 'peak', fma });
   const m = await w.next();
   await w.stop();
   return m.flops / median(m.times) / 1e6;
@@ -118,6 +128,8 @@ async function measurePeak() {
 console.log('SIMD128 mul+add peak');
 const peakBefore = await measurePeak();
 console.log(`  ${peakBefore.toFixed(1)} GFLOP/s`);
+const fmaBefore = RELAXED ? await measurePeak(true) : null;
+if (RELAXED) console.log(`relaxed-madd (FMA) peak: ${fmaBefore.toFixed(1)} GFLOP/s`);
 
 // Every peer in its own worker, all started up front; per shape: each prepares and warms up in
 // turn, then the timed calls go round-robin, one call per peer per round.
@@ -135,6 +147,8 @@ const live = () => peers.filter((p) => !p.error);
 // rounds as its peers (the host's speed moves during a run; see README.md).
 const roundPeak = { worker: startWorker({ kind: 'peak-round' }) };
 roundPeak.flops = (await roundPeak.worker.next()).info.flops;
+const roundFma = RELAXED ? { worker: startWorker({ kind: 'peak-round', fma: true }) } : null;
+if (roundFma) roundFma.flops = (await roundFma.worker.next()).info.flops;
 const loads = [];
 const roundPeaks = [];
 /**
@@ -159,8 +173,10 @@ for (const job of JOBS) {
   }
   const peakTurn = { p: { worker: roundPeak.worker }, times: [], first: [], sched: [] };
   await roundPeak.worker.request({ cmd: 'job', job });
+  const fmaTurn = roundFma ? { p: { worker: roundFma.worker }, times: [], first: [], sched: [] } : null;
+  if (roundFma) await roundFma.worker.request({ cmd: 'job', job });
   for (let run = 0; run < RUNS; run++) {
-    for (const a of [...active.filter((x) => !x.error), peakTurn]) {
+    for (const a of [...active.filter((x) => !x.error), peakTurn, ...(fmaTurn ? [fmaTurn] : [])]) {
       await settle();
       const r = await a.p.worker.request({ cmd: 'once' });
       if (r.type === 'error') a.error = r.error;
@@ -179,7 +195,11 @@ for (const job of JOBS) {
     });
   }
   if (peakTurn.error) throw new Error(`the peak kernel failed: ${peakTurn.error}`);
-  roundPeaks.push({ ...job, gflops: roundPeak.flops / median(peakTurn.times) / 1e6, times: peakTurn.times });
+  if (fmaTurn?.error) throw new Error(`the FMA peak kernel failed: ${fmaTurn.error}`);
+  roundPeaks.push({
+    ...job, gflops: roundPeak.flops / median(peakTurn.times) / 1e6, times: peakTurn.times,
+    ...(fmaTurn ? { fmaGflops: roundFma.flops / median(fmaTurn.times) / 1e6, fmaTimes: fmaTurn.times } : {}),
+  });
   loads.push({ job: tag, before: load, after: os.loadavg()[0] });
   console.log(`${tag} (load ${load.toFixed(1)}): ${active.map((a) => `${a.p.name.replace('ORT-web ', 'ORT ')} t${a.p.threads} ${a.error ? 'failed' : median(a.times).toFixed(2)}`).join(', ')}`);
 }
@@ -201,9 +221,15 @@ for (const p of live().filter((x) => x.kind === 'attnlab')) {
 }
 for (const p of live()) await p.worker.stop();
 await roundPeak.worker.stop();
+await roundFma?.worker.stop();
 const peakAfter = await measurePeak();
 const peak = { gflops: Math.max(peakBefore, peakAfter), before: peakBefore, after: peakAfter };
 console.log(`SIMD128 mul+add peak again: ${peakAfter.toFixed(1)} GFLOP/s`);
+const fmaAfter = RELAXED ? await measurePeak(true) : null;
+if (RELAXED) {
+  peak.fma = { gflops: Math.max(fmaBefore, fmaAfter), before: fmaBefore, after: fmaAfter };
+  console.log(`relaxed-madd (FMA) peak again: ${fmaAfter.toFixed(1)} GFLOP/s`);
+}
 
 const native = nativeArg && existsSync(nativeArg.slice(9)) ? JSON.parse(readFileSync(nativeArg.slice(9), 'utf8')) : null;
 const results = {
@@ -214,7 +240,7 @@ const results = {
 const dir = path.join(here, 'results');
 mkdirSync(dir, { recursive: true });
 // A second run on the same day gets -2, -3, ...: committed results are never overwritten.
-const base = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}${peersArg ? '-partial' : ''}`);
+const base = path.join(dir, `bench-${started.toISOString().slice(0, 10)}${quick ? '-quick' : ''}${peersArg || shapesArg ? '-partial' : ''}`);
 let stem = base;
 for (let n = 2; existsSync(`${stem}.json`); n++) stem = `${base}-${n}`;
 writeFileSync(`${stem}.json`, JSON.stringify(results, null, 1));

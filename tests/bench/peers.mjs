@@ -172,8 +172,9 @@ async function tfjsPeer() {
   };
 }
 
+/** peak.wasm: f32x4 mul+add; peak_fma.wasm (peer.fma): its twin with f32x4.relaxed_madd. */
 async function peakKernel() {
-  const bytes = readFileSync(path.join(here, 'peak', 'peak.wasm'));
+  const bytes = readFileSync(path.join(here, 'peak', peer.fma ? 'peak_fma.wasm' : 'peak.wasm'));
   const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: { proc_exit() {} } });
   return instance.exports.peak;
 }

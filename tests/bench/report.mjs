@@ -28,7 +28,7 @@ export function markdown(results) {
   out.push(`- machine: ${m.cpu}, ${m.cores} cores; Node ${m.node} (V8 ${m.v8}); ${m.emscripten ?? ''}`);
   out.push(`- packages: ${Object.entries(results.packages).map(([k, v]) => `${k} ${v}`).join(', ')}${results.source ? `; attnlab at commit ${results.source}` : ''}`);
   out.push(`- float32, d = ${results.d}; median of ${results.runs} runs after warm-up; JS Float32Array in to JS Float32Array out`);
-  out.push(`- GFLOP/s = ${results.flops}; WASM SIMD128 f32x4 mul+add peak of one core: ${fmt(results.peak.gflops)} GFLOP/s (best of a run before and after the peers: ${fmt(results.peak.before)}, ${fmt(results.peak.after)})`);
+  out.push(`- GFLOP/s = ${results.flops}; WASM SIMD128 f32x4 mul+add peak of one core: ${fmt(results.peak.gflops)} GFLOP/s (best of a run before and after the peers: ${fmt(results.peak.before)}, ${fmt(results.peak.after)})${results.peak.fma ? `; f32x4.relaxed_madd (FMA) peak: ${fmt(results.peak.fma.gflops)} GFLOP/s (${fmt(results.peak.fma.before)}, ${fmt(results.peak.fma.after)})` : ''}`);
   out.push(`- timed calls go round-robin over the peers, so load from elsewhere falls on all alike: per round each peer, ${results.settleMs ?? 0} ms after the previous one (so no peer's spinning threads slow the next), makes untimed lead-in calls for at least ${results.leadInMs ?? 0} ms and then the timed call right after them (sustained speed: threads awake, as in repeated use); the first lead-in call after each idle pause is in its own table below; 1-minute load average during the shapes: ${results.loads.map((l) => fmt(l.before)).join(', ')}`);
   out.push(`- every output checked against a float64 reference (max |err| / max(1, |ref|) <= ${results.tolerance}; S = 8192 on 256 sampled rows); ✗ marks a miss`);
   const tableHead = () => out.push(`| peer | threads | ${jobs.map(jobName).join(' | ')} |`, `|---|---|${jobs.map(() => '---|').join('')}`);
@@ -71,6 +71,8 @@ export function markdown(results) {
     const pk = results.roundPeaks?.find((x) => key(x) === key(j));
     out.push(`| ${jobName(j)} | ${r ? fmt(r.gflops) : '-'} | ${pk ? fmt(pk.gflops) : '-'} | ${r && pk ? fmt((100 * r.gflops) / pk.gflops, 0) + '%' : '-'} | ${r ? fmt((100 * r.gflops) / results.peak.gflops, 0) + '%' : '-'} |`);
   }
+
+  relaxedSection(results, jobs, out, simd1);
 
   out.push('', '## Ratios (time of the peer / time of attnlab; higher is better for attnlab)', '');
   const ortNames = results.peers.filter((p) => p.kind === 'ort').map((p) => p.name);
@@ -125,4 +127,27 @@ export function markdown(results) {
     }
   }
   return out.join('\n') + '\n';
+}
+
+/**
+ * The relaxed-SIMD builds against the SIMD128 ones (same threads, same rounds), against both peak
+ * kernels measured in the same rounds, and against the fastest onnxruntime-web graph.
+ */
+function relaxedSection(results, jobs, out, simd1) {
+  const r1 = find(results, 'attnlab relaxed-simd', 1), r2 = find(results, 'attnlab relaxed-simd-threads', 2);
+  if (!r1?.rows.length && !r2?.rows.length) return;
+  const simd2 = find(results, 'attnlab simd-threads', 2);
+  const fastestOrt = (threads, j) => results.peers.filter((p) => p.kind === 'ort' && p.threads === threads)
+    .map((p) => rowOf(p, j)).filter((r) => r && r.maxError <= results.tolerance).reduce((b, r) => (!b || r.ms < b.ms ? r : b), null);
+  const ratio = (a, b) => (a && b ? `${fmt(b.ms / a.ms, 2)}x` : '-');
+  out.push('', '## Relaxed SIMD (f32x4.relaxed_madd) against SIMD128', '');
+  out.push('Speed-up = time of the SIMD128 build / time of the relaxed build, both timed in the same rounds; fractions of the peak kernels measured in the same rounds (mul+add: peak.c, FMA: peak_fma.c).', '');
+  out.push('| shape | relaxed 1t GFLOP/s | simd 1t GFLOP/s | speed-up 1t | of FMA peak | of mul+add peak | vs fastest ORT-web 1t | speed-up 2t | vs fastest ORT-web 2t |');
+  out.push('|---|---|---|---|---|---|---|---|---|');
+  for (const j of jobs) {
+    const a = rowOf(r1, j), s1 = rowOf(simd1, j), a2 = rowOf(r2, j), s2 = rowOf(simd2, j);
+    const pk = results.roundPeaks?.find((x) => key(x) === key(j));
+    const pct = (r, g) => (r && g ? `${fmt((100 * r.gflops) / g, 0)}%` : '-');
+    out.push(`| ${jobName(j)} | ${a ? fmt(a.gflops) : '-'} | ${s1 ? fmt(s1.gflops) : '-'} | ${ratio(a, s1)} | ${pct(a, pk?.fmaGflops)} | ${pct(a, pk?.gflops)} | ${ratio(a, fastestOrt(1, j))} | ${ratio(a2, s2)} | ${ratio(a2, fastestOrt(2, j))} |`);
+  }
 }

@@ -71,7 +71,7 @@ async function checkDemo(url: string): Promise<void> {
     expect({ error: state.error, problems: snapshot }).toEqual({ error: '', problems: [] });
     expect(state.result).toBe('ok');
     expect(state.isolated).toBe(true);
-    expect(state.variant).toBe('simd-threads');
+    expect(state.variant).toBe('simd-threads');  // the home page keeps to SIMD128 (web/demo/main.ts)
     expect(state.threads).toBeGreaterThanOrEqual(1);
 
     const w = JSON.parse(state.exact) as number[][];

@@ -141,12 +141,12 @@ afterAll(async () => {
 });
 
 describe('the package from a CDN origin, on a course page of another origin', () => {
-  test('plain page: load() gives the SIMD build and says why; attention, a translation, every widget from attributes alone', async () => {
+  test('plain page: load() gives the single-threaded relaxed-SIMD build and says why; attention, a translation, every widget from attributes alone', async () => {
     const v = await open(`${course.url}course.html`);
     const r = await courseResult(v.page);
     expect(r.error).toBeUndefined();
-    expect(r).toMatchObject({ variant: 'simd', threads: 1, isolated: false });
-    expect(r.reason).toMatch(/^'simd-threads' needs SharedArrayBuffer, .*: 'simd' is the fastest build that runs here$/);
+    expect(r).toMatchObject({ variant: 'relaxed-simd', threads: 1, isolated: false });
+    expect(r.reason).toMatch(/^'relaxed-simd-threads' needs SharedArrayBuffer, .*: 'relaxed-simd' is the fastest build that runs here$/);
     expect(r.w[0]).toBe(1);
     expect(r.w[1]).toBe(0);
     expect(r.w[2]).toBeCloseTo(1, 6);
@@ -167,7 +167,7 @@ describe('the package from a CDN origin, on a course page of another origin', ()
     const v = await open(`${isolatedCourse.url}course.html`);
     const r = await courseResult(v.page);
     expect(r.error).toBeUndefined();
-    expect(r).toMatchObject({ variant: 'simd-threads', isolated: true, reason: "'simd-threads' is the fastest build, and it runs here" });
+    expect(r).toMatchObject({ variant: 'relaxed-simd-threads', isolated: true, reason: "'relaxed-simd-threads' is the fastest build, and it runs here" });
     expect(r.threads).toBeGreaterThanOrEqual(2);
     expect(r.w[0]).toBe(1);
     const w = await widgets(v.page);
@@ -214,17 +214,17 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (x: T) => bool
 }
 
 describe('a package host without Cross-Origin-Resource-Policy, on an isolated course page', () => {
-  test("the threaded build's workers are refused; load() falls back to 'simd', says why, and everything works", async () => {
+  test("the threaded build's workers are refused; load() falls back to 'relaxed-simd', says why, and everything works", async () => {
     const v = await open(`${isolatedCourse.url}course-cors-only.html`);
     const r = await courseResult(v.page);
     expect(r.error).toBeUndefined();
-    expect(r).toMatchObject({ variant: 'simd', threads: 1, isolated: true });
-    expect(r.reason).toMatch(/^'simd-threads' failed to start \(.+\): 'simd' is the fastest build that runs here$/);
+    expect(r).toMatchObject({ variant: 'relaxed-simd', threads: 1, isolated: true });
+    expect(r.reason).toMatch(/^'relaxed-simd-threads' failed to start \(.+\): 'relaxed-simd' is the fastest build that runs here$/);
     expect(r.w[0]).toBe(1);
     const w = await widgets(v.page);
     expect(Object.entries(w).filter(([, x]) => x === null)).toEqual([]);
     // What the browser itself reports about the refused worker scripts is all there is.
-    expect(v.problems.filter((p) => !/attnlab-simd-threads\.(worker\.)?js/.test(p))).toEqual([]);
+    expect(v.problems.filter((p) => !/attnlab-(relaxed-)?simd-threads\.(worker\.)?js/.test(p))).toEqual([]);
     await v.page.close();
   });
 });

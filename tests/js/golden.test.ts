@@ -15,9 +15,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { load } from 'attnlab';
+import { VARIANTS } from './variants.js';
 
 const TOL = 1e-5;
-const VARIANTS = ['scalar', 'simd', 'simd-threads'] as const;
 
 // ------------------------------------------------------------------ fixture types
 
@@ -143,7 +143,7 @@ describe.each(VARIANTS)('golden vectors, %s build', (variant) => {
   let lib: Lib;
 
   beforeAll(async () => {
-    lib = await load({ variant, threads: variant === 'simd-threads' ? 2 : 1 });
+    lib = await load({ variant, threads: variant.endsWith('-threads') ? 2 : 1 });
   });
 
   afterAll(() => {

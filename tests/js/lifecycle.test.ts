@@ -6,15 +6,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { randn } from './reference.js';
+import { RELAXED } from './variants.js';
 
 const q = randn([1, 3, 4], 1);
 
 describe('load', () => {
-  it('picks simd-threads in Node by default, with at least one thread', async () => {
+  it('picks the fastest threaded build in Node by default, with at least one thread', async () => {
     const lib = await load();
-    expect(lib.variant).toBe('simd-threads');
+    expect(lib.variant).toBe(RELAXED ? 'relaxed-simd-threads' : 'simd-threads');
     expect(lib.backend).toBe('wasm');
-    expect(lib.isa).toBe('simd128');
+    expect(lib.isa).toBe(RELAXED ? 'relaxed-simd128' : 'simd128');
     expect(lib.threads).toBeGreaterThanOrEqual(1);
     lib.dispose();
   });
@@ -26,7 +27,7 @@ describe('load', () => {
   });
 
   it.each([
-    [{ variant: 'gpu' }, /^load: options\.variant: expected one of 'scalar', 'simd', 'simd-threads', got "gpu"$/],
+    [{ variant: 'gpu' }, /^load: options\.variant: expected one of 'scalar', 'simd', 'simd-threads', 'relaxed-simd', 'relaxed-simd-threads', got "gpu"$/],
     [{ threads: 0 }, /^load: options\.threads: expected an integer in \[1, 64\], got 0$/],
     [{ thread: 2 }, /^load: options: unknown option 'thread'; expected variant, threads, backend, gpu$/],
   ])('rejects %o', async (options, message) => {

@@ -93,12 +93,12 @@ describe.each(VARIANTS)('%s', (variant) => {
 });
 
 describe('linear attention across variants', () => {
-  it('scalar, simd and simd-threads agree within 1e-5', () => {
+  it('every build agrees with scalar within 1e-5', () => {
     const q = randn([2, 2, 30, 16], 1), k = randn([2, 2, 30, 16], 2), v = randn([2, 2, 30, 8], 3);
     for (const options of [{}, { causal: true }, { method: 'favor+', features: 48, causal: true }, { method: 'linformer', rank: 5 }] as const) {
-      const [a, b, c] = VARIANTS.map((name) => libs[name].linearAttention(q, k, v, options).output.data);
-      expect(maxError(b, a)).toBeLessThanOrEqual(TOL);
-      expect(maxError(c, a)).toBeLessThanOrEqual(TOL);
+      const [a, ...others] = VARIANTS.map((name) => libs[name].linearAttention(q, k, v, options).output.data);
+      expect(others.length).toBe(VARIANTS.length - 1);
+      for (const b of others) expect(maxError(b, a)).toBeLessThanOrEqual(TOL);
     }
   });
 });

@@ -104,8 +104,8 @@ describe.each(VARIANTS)('%s', (variant) => {
 describe('patterns across variants', () => {
   it('one seed draws one BigBird pattern on every build', () => {
     const spec = { type: 'bigbird', blockSize: 8, randomBlocks: 3, seed: 5 } as const;
-    const [a, b, c] = VARIANTS.map((v) => libs[v].attentionPattern(spec, 200, 200));
-    expect(b.data).toEqual(a.data);
-    expect(c.data).toEqual(a.data);
+    const [a, ...others] = VARIANTS.map((v) => libs[v].attentionPattern(spec, 200, 200));
+    expect(others.length).toBe(VARIANTS.length - 1);
+    for (const b of others) expect(b.data).toEqual(a.data);
   });
 });

@@ -42,6 +42,11 @@ async function open(variant: Variant | 'webgpu'): Promise<{ lib: Attnlab; run: (
     return { lib, run: (q, k, v) => a.attentionAsync!(q, k, v), detail: 'WebGPU' };
   }
   const lib = await load({ variant });
+  if (lib.variant !== variant) {  // fell back (no relaxed SIMD, no threads): not the build asked for
+    const reason = lib.variantReason;
+    lib.dispose();
+    throw new Error(reason);
+  }
   return { lib, run: (q, k, v) => lib.attention(q, k, v), detail: `${variant}, ${lib.threads} thread${lib.threads > 1 ? 's' : ''}` };
 }
 

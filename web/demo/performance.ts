@@ -15,7 +15,9 @@ const state = {
   preset: param<Preset>('preset', 'quick', oneOf(['quick', 'full'] as const)),
   auto: param('auto', false, bool),
 };
-const COLORS: Record<string, string> = { scalar: '#868e96', simd: '#3559e0', 'simd-threads': '#d9480f', webgpu: '#2b8a3e' };
+const COLORS: Record<string, string> = {
+  scalar: '#868e96', simd: '#3559e0', 'simd-threads': '#d9480f', 'relaxed-simd': '#7048e8', 'relaxed-simd-threads': '#e8590c', webgpu: '#2b8a3e',
+};
 const HEADS = 4;
 const DIM = 64;
 
@@ -37,12 +39,13 @@ $('app').append(
       el('h2', { id: 'h-what', text: 'What is measured' }),
       math('Attention of Q K V equals softmax of Q K transpose over root d, times V', t('softmax('), frac(row(t('Q'), sup('K', 'T')), row(t('√d'))), t(') V')),
       el('p', { text: `Q, K, V of shape [1, ${HEADS}, S, ${DIM}] (one batch, ${HEADS} heads, S tokens, d = ${DIM}). Work: 4·H·S²·d floating-point operations per call (QKᵀ and the weighted sum of V). Each point repeats the call for at least 150 ms after a warm-up.` }),
-      el('p', { text: 'scalar: plain WebAssembly. simd: 128-bit SIMD instructions. simd-threads: SIMD plus a pool of Web Workers sharing memory; it needs a cross-origin isolated page (COOP/COEP headers). WebGPU: on the GPU, when this attnlab build and this browser both have it.' }),
+      el('p', { text: 'scalar: plain WebAssembly. simd: 128-bit SIMD instructions. simd-threads: SIMD plus a pool of Web Workers sharing memory; it needs a cross-origin isolated page (COOP/COEP headers). relaxed-: the same with the fused multiply-add of relaxed SIMD, where the browser has it (Chrome 114+). WebGPU: on the GPU, when this attnlab build and this browser both have it.' }),
       env)));
 
 function variants(): (Variant | 'webgpu')[] {
-  const list: (Variant | 'webgpu')[] = ['scalar', 'simd'];
-  if (globalThis.crossOriginIsolated) list.push('simd-threads');
+  // A relaxed build the browser lacks is skipped with load()'s reason (bench.worker.ts).
+  const list: (Variant | 'webgpu')[] = ['scalar', 'simd', 'relaxed-simd'];
+  if (globalThis.crossOriginIsolated) list.push('simd-threads', 'relaxed-simd-threads');
   list.push('webgpu');
   return list;
 }

@@ -4,7 +4,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { linear } from './linear.js';
-import { hardwareThreads, instantiate, isNode, simdSupported, threadsSupported } from './loader.js';
+import { hardwareThreads, instantiate, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdSupported, threadsSupported, variantChain } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
@@ -24,7 +24,7 @@ import type {
 import type { WasmModule } from './wasm-module.js';
 import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
 
-const VARIANTS: readonly Variant[] = ['scalar', 'simd', 'simd-threads'];
+const VARIANTS: readonly Variant[] = variantChain().reverse();  // 'scalar', 'simd', ..., 'relaxed-simd-threads'
 const BACKENDS: readonly NonNullable<LoadOptions['backend']>[] = ['wasm', 'webgpu', 'auto'];
 const MAX_DEFAULT_THREADS = 4;
 // Last resort for an instance dropped without dispose(): stop its worker threads when collected.
@@ -255,7 +255,7 @@ export class Attnlab {
  * Loads attnlab. `backend` defaults to `'wasm'`; `variant` to the fastest build this environment
  * can run; `threads` to the logical core count (at most 4) for the threaded build. A build that
  * cannot start here (no SIMD, no SharedArrayBuffer, worker threads refused) gives way to the next
- * one down (`'simd-threads'` -> `'simd'` -> `'scalar'`): see `variant` and `variantReason`. A WebGPU-backed
+ * one down (`'relaxed-simd-threads'` -> `'relaxed-simd'` -> `'simd-threads'` -> `'simd'` -> `'scalar'`): see `variant` and `variantReason`. A WebGPU-backed
  * instance also loads a WebAssembly build, for its synchronous methods and for 'auto' fallbacks.
  */
 export async function load(options: LoadOptions = {}): Promise<Attnlab> {
@@ -280,18 +280,18 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu);
   // From the requested build (else the fastest) down to scalar, the first that starts here.
   const fellBack: string[] = [];
-  for (const variant of VARIANTS.slice(0, VARIANTS.indexOf(requested ?? 'simd-threads') + 1).reverse()) {
+  for (const variant of variantChain(requested)) {
     const missing = missingFeature(variant);
     if (missing) {
       fellBack.push(`'${variant}' ${missing}`);
       continue;
     }
-    const threads = variant !== 'simd-threads' ? 1 : options.threads ?? Math.max(1, Math.min(MAX_DEFAULT_THREADS, hardwareThreads()));
+    const threads = !isThreaded(variant) ? 1 : options.threads ?? Math.max(1, Math.min(MAX_DEFAULT_THREADS, hardwareThreads()));
     // The threaded build's factory never resolves with an empty worker pool (Emscripten 3.1.6
     // waits for 'all' workers to load, and zero never reports): keep at least one, idle if threads is 1.
     let m: WasmModule;
     try {
-      m = await instantiate(variant, variant === 'simd-threads' ? Math.max(1, threads - 1) : 0);
+      m = await instantiate(variant, isThreaded(variant) ? Math.max(1, threads - 1) : 0);
     } catch (e) {
       fellBack.push(`'${variant}' failed to start (${e instanceof Error ? e.message : String(e)})`);
       continue;
@@ -312,7 +312,8 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
 /** Why `variant` cannot run in this environment, or '' when it can. */
 function missingFeature(variant: Variant): string {
   if (variant !== 'scalar' && !simdSupported()) return 'needs WebAssembly SIMD, which this engine lacks';
-  if (variant === 'simd-threads' && !threadsSupported()) {
+  if (isRelaxed(variant) && !relaxedSimdSupported()) return 'needs WebAssembly relaxed SIMD, which this engine lacks';
+  if (isThreaded(variant) && !threadsSupported()) {
     return 'needs SharedArrayBuffer, which a browser grants only to cross-origin isolated pages (COOP/COEP headers)';
   }
   return '';

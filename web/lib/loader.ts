@@ -41,6 +41,17 @@ const assets: Record<Variant, GlueAssets<WasmModule>> = {
     module: () => importGlue(new URL('./wasm/attnlab-simd-threads.mjs', import.meta.url)),
     worker: () => new URL('./wasm/attnlab-simd-threads.worker.js', import.meta.url),
   },
+  'relaxed-simd': {
+    wasm: () => new URL('./wasm/attnlab-relaxed-simd.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-relaxed-simd.mjs', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-relaxed-simd.mjs', import.meta.url)),
+  },
+  'relaxed-simd-threads': {
+    wasm: () => new URL('./wasm/attnlab-relaxed-simd-threads.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-relaxed-simd-threads.mjs', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-relaxed-simd-threads.mjs', import.meta.url)),
+    worker: () => new URL('./wasm/attnlab-relaxed-simd-threads.worker.js', import.meta.url),
+  },
 };
 
 type NodeProcess = {
@@ -67,6 +78,38 @@ export function simdSupported(): boolean {
   } catch {
     return false;
   }
+}
+
+// The smallest module using f32x4.relaxed_madd (fd 85 02), of its v128 parameter three times:
+// validates only where relaxed SIMD runs (Chromium >= 114, Node >= 21, Node 20 with
+// --experimental-wasm-relaxed-simd).
+const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0,
+  32, 0, 32, 0, 32, 0, 253, 133, 2, 11]);
+
+export function relaxedSimdSupported(): boolean {
+  try {
+    return WebAssembly.validate(relaxedProbe);
+  } catch {
+    return false;
+  }
+}
+
+export const isRelaxed = (v: Variant): boolean => v.startsWith('relaxed-');
+export const isThreaded = (v: Variant): boolean => v.endsWith('-threads');
+
+/**
+ * The builds load() tries, fastest first: all of them by default; from a requested build down,
+ * never to a relaxed one when a non-relaxed build was asked for (its rounding is what the caller
+ * chose), nor to a threaded one when a single-threaded build was.
+ */
+export function variantChain(requested?: Variant): Variant[] {
+  const all: Variant[] = ['relaxed-simd-threads', 'relaxed-simd', 'simd-threads', 'simd', 'scalar'];
+  return requested ? all.slice(all.indexOf(requested)).filter((v) => (isRelaxed(requested) || !isRelaxed(v)) && (isThreaded(requested) || !isThreaded(v))) : all;
+}
+
+/** The fastest single-threaded build this engine validates: what the trainer's Worker runs. */
+export function fastestSingleThreaded(): Variant {
+  return relaxedSimdSupported() ? 'relaxed-simd' : simdSupported() ? 'simd' : 'scalar';
 }
 
 /** Threads need SharedArrayBuffer; browsers grant it to cross-origin isolated pages only. */

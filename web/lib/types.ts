@@ -13,8 +13,12 @@ export interface BoolTensor {
 /** A mask: boolean (meaning depends on the call, see each option) or additive float. */
 export type Mask = BoolTensor | Tensor;
 
-/** The WebAssembly builds: plain, SIMD128, and SIMD128 with a pthread pool. */
-export type Variant = 'scalar' | 'simd' | 'simd-threads';
+/**
+ * The WebAssembly builds: plain, SIMD128, and SIMD128 with a pthread pool; the `relaxed-` twins
+ * of the SIMD builds use relaxed SIMD's fused multiply-add (`f32x4.relaxed_madd`), which rounds
+ * once where the processor has FMA, so their last bits may differ from `'simd'`'s and between machines.
+ */
+export type Variant = 'scalar' | 'simd' | 'simd-threads' | 'relaxed-simd' | 'relaxed-simd-threads';
 
 /** Where ops run: WebAssembly on the CPU, or WebGPU. */
 export type Backend = 'wasm' | 'webgpu';
@@ -47,14 +51,16 @@ export interface LoadOptions {
   /** For `'webgpu'` and `'auto'`: the WebGPU entry point. Default: `navigator.gpu`. */
   gpu?: GpuProvider;
   /**
-   * Which build to run. Default: `'simd-threads'` where threads can run (always in Node; in a
-   * browser when the page is cross-origin isolated), else `'simd'`, else `'scalar'`. A build that
-   * cannot start here gives way to the next one down instead of failing; `Attnlab.variant` and
-   * `Attnlab.variantReason` tell which one runs and why.
+   * Which build to run. Default: the fastest this engine can run: `'relaxed-simd-threads'` where
+   * relaxed SIMD (Chromium >= 114, Node >= 21) and threads can run (always in Node; in a browser
+   * when the page is cross-origin isolated), else `'relaxed-simd'`, `'simd-threads'`, `'simd'`,
+   * `'scalar'`. A build that cannot start here gives way to the next one down instead of failing
+   * (never from a non-relaxed build to a relaxed one, nor from a single-threaded build to a
+   * threaded one); `Attnlab.variant` and `Attnlab.variantReason` tell which one runs and why.
    */
   variant?: Variant;
   /**
-   * Threads for the `'simd-threads'` build, counting the calling thread. Default: the number of
+   * Threads for the threaded builds (`'simd-threads'`, `'relaxed-simd-threads'`), counting the calling thread. Default: the number of
    * logical cores, at most 4. Ignored (1) by the other builds.
    */
   threads?: number;

@@ -3,6 +3,7 @@
 import { disposeSymbol } from '../dispose.js';
 import { argError, describe } from '../errors.js';
 import type { Tensor } from '../types.js';
+import { relaxedSimdSupported, simdSupported } from '../loader.js';
 import { ByteLevelBpe } from './bpe.js';
 import { instantiatePretrained, type PretrainedWasm } from './module.js';
 import { Chunks, isFileSource, open, readText, type FileSource } from './sources.js';
@@ -33,9 +34,9 @@ export interface LoadModelOptions {
   onProgress?: (p: ModelLoadProgress) => void;
   /** Cancels the download and the load (the promise rejects with the signal's reason). */
   signal?: AbortSignal;
-  /** WebAssembly build; default SIMD128 where the engine supports it. */
-  variant?: 'scalar' | 'simd';
-  /** Threads (default 1); more than 1 runs the simd-threads build, which needs SharedArrayBuffer. */
+  /** WebAssembly build; default the fastest the engine validates (relaxed SIMD, else SIMD128, else scalar). */
+  variant?: 'scalar' | 'simd' | 'relaxed-simd';
+  /** Threads (default 1); more than 1 runs the build's threaded twin, which needs SharedArrayBuffer. */
   threads?: number;
 }
 
@@ -196,6 +197,11 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
   if (unknown.length) throw argError('loadModel', 'options', 'only onProgress, signal, variant, threads (int8 quantisation is not implemented)', unknown);
   const threads = options.threads ?? 1;
   if (!Number.isInteger(threads) || threads < 1 || threads > 16) throw argError('loadModel', 'options.threads', 'an integer in [1, 16]', threads);
+  const v = options.variant;
+  if (v !== undefined && !(['scalar', 'simd', 'relaxed-simd'] as unknown[]).includes(v))
+    throw argError('loadModel', 'options.variant', "'scalar', 'simd' or 'relaxed-simd'", v);
+  if ((v === 'simd' && !simdSupported()) || (v === 'relaxed-simd' && !relaxedSimdSupported()))
+    throw argError('loadModel', 'options.variant', 'a build this engine validates', v);
   const f = resolveFiles(files);
   const { signal, onProgress } = options;
   const configText = typeof f.config === 'object' && !isFileSource(f.config) ? JSON.stringify(f.config) : await readText(f.config as FileSource, 'files.config', signal);

@@ -1,0 +1,176 @@
+// The relaxed-SIMD builds in headless Chromium (relaxed SIMD on by default, no flag), side by side
+// in one page with the SIMD128 builds, onnxruntime-web's MatMul-Softmax-MatMul and
+// com.microsoft MultiHeadAttention graphs (1 thread: ORT's thread count is one per page) and both
+// peak kernels (f32x4 mul+add, and its f32x4.relaxed_madd twin). Per shape each peer warms up,
+// then the timed calls go round-robin (as bench.mjs: a 30 ms pause, 30 ms of untimed lead-in calls,
+// the timed call); medians; every output checked against the float64 reference. The page is
+// cross-origin isolated (COOP/COEP), so the threaded builds run with 2 threads.
+//   node tests/bench/relaxed_chromium.mjs [--quick]    # writes results/relaxed-chromium-<date>.{json,md}
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import os from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const quick = process.argv.includes('--quick');
+const config = {
+  shapes: quick ? [[8, 512]] : [[8, 512], [8, 1024], [1, 2048]],
+  runs: quick ? 3 : 10, d: 64, settleMs: 30, leadInMs: 30, warmupMs: 300, tolerance: 1e-4,
+};
+const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.onnx': 'application/octet-stream', '.json': 'application/json' };
+
+const page = `<!doctype html><meta charset="utf-8"><script type="module">
+import { load } from '/dist/index.js';
+import { inputs, reference, maxError, checkedRows } from '/tests/bench/data.mjs';
+import * as ort from '/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs';
+const C = ${JSON.stringify(config)};
+const D = C.d;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+async function kernel(file) {
+  const { instance } = await WebAssembly.instantiate(await (await fetch(file)).arrayBuffer(), { wasi_snapshot_preview1: { proc_exit() {} } });
+  return instance.exports.peak;
+}
+const PEAK_ITERATIONS = 2_500_000;
+const peers = [];
+for (const [variant, threads] of [['simd', 1], ['relaxed-simd', 1], ['simd-threads', 2], ['relaxed-simd-threads', 2]]) {
+  const lib = await load({ variant, threads });
+  if (lib.variant !== variant) throw new Error(variant + ': got ' + lib.variant + ' (' + lib.variantReason + ')');
+  peers.push({ name: 'attnlab ' + variant, threads, isa: lib.isa, prepare: ({ H, S, causal }, x) => {
+    const shape = [H, S, D], q = { data: x.q, shape }, k = { data: x.k, shape }, v = { data: x.v, shape };
+    return () => lib.attention(q, k, v, { causal }).output.data;
+  } });
+}
+ort.env.wasm.numThreads = 1;
+ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
+const sessions = {};
+const session = async (name) => (sessions[name] ??= await ort.InferenceSession.create('/tests/bench/graphs/' + name + '.onnx', { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }));
+function causalMask(S) { const m = new Float32Array(S * S); for (let i = 0; i < S; i++) m.fill(-Infinity, i * S + i + 1, (i + 1) * S); return m; }
+function bsnh(x, H, S) { const y = new Float32Array(x.length); for (let h = 0; h < H; h++) for (let s = 0; s < S; s++) y.set(x.subarray((h * S + s) * D, (h * S + s + 1) * D), (s * H + h) * D); return y; }
+function unbsnh(y, H, S) { const x = new Float32Array(y.length); for (let h = 0; h < H; h++) for (let s = 0; s < S; s++) x.set(y.subarray((s * H + h) * D, (s * H + h + 1) * D), (h * S + s) * D); return x; }
+peers.push({ name: 'ORT-web MatMul-Softmax-MatMul', threads: 1, prepare: async ({ H, S, causal }, x) => {
+  const s = await session('msm' + (causal ? '_causal' : '')), shape = [H, S, D], mask = causal ? causalMask(S) : null;
+  return async () => {
+    const f = { q: new ort.Tensor('float32', x.q, shape), k: new ort.Tensor('float32', x.k, shape), v: new ort.Tensor('float32', x.v, shape) };
+    if (mask) f.mask = new ort.Tensor('float32', mask, [S, S]);
+    return (await s.run(f)).out.data;
+  };
+} });
+peers.push({ name: 'ORT-web com.microsoft MultiHeadAttention', threads: 1, prepare: async ({ H, S, causal }, x) => {
+  const s = await session('mha_h' + H + (causal ? '_causal' : '')), shape = [1, S, H * D];
+  const [q, k, v] = [x.q, x.k, x.v].map((t) => bsnh(t, H, S));
+  const call = async () => (await s.run({ q: new ort.Tensor('float32', q, shape), k: new ort.Tensor('float32', k, shape), v: new ort.Tensor('float32', v, shape) })).out.data;
+  call.unpack = (y) => unbsnh(y, H, S);
+  return call;
+} });
+const peakMulAdd = await kernel('/tests/bench/peak/peak.wasm'), peakFma = await kernel('/tests/bench/peak/peak_fma.wasm');
+const peaks = [['mul+add', peakMulAdd], ['fma', peakFma]].map(([name, f]) => ({ name, threads: 1, flops: PEAK_ITERATIONS * 96, prepare: () => () => f(PEAK_ITERATIONS, 1) }));
+const result = { userAgent: navigator.userAgent, crossOriginIsolated, peers: peers.map((p) => ({ name: p.name, threads: p.threads, isa: p.isa ?? null, rows: [] })), roundPeaks: [] };
+for (const [H, S] of C.shapes) for (const causal of [false, true]) {
+  const job = { H, S, causal }, x = inputs(H, S, D);
+  const all = [...peers, ...peaks].map((p) => ({ p, times: [] }));
+  for (const a of all) {
+    a.call = await a.p.prepare(job, x);
+    const t0 = performance.now();
+    for (let w = 0; w < 2 || performance.now() - t0 < C.warmupMs; w++) a.last = await a.call();
+  }
+  for (let r = 0; r < C.runs; r++) for (const a of all) {
+    await sleep(C.settleMs);
+    let t = performance.now();
+    while (performance.now() - t < C.leadInMs) a.last = await a.call();
+    t = performance.now();
+    a.last = await a.call();
+    a.times.push(performance.now() - t);
+  }
+  const rows = checkedRows(H, S), want = reference(x, H, S, D, causal, rows);
+  for (const [i, a] of all.entries()) {
+    const ms = median(a.times);
+    if (i >= peers.length) { result.roundPeaks.push({ ...job, kernel: a.p.name, gflops: a.p.flops / ms / 1e6, times: a.times }); continue; }
+    const out = Float32Array.from((a.call.unpack ?? ((y) => y))(a.last));
+    result.peers[i].rows.push({ ...job, ms, gflops: 4 * H * S * S * D / ms / 1e6, maxError: maxError(out, want, H, S, D, rows), times: a.times });
+  }
+  console.log('H' + H + ' S' + S + (causal ? ' causal' : '') + ': ' + all.map((a) => a.p.name + ' ' + median(a.times).toFixed(2)).join(', '));
+}
+window.result = result;
+</script>`;
+
+const server = createServer(async (req, res) => {
+  const url = new URL(req.url, 'http://x');
+  // Cross-origin isolation: SharedArrayBuffer for the threaded builds.
+  const headers = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+  if (url.pathname === '/') { res.writeHead(200, { ...headers, 'content-type': 'text/html' }); res.end(page); return; }
+  try {
+    const p = normalize(join(root, decodeURIComponent(url.pathname)));
+    if (!p.startsWith(root)) throw new Error('outside');
+    const body = await readFile(p);
+    res.writeHead(200, { ...headers, 'content-type': types[extname(p)] ?? 'application/octet-stream', 'content-length': body.length });
+    res.end(body);
+  } catch { res.writeHead(404); res.end(); }
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const started = new Date();
+const load0 = os.loadavg()[0];
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--no-first-run'] });
+let result;
+try {
+  const pg = await browser.newPage();
+  pg.on('console', (m) => console.log('[page]', m.text()));
+  pg.on('pageerror', (e) => console.log('[page error]', e.message));
+  await pg.goto(`http://127.0.0.1:${server.address().port}/`);
+  await pg.waitForFunction(() => window.result, null, { timeout: 1_800_000, polling: 1000 });
+  result = await pg.evaluate(() => window.result);
+} finally {
+  await browser.close();
+  server.close();
+}
+
+const git = (...a) => { try { return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim(); } catch { return null; } };
+const dirty = git('status', '--porcelain', '--untracked-files=no');
+const version = (p) => JSON.parse(readFileSync(join(root, p === 'attnlab' ? 'package.json' : `node_modules/${p}/package.json`), 'utf8')).version;
+Object.assign(result, {
+  date: started.toISOString(), finished: new Date().toISOString(), quick, ...config,
+  machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.availableParallelism?.() ?? os.cpus().length, loadBefore: load0, loadAfter: os.loadavg()[0] },
+  source: `${git('rev-parse', '--short', 'HEAD')}${dirty ? '+changes' : ''}`,
+  packages: { attnlab: version('attnlab'), 'onnxruntime-web': version('onnxruntime-web'), 'playwright-core': version('playwright-core') },
+});
+
+const fmt = (x, n = 1) => (Number.isFinite(x) ? x.toFixed(n) : '-');
+const key = (j) => `${j.H}/${j.S}/${j.causal}`;
+const jobName = (j) => `${j.causal ? 'causal ' : ''}H${j.H} S${j.S}`;
+const jobs = result.peers[0].rows;
+const row = (name, j) => result.peers.find((p) => p.name === name)?.rows.find((r) => key(r) === key(j) && r.maxError <= config.tolerance);
+const peakOf = (kernel, j) => result.roundPeaks.find((p) => p.kernel === kernel && key(p) === key(j))?.gflops;
+const md = [`# attnlab relaxed SIMD in headless Chromium, ${result.date.slice(0, 10)}`, '',
+  `- machine: ${result.machine.cpu}, ${result.machine.cores} cores, 1-minute load ${fmt(result.machine.loadBefore)} before, ${fmt(result.machine.loadAfter)} after (other jobs shared the machine)`,
+  `- browser: ${result.userAgent}; cross-origin isolated: ${result.crossOriginIsolated}`,
+  `- packages: ${Object.entries(result.packages).map(([k, v]) => `${k} ${v}`).join(', ')}; attnlab at commit ${result.source}`,
+  `- float32, d = ${config.d}; median of ${config.runs} round-robin runs (${config.settleMs} ms pause, ${config.leadInMs} ms lead-in); GFLOP/s = 4*H*S*S*d per call; outputs within ${config.tolerance} of float64 (✗ otherwise)`,
+  '', '## Median ms / GFLOP/s', '', `| peer | threads | ${jobs.map(jobName).join(' | ')} |`, `|---|---|${jobs.map(() => '---|').join('')}`];
+for (const p of result.peers) {
+  md.push(`| ${p.name} | ${p.threads} | ${jobs.map((j) => {
+    const r = p.rows.find((x) => key(x) === key(j));
+    return r ? `${fmt(r.ms, 2)} / ${fmt(r.gflops)}${r.maxError <= config.tolerance ? '' : ` ✗ ${r.maxError.toExponential(1)}`}` : '-';
+  }).join(' | ')} |`);
+}
+for (const k of ['mul+add', 'fma']) md.push(`| peak kernel, ${k} | 1 | ${jobs.map((j) => `${fmt(peakOf(k, j))} GFLOP/s`).join(' | ')} |`);
+md.push('', '## Relaxed against SIMD128 and ORT-web', '',
+  '| shape | speed-up 1 thread (simd / relaxed-simd) | relaxed of FMA peak | relaxed of mul+add peak | simd of mul+add peak | vs fastest ORT-web, 1 thread | speed-up 2 threads (simd-threads / relaxed-simd-threads) |',
+  '|---|---|---|---|---|---|---|');
+for (const j of jobs) {
+  const r1 = row('attnlab relaxed-simd', j), s1 = row('attnlab simd', j), r2 = row('attnlab relaxed-simd-threads', j), s2 = row('attnlab simd-threads', j);
+  const orts = ['ORT-web MatMul-Softmax-MatMul', 'ORT-web com.microsoft MultiHeadAttention'].map((n) => row(n, j)).filter(Boolean);
+  const ortBest = orts.reduce((b, r) => (!b || r.ms < b.ms ? r : b), null);
+  const pct = (r, g) => (r && g ? `${fmt((100 * r.gflops) / g, 0)}%` : '-');
+  md.push(`| ${jobName(j)} | ${r1 && s1 ? fmt(s1.ms / r1.ms, 2) + 'x' : '-'} | ${pct(r1, peakOf('fma', j))} | ${pct(r1, peakOf('mul+add', j))} | ${pct(s1, peakOf('mul+add', j))} | ${r1 && ortBest ? fmt(ortBest.ms / r1.ms, 2) + 'x' : '-'} | ${r2 && s2 ? fmt(s2.ms / r2.ms, 2) + 'x' : '-'} |`);
+}
+const base = join(root, 'tests/bench/results', `relaxed-chromium-${result.date.slice(0, 10)}${quick ? '-quick' : ''}`);
+let stem = base;
+for (let n = 2; existsSync(`${stem}.json`); n++) stem = `${base}-${n}`;
+writeFileSync(`${stem}.json`, JSON.stringify(result, null, 1));
+writeFileSync(`${stem}.md`, md.join('\n') + '\n');
+console.log(md.join('\n'));
+console.log(`wrote ${stem}.json and .md`);
