@@ -72,9 +72,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   });
   function("threadCount", +[] { return pool ? pool->size() : 1; });
   // Called as a JS op starts, before it checks and copies its inputs (see ThreadPool::wake).
-  function("wakeThreads", +[] {
-    if (pool) pool->wake();
-  });
+  function("wakeThreads", +[] { if (pool) pool->wake(); });
   // Bytes malloc has handed out and not had back: what a leak test watches.
   function("heapUsed", +[] { return static_cast<double>(mallinfo().uordblks); });
   function("isa", +[] { return std::string(kernels::active_isa()); });

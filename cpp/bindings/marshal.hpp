@@ -31,9 +31,8 @@ inline double real(const val& a, const char* field) { return a[field].as<double>
 inline bool flag(const val& a, const char* field) { return a[field].as<bool>(); }
 inline std::string str(const val& a, const char* field) { return a[field].as<std::string>(); }
 inline Shape shape(const val& a, const char* field) {
-  Shape s;
-  for (double d : emscripten::vecFromJSArray<double>(a[field])) s.push_back(static_cast<int64_t>(d));
-  return s;
+  const std::vector<double> d = emscripten::vecFromJSArray<double>(a[field]);
+  return Shape(d.begin(), d.end());
 }
 
 // Results out: a JS-owned typed array, copied from a typed view of the heap before the call

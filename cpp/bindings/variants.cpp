@@ -1,7 +1,6 @@
-// embind of the efficient and positional variants: sparse patterns, linear attention, LSH
-// attention, synthesizers, RoPE and Shaw's relative embeddings, and multi-head attention with
-// its positional options (ALiBi and T5's bias travel with the masks, see marshal.hpp). Same
-// contract as bindings.cpp.
+// embind of the variants: sparse patterns, linear and LSH attention, synthesizers, RoPE, Shaw's
+// relative embeddings, multi-head attention with its positional options (ALiBi and T5's bias
+// travel with the masks). Same contract as bindings.cpp.
 #include <emscripten/bind.h>
 
 #include "marshal.hpp"
@@ -14,21 +13,12 @@ namespace {
 
 uint64_t seed(const val& a) { return static_cast<uint64_t>(real(a, "seed")); }
 
-// PatternArg; the fields of other types are ignored.
+// PatternArg: web/lib/patterns.ts zeroes the fields the type does not use.
 SparsePattern read_pattern(const val& p, int64_t Sq, int64_t Sk) {
-  PatternSpec s;
   const std::string type = str(p, "type");
-  s.type = type == "bigbird" ? PatternType::BigBird : type == "longformer" ? PatternType::Longformer : PatternType::Local;
-  if (s.type == PatternType::BigBird) {
-    s.block = num(p, "blockSize");
-    s.window_blocks = num(p, "windowBlocks");
-    s.random_blocks = num(p, "randomBlocks");
-    s.seed = seed(p);
-  } else {
-    s.window = num(p, "window");
-  }
-  if (s.type != PatternType::Local) s.global = shape(p, "global");
-  return make_pattern(s, Sq, Sk);
+  const PatternType t = type == "bigbird" ? PatternType::BigBird : type == "longformer" ? PatternType::Longformer : PatternType::Local;
+  return make_pattern({t, num(p, "window"), shape(p, "global"), num(p, "blockSize"), num(p, "windowBlocks"), num(p, "randomBlocks"),
+                       seed(p)}, Sq, Sk);
 }
 
 RopeParams read_rope(const val& r) { return {real(r, "base"), num(r, "offset"), flag(r, "interleaved")}; }

@@ -13,8 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint64_t seed = in.ConsumeIntegral<uint64_t>();
   const int form = in.ConsumeIntegralInRange<int>(0, 3);
   const bool ok = batch >= 0 && Sq >= 0 && Sk >= 0 && D >= 0 && Dv >= 0;
+  const bool v_ok = batch >= 0 && Sk >= 0 && Dv >= 0;
   const auto q = fuzz::values(in, ok ? batch * Sq * D : 0), k = fuzz::values(in, ok ? batch * Sk * D : 0),
-             v = fuzz::values(in, ok ? batch * Sk * Dv : 0);
+             v = fuzz::values(in, v_ok ? batch * Sk * Dv : 0);
   std::vector<float> out(static_cast<size_t>(ok ? std::max<int64_t>(batch * Sq * Dv, 1) : 1));
   try {
     if (form == 0) {
@@ -35,10 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       SynthesizerParams p;
       p.kind = form == 1 ? SynthKind::Random : SynthKind::FactorizedRandom;
       p.rank = fuzz::size(in, -1, 3);
-      const int64_t S = Sk;
-      std::vector<float> w(static_cast<size_t>(ok ? std::max<int64_t>(batch * S * S, 1) : 1));
-      std::vector<float> o(static_cast<size_t>(ok ? std::max<int64_t>(batch * S * Dv, 1) : 1));
-      if (!ok) {
+      const int64_t S = Sk;  // the random forms read no tokens: Sq and D play no part
+      const bool sizes_ok = batch >= 0 && S >= 0 && Dv >= 0;
+      std::vector<float> w(static_cast<size_t>(sizes_ok ? std::max<int64_t>(batch * S * S, 1) : 1));
+      std::vector<float> o(static_cast<size_t>(sizes_ok ? std::max<int64_t>(batch * S * Dv, 1) : 1));
+      if (!sizes_ok) {
         synthesizer_seeded(nullptr, nullptr, batch, S, 0, Dv, p, seed, o.data(), nullptr, nullptr);
         std::abort();
       }
