@@ -1,10 +1,11 @@
-// What the binding files share: reading heap pointers, numbers, shapes and masks out of the JS
-// argument objects, the error guard, and the thread pool the ops run on.
+// What the binding files share: reading the typed argument objects of web/lib/wasm-module.ts,
+// which web/lib has checked (see attnlab/error.hpp), the one error convention, the thread pool.
 #pragma once
 #include <emscripten/val.h>
 
 #include <new>
 #include <string>
+#include <vector>
 
 #include "attnlab/attnlab.hpp"
 
@@ -15,73 +16,39 @@ using emscripten::val;
 // The pool set by setThreads(); null means the calling thread only.
 ThreadPool* thread_pool();
 
+// A heap address, passed as a JS number; a field holding one (null when null or undefined).
 template <class T>
-T* ptr(const val& v) {
-  return v.isUndefined() || v.isNull() ? nullptr
-                                       : reinterpret_cast<T*>(static_cast<uintptr_t>(v.as<double>()));
+T* addr(double p) { return reinterpret_cast<T*>(static_cast<uintptr_t>(p)); }
+inline bool given(const val& v) { return !v.isUndefined() && !v.isNull(); }
+template <class T = const float>
+T* ptr(const val& a, const char* field) {
+  const val v = a[field];
+  return given(v) ? addr<T>(v.as<double>()) : nullptr;
 }
-
 // Integers arrive as JS numbers (embind has no int64 without BigInt); exact below 2^53.
-inline int64_t num(const val& v) { return static_cast<int64_t>(v.as<double>()); }
-
-inline Shape shape(const val& v) {
-  Shape s;
-  for (double d : emscripten::vecFromJSArray<double>(v)) s.push_back(static_cast<int64_t>(d));
-  return s;
+inline int64_t num(const val& a, const char* field) { return static_cast<int64_t>(a[field].as<double>()); }
+inline double real(const val& a, const char* field) { return a[field].as<double>(); }
+inline bool flag(const val& a, const char* field) { return a[field].as<bool>(); }
+inline std::string str(const val& a, const char* field) { return a[field].as<std::string>(); }
+inline Shape shape(const val& a, const char* field) {
+  const std::vector<double> d = emscripten::vecFromJSArray<double>(a[field]);
+  return Shape(d.begin(), d.end());
 }
 
-// T5's bucket scheme: { numBuckets, maxDistance, bidirectional }.
-inline T5Params read_t5(const val& t) {
-  return {num(t["numBuckets"]), num(t["maxDistance"]), t["bidirectional"].as<bool>()};
+// Results out: a JS-owned typed array, copied from a typed view of the heap before the call
+// returns (so nothing stays held, and no heap growth can detach it), or an array of strings.
+template <class T>
+val typed_copy(const std::vector<T>& v) {
+  return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
+}
+inline val strings(const std::vector<std::string>& v) {
+  val a = val::array();
+  for (const std::string& s : v) a.call<void>("push", s);
+  return a;
 }
 
-// masks: { causal, bools: [{ptr, shape, trueBlocks}], additive: [{ptr, shape}],
-//          validLens: {name, ptr, length} | null,
-//          alibi: {slopes (null: the paper's), heads, table [heads, Sq + Sk - 1]} | undefined,
-//          t5: {weights [heads, numBuckets], heads, numBuckets, maxDistance, bidirectional,
-//               table [heads, Sq + Sk - 1]} | undefined }
-// over scores of shape `target` = [lead..., Sq, Sk].
-inline MaskSet read_masks(const val& m, const Shape& target) {
-  MaskSet set;
-  if (m.isUndefined() || m.isNull()) return set;
-  set.causal = m["causal"].as<bool>();
-  const val bools = m["bools"];
-  for (unsigned i = 0, n = bools["length"].as<unsigned>(); i < n; ++i) {
-    const val b = bools[i];
-    set.bools.push_back({ptr<const uint8_t>(b["ptr"]),
-                         broadcast_to(shape(b["shape"]), target, b["name"].as<std::string>()),
-                         b["trueBlocks"].as<bool>()});
-  }
-  const val adds = m["additive"];
-  for (unsigned i = 0, n = adds["length"].as<unsigned>(); i < n; ++i) {
-    const val a = adds[i];
-    set.additive.push_back({ptr<const float>(a["ptr"]),
-                            broadcast_to(shape(a["shape"]), target, a["name"].as<std::string>())});
-  }
-  const Shape lead(target.begin(), target.end() - 2);
-  const int64_t Sq = target[target.size() - 2], Sk = target.back();
-  const val vl = m["validLens"];
-  if (!vl.isUndefined() && !vl.isNull()) {
-    set.valid_lens = make_valid_lens(ptr<const int32_t>(vl["ptr"]), num(vl["length"]), lead, Sq,
-                                     Sk, vl["name"].as<std::string>());
-  }
-  const val al = m["alibi"];
-  if (!al.isUndefined() && !al.isNull() && Sq > 0 && Sk > 0) {
-    const int64_t heads = num(al["heads"]);
-    const float* slopes = ptr<const float>(al["slopes"]);
-    const std::vector<float> standard = slopes ? std::vector<float>() : alibi_slopes(heads);
-    set.additive.push_back(alibi_bias(slopes ? slopes : standard.data(), heads, numel(lead), Sq,
-                                      Sk, ptr<float>(al["table"])));
-  }
-  const val t5 = m["t5"];
-  if (!t5.isUndefined() && !t5.isNull() && Sq > 0 && Sk > 0) {
-    set.additive.push_back(t5_bias(ptr<const float>(t5["weights"]), num(t5["heads"]),
-                                   read_t5(t5), numel(lead), Sq, Sk, ptr<float>(t5["table"])));
-  }
-  return set;
-}
-
-// Runs f; returns "" on success or the message the TypeScript layer throws.
+// The one error convention: "" on success, else the message the TypeScript layer throws after
+// its `fn: ` prefix. No C++ exception crosses into JavaScript.
 template <class F>
 std::string guarded(F&& f) {
   try {
@@ -96,30 +63,31 @@ std::string guarded(F&& f) {
   }
 }
 
-// multiHeadAttention's { E, H, inProjWeight, inProjBias, outProjWeight, outProjBias } (heap
-// pointers; biases may be null).
-inline MultiHeadParams read_mha_params(const val& a) {
-  MultiHeadParams p;
-  p.embed_dim = num(a["E"]);
-  p.num_heads = num(a["H"]);
-  p.in_proj_weight = ptr<const float>(a["inProjWeight"]);
-  p.in_proj_bias = ptr<const float>(a["inProjBias"]);
-  p.out_proj_weight = ptr<const float>(a["outProjWeight"]);
-  p.out_proj_bias = ptr<const float>(a["outProjBias"]);
-  return p;
+inline T5Params read_t5(const val& t) { return {num(t, "numBuckets"), num(t, "maxDistance"), flag(t, "bidirectional")}; }
+
+// MaskArgs over scores of shape `target` = [lead..., Sq, Sk].
+inline MaskSet read_masks(const val& m, const Shape& target) {
+  MaskSet set;
+  if (!given(m)) return set;
+  set.causal = flag(m, "causal");
+  for (const val& b : emscripten::vecFromJSArray<val>(m["bools"]))
+    set.bools.push_back({ptr<const uint8_t>(b, "ptr"), broadcast_to(shape(b, "shape"), target, "mask"), flag(b, "trueBlocks")});
+  for (const val& a : emscripten::vecFromJSArray<val>(m["additive"]))
+    set.additive.push_back({ptr(a, "ptr"), broadcast_to(shape(a, "shape"), target, "mask")});
+  const Shape lead(target.begin(), target.end() - 2);
+  const int64_t Sq = target[target.size() - 2], Sk = target.back();
+  const val vl = m["validLens"], al = m["alibi"], t5 = m["t5"];
+  if (given(vl)) set.valid_lens = make_valid_lens(ptr<const int32_t>(vl, "ptr"), num(vl, "length"), lead, Sq, Sk, "valid_lens");
+  if (given(al) && Sq > 0 && Sk > 0)
+    set.additive.push_back(alibi_bias(ptr(al, "slopes"), num(al, "heads"), numel(lead), Sq, Sk, ptr<float>(al, "table")));
+  if (given(t5) && Sq > 0 && Sk > 0)
+    set.additive.push_back(t5_bias(ptr(t5, "weights"), num(t5, "heads"), read_t5(t5), numel(lead), Sq, Sk, ptr<float>(t5, "table")));
+  return set;
 }
 
 inline AttentionDims read_dims(const val& a) {
-  AttentionDims d;
-  d.lead = shape(a["lead"]);
-  d.Sq = num(a["Sq"]);
-  d.Sk = num(a["Sk"]);
-  d.Dq = num(a["Dq"]);
-  d.Dk = num(a["Dk"]);
-  d.Dv = num(a["Dv"]);
-  return d;
+  return {shape(a, "lead"), num(a, "Sq"), num(a, "Sk"), num(a, "Dq"), num(a, "Dk"), num(a, "Dv")};
 }
-
 inline Shape scores_shape(const AttentionDims& d) {
   Shape t = d.lead;
   t.push_back(d.Sq);

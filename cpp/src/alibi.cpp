@@ -30,6 +30,8 @@ AdditiveMask alibi_bias(const float* slopes, int64_t num_heads, int64_t batch, i
     return "alibi: expected the heads (" + std::to_string(num_heads) +
            ") to divide the leading size " + std::to_string(batch);
   });
+  const std::vector<float> standard = slopes ? std::vector<float>() : alibi_slopes(num_heads);
+  if (!slopes) slopes = standard.data();
   const int64_t len = Sq + Sk - 1;  // i - j runs over [-(Sk - 1), Sq - 1]
   for (int64_t h = 0; h < num_heads; ++h) {
     for (int64_t t = 0; t < len; ++t) {

@@ -25,7 +25,7 @@ void check_dims(const AttentionDims& d, Score score, const ScoreParams& p) {
   }
   // Scores past float range would leave the online softmax with inf - inf: bound the scale.
   require(std::isfinite(p.scale) && p.scale >= 0.0f && p.scale <= 1e4f, [&] {
-    return "scale: expected a number in (0, 1e4] (or 0 for the default), got " +
+    return "params.scale: expected a number in (0, 1e4] (or 0 for the default), got " +
            std::to_string(p.scale);
   });
   require(d.Sq >= 0 && d.Sk >= 0 && d.Dq >= 1 && d.Dk >= 1 && d.Dv >= 1, [&] {

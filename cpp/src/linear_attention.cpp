@@ -204,4 +204,35 @@ void linformer_attention(const float* q, const float* k, const float* v, int64_t
   });
 }
 
+LinearMethod parse_linear_method(const std::string& name) {
+  if (name == "elu") return LinearMethod::Elu;
+  if (name == "favor+") return LinearMethod::Favor;
+  if (name == "linformer") return LinearMethod::Linformer;
+  throw Error("method: expected 'elu', 'favor+' or 'linformer', got '" + name + "'");
+}
+
+void linear_attention(const float* q, const float* k, const float* v, int64_t batch, int64_t Sq,
+                      int64_t Sk, int64_t D, int64_t Dv, const LinearSpec& spec, float* out,
+                      ThreadPool* pool) {
+  if (spec.method == LinearMethod::Elu) {
+    linear_attention_elu(q, k, v, batch, Sq, Sk, D, Dv, spec.causal, out, pool);
+  } else if (spec.method == LinearMethod::Favor) {
+    check_dims(batch, Sq, Sk, D, Dv, spec.features, "features");
+    std::vector<float> W(static_cast<size_t>(spec.features * D));
+    favor_features(spec.features, D, spec.seed, W.data());
+    favor_attention(q, k, v, batch, Sq, Sk, D, Dv, W.data(), spec.features, spec.causal, out, pool);
+  } else {
+    check_dims(batch, Sq, Sk, D, Dv, spec.rank, "rank");
+    const float *E = spec.E, *F = spec.F;
+    std::vector<float> drawn;
+    if (!E || !F) {
+      drawn.resize(static_cast<size_t>(2 * spec.rank * Sk));
+      linformer_projections(spec.rank, Sk, spec.seed, drawn.data(), drawn.data() + spec.rank * Sk);
+      E = drawn.data();
+      F = drawn.data() + spec.rank * Sk;
+    }
+    linformer_attention(q, k, v, batch, Sq, Sk, D, Dv, E, F, spec.rank, out, pool);
+  }
+}
+
 }  // namespace attnlab

@@ -1,5 +1,7 @@
 #include "attnlab/scoring.hpp"
 
+#include <cmath>
+
 #include "attnlab/error.hpp"
 
 namespace attnlab {
@@ -21,6 +23,11 @@ const char* score_name(Score s) {
     case Score::Additive: return "additive";
   }
   return "?";
+}
+
+float resolve_scale(Score score, float scale, int64_t d) {
+  if (scale != 0.0f) return scale;
+  return score == Score::ScaledDot ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f;
 }
 
 }  // namespace attnlab

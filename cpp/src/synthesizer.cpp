@@ -128,6 +128,31 @@ void synthesizer(const float* x, const float* v, int64_t batch, int64_t S, int64
   });
 }
 
+void synthesizer_seeded(const float* x, const float* v, int64_t batch, int64_t S, int64_t D, int64_t Dv,
+                        const SynthesizerParams& params, uint64_t seed, float* out, float* weights, ThreadPool* pool) {
+  SynthesizerParams p = params;
+  std::vector<float> drawn;
+  if (p.kind == SynthKind::Random && !p.R && S >= 0) {
+    drawn.resize(static_cast<size_t>(S * S));
+    synthesizer_random(S, S, seed, drawn.data());
+    p.R = drawn.data();
+  } else if (p.kind == SynthKind::FactorizedRandom && !p.R1 && S >= 0 && p.rank >= 1) {
+    drawn.resize(static_cast<size_t>(2 * S * p.rank));
+    synthesizer_random(2 * S, p.rank, seed, drawn.data());
+    p.R1 = drawn.data();
+    p.R2 = drawn.data() + S * p.rank;
+  }
+  synthesizer(x, v, batch, S, D, Dv, p, out, weights, pool);
+}
+
+SynthKind parse_synth_kind(const std::string& name) {
+  if (name == "dense") return SynthKind::Dense;
+  if (name == "random") return SynthKind::Random;
+  if (name == "factorized-dense") return SynthKind::FactorizedDense;
+  if (name == "factorized-random") return SynthKind::FactorizedRandom;
+  throw Error("kind: expected 'dense', 'random', 'factorized-dense' or 'factorized-random', got '" + name + "'");
+}
+
 void synthesizer_random(int64_t rows, int64_t cols, uint64_t seed, float* R) {
   Rng rng(seed);
   for (int64_t t = 0; t < rows * cols; ++t) R[t] = static_cast<float>(rng.normal());

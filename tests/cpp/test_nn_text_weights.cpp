@@ -358,3 +358,21 @@ TEST(NnDecode, StepReturnsAttentionOnlyWhenAsked) {
     }
   }
 }
+
+// The source's piece count before the model's length limit: what tells JavaScript it was cut.
+TEST(NnDecode, SourcePiecesCountBeforeTheLengthLimit) {
+  Fixture f = tiny("gru");  // max_len 32
+  const auto bytes = save_model(*f.model, f.src, f.tgt, DType::F32);
+  auto tr = Translator::load(bytes.data(), bytes.size());
+  DecodeOptions o;
+  o.max_len = 3;
+  const Translation short_one = tr->translate("le chat dort.", o);
+  EXPECT_EQ(short_one.src_pieces, short_one.src_ids.size());
+  EXPECT_EQ(short_one.src_pieces, f.src.encode("le chat dort.").size());
+  std::string long_text;
+  for (int i = 0; i < 12; ++i) long_text += "le chien mange. ";
+  const Translation cut = tr->translate(long_text, o);
+  EXPECT_EQ(cut.src_ids.size(), 32u);
+  EXPECT_EQ(cut.src_pieces, f.src.encode(long_text).size());
+  EXPECT_GT(cut.src_pieces, 32u);
+}

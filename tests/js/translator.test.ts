@@ -180,6 +180,17 @@ describe('translate: options, empty input, sentences, limits (issue 17)', () => 
     }
   });
 
+  it('attention weights and scores cross as float32 values, not as text rounded to 5 digits', () => {
+    const rounded = (x: number) => Math.fround(Number(x.toPrecision(5))) === x;
+    for (const tr of [gru, trf]) {
+      const r = tr.translate('Je pense que nous devrions partir avant la nuit tombée.', { beam: 3 });
+      const weights = r.attention.kind === 'alignment' ? r.attention.alignment.data : r.attention.cross.data;
+      expect(weights.length).toBeGreaterThan(50);
+      expect(Array.from(weights).filter((w) => !rounded(w)).length, tr.arch).toBeGreaterThan(weights.length / 2);
+      expect(r.beams.map((b) => rounded(b.score) && rounded(b.logProb)), tr.arch).not.toContain(true);
+    }
+  });
+
   it('translates several sentences one by one: each as if alone, attention block-diagonal', () => {
     const parts = ['Je suis fatigué.', 'Où est la gare ?', 'Tom a peur des chiens !'];
     const alone = parts.map((p) => trf.translate(p));

@@ -1,15 +1,10 @@
 import type { Scratch } from './heap.js';
 import { argError } from './errors.js';
 import { isTyped } from './tensor.js';
+import type { MaskArgs } from './wasm-module.js';
 
 /** The `alibi` option as the bindings read it (with the masks). */
-export interface AlibiArgs {
-  /** Heap pointer to one slope per head, or null for the paper's slopes. */
-  slopes: number | null;
-  heads: number;
-  /** Heap room for the bias diagonals [heads, Sq + Sk - 1], which the core fills. */
-  table: number;
-}
+export type AlibiArgs = NonNullable<MaskArgs['alibi']>;
 
 /** Checks an `alibi` option: true, false, undefined, or `heads` finite slopes >= 0. */
 export function checkAlibi(fn: string, name: string, x: unknown, heads: number, headsWhat: string): Float32Array | boolean {

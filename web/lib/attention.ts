@@ -166,7 +166,7 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
       masks: { ...maskArgs(s, causal, masks, validLens), alibi: alibiArgs(s, alibi, heads, batch, d.Sq, d.Sk), t5: t5HeapArgs(s, t5, d.Sq, d.Sk) },
       out, weights: weights || null,
     };
-    check(pattern ? m.sparseAttention({ ...args, pattern }) : shaw ? m.shawAttention({ ...args, shaw: shawHeapArgs(s, shaw) }) : m.attention(args));
+    check(pattern ? m.sparseAttention({ ...args, pattern }) : shaw ? m.shawAttention({ ...args, shaw: shawHeapArgs(s, shaw)! }) : m.attention(args));
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...d.lead, d.Sq, d.Dv] } };
     if (returnWeights) result.weights = { data: s.take(weights, wLen), shape: [...d.lead, d.Sq, d.Sk] };
     return result;

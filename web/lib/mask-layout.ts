@@ -1,7 +1,8 @@
 // Where each mask element lives for score (b, i, j) of scores shaped [lead..., Sq, Sk]: numpy
-// broadcasting of masks and d2l's valid lengths. The checks and messages are those of the C++ core
-// (cpp/src/shape.cpp, cpp/src/mask.cpp) so that every backend rejects bad masks before running, with
-// the same words; the WebGPU backend also uploads these layouts as its mask index tables.
+// broadcasting of masks and d2l's valid lengths. These checks word the errors users see, for every
+// backend, before anything runs (the C++ core repeats the rules in cpp/src/shape.cpp and mask.cpp
+// only as assertions, in its own words); the WebGPU backend also uploads these layouts as its mask
+// index tables.
 import type { MaskInput } from './masks.js';
 import { numel, shapeString } from './tensor.js';
 
@@ -78,7 +79,7 @@ export interface MaskLayout {
   validLens?: { data: Int32Array; at: Omit<Broadcast, 'colStride'> };
 }
 
-/** Checks masks and validLens against scores of shape `target` = [lead..., Sq, Sk], as the core does. */
+/** Checks masks and validLens against scores of shape `target` = [lead..., Sq, Sk]. */
 export function maskLayout(fn: string, target: readonly number[], causal: boolean, masks: MaskInput[], validLens?: Int32Array): MaskLayout {
   const ordered = [...masks.filter((m) => m.checked.kind === 'bool'), ...masks.filter((m) => m.checked.kind === 'float')];
   const layout: MaskLayout = {

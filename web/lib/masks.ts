@@ -1,6 +1,6 @@
-import type { AlibiArgs } from './alibi.js';
 import type { Scratch } from './heap.js';
 import { checkInt32Array, checkMask, type CheckedMask } from './tensor.js';
+import type { MaskArgs } from './wasm-module.js';
 
 /** One mask as the bindings take it; `shape` is the shape it broadcasts from. */
 export interface MaskInput {
@@ -12,15 +12,6 @@ export interface MaskInput {
   shape?: number[];
 }
 
-export interface MaskArgs {
-  causal: boolean;
-  bools: { name: string; ptr: number; shape: number[]; trueBlocks: boolean }[];
-  additive: { name: string; ptr: number; shape: number[] }[];
-  validLens: { name: string; ptr: number; length: number } | null;
-  /** See alibi.ts. */
-  alibi?: AlibiArgs | null;
-}
-
 export function optionalMask(fn: string, name: string, m: unknown): CheckedMask | undefined {
   return m === undefined ? undefined : checkMask(fn, name, m);
 }
@@ -29,15 +20,15 @@ export function optionalValidLens(fn: string, name: string, v: unknown): Int32Ar
   return v === undefined ? undefined : checkInt32Array(fn, name, v);
 }
 
-/** Copies the masks into the heap; the C++ side checks broadcasting and valid-length ranges. */
+/** Copies the masks, checked by maskLayout(), into the heap. */
 export function maskArgs(s: Scratch, causal: boolean, masks: MaskInput[], validLens?: Int32Array): MaskArgs {
   const args: MaskArgs = { causal, bools: [], additive: [], validLens: null };
   for (const m of masks) {
     const shape = m.shape ?? m.checked.mask.shape;
     const ptr = s.put(m.checked.mask.data);
-    if (m.checked.kind === 'bool') args.bools.push({ name: m.name, ptr, shape, trueBlocks: m.trueBlocks });
-    else args.additive.push({ name: m.name, ptr, shape });
+    if (m.checked.kind === 'bool') args.bools.push({ ptr, shape, trueBlocks: m.trueBlocks });
+    else args.additive.push({ ptr, shape });
   }
-  if (validLens) args.validLens = { name: 'options.validLens', ptr: s.put(validLens), length: validLens.length };
+  if (validLens) args.validLens = { ptr: s.put(validLens), length: validLens.length };
   return args;
 }

@@ -104,8 +104,7 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopie
       masks: { ...maskArgs(s, causal, masks), alibi: alibiArgs(s, alibi, H, B * H, L, S), t5: t5HeapArgs(s, t5, L, S) },
       out, weights: weights || null, averageWeights,
     };
-    if (shaw || rope) check(m.multiHeadAttentionPositions({ ...args, rope, shaw: shaw ? shawHeapArgs(s, shaw) : null }));
-    else check(m.multiHeadAttention(args));
+    check(m.multiHeadAttention({ ...args, rope, shaw: shawHeapArgs(s, shaw) }));
     const lead = batched ? [B] : [];
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...lead, L, E] } };
     if (needWeights) {

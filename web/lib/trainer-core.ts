@@ -3,9 +3,10 @@
 // one) and yields to the event loop between them: on a main thread the page or the Node process
 // stays responsive and cancel() is seen at the next turn; in a Worker each slice ends with a tick
 // so the session knows the current step when it is cancelled.
+import { filled } from './filled.js';
 import type { CheckedTrainerOptions } from './trainer-options.js';
 import { trainerError } from './trainer-protocol.js';
-import type { WasmModule } from './wasm-module.js';
+import type { TrainerEvaluationOut, TrainerStepOut, WasmModule } from './wasm-module.js';
 
 export type TrainerTask = 'reverse' | 'sort' | 'copy';
 
@@ -76,13 +77,6 @@ export interface TrainerHooks {
   tick?(t: TrainerTick): void;
 }
 
-function parse<T>(json: string): T {
-  const r = JSON.parse(json) as { error?: string };
-  if (r.error) throw trainerError(r.error);
-  return r as T;
-}
-
-const ARCH = { gru: 0, 'gru-luong': 1, transformer: 2 } as const;
 /** Held-out example i is drawn from its own seed, so an evaluation can stop after any example. */
 const EVAL_SEED = 12345;
 
@@ -121,8 +115,8 @@ export async function runTraining(m: WasmModule, o: CheckedTrainerOptions, threa
     turn.close();
     return result('cancelled');
   }
-  const { id } = parse<{ id: number }>(m.trainerCreate(o.task, ARCH[o.arch], o.hidden, o.symbols, o.minLength, o.maxLength,
-    o.batch, o.lr, o.seed));
+  const { id } = filled<{ id: number }>((out) => m.trainerCreate(o.task, o.arch, o.hidden, o.symbols, o.minLength, o.maxLength,
+    o.batch, o.lr, o.seed, out), trainerError);
   const maxMs = o.maxSeconds * 1000;
   const elapsed = () => performance.now() - t0;
   // Runs work(i) for i in [0, units) (steps or held-out sequences, one engine call each, so the
@@ -146,7 +140,7 @@ export async function runTraining(m: WasmModule, o: CheckedTrainerOptions, threa
       let lossSum = 0, steps = 0, tokens = 0, stepMs = 0;
       const trained = await sliced(o.evalEvery, () => {
         const s0 = performance.now();
-        const s = parse<{ step: number; loss: number; tokensPerSecond: number }>(m.trainerStep(id, 1));
+        const s = filled<TrainerStepOut>((out) => m.trainerStep(id, 1, out), trainerError);
         const dt = performance.now() - s0;
         lossSum += s.loss;
         steps++;
@@ -159,9 +153,9 @@ export async function runTraining(m: WasmModule, o: CheckedTrainerOptions, threa
       let correct = 0;
       let example: TrainerExample | null = null;
       const evaluatedAll = await sliced(o.evalSize, (i) => {
-        const e = parse<{ exactMatch: number; example: TrainerExample | null }>(m.trainerEvaluate(id, 1, EVAL_SEED + i));
+        const e = filled<TrainerEvaluationOut>((out) => m.trainerEvaluate(id, 1, EVAL_SEED + i, out), trainerError);
         correct += e.exactMatch;
-        if (i === 0) example = e.example;
+        if (i === 0 && e.example) example = { ...e.example, attention: Array.from(e.example.attention) };
       }, false);
       if (!evaluatedAll) return result('cancelled');
       evaluated = { exactMatch: correct / o.evalSize, example };
@@ -174,7 +168,7 @@ export async function runTraining(m: WasmModule, o: CheckedTrainerOptions, threa
       if (elapsed() >= maxMs) return result('time');
     }
   } finally {
-    m.trainerDispose(id);
+    m.dispose(id);
     turn.close();
   }
 }

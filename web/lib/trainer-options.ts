@@ -1,6 +1,6 @@
 // createTrainer()'s options, checked on the calling thread before anything starts, so a bad value
 // throws there (the project's `createTrainer: option: expected …, got …`) and never reaches the
-// Worker or the C++ engine. The ranges are the engine's own (cpp/bindings/translate.cpp).
+// Worker or the C++ engine. The ranges are the engine's own (cpp/src/nn/trainer.cpp).
 import { argError } from './errors.js';
 import { checkBool, checkOneOf, checkOptions } from './tensor.js';
 import type { TrainerOptions, TrainerProgress, TrainerTask } from './trainer-core.js';

@@ -3,10 +3,11 @@
 // the attention behind every output token.
 import { disposeSymbol } from './dispose.js';
 import { argError, describe } from './errors.js';
+import { filled } from './filled.js';
 import { isNode } from './loader.js';
 import { checkOneOf, checkOptions, isTyped } from './tensor.js';
 import type { Tensor } from './types.js';
-import type { WasmModule } from './wasm-module.js';
+import type { TranslationOut, TranslatorInfoOut, WasmModule } from './wasm-module.js';
 
 export type TranslatorArch = 'gru' | 'transformer';
 export type TranslatorName = 'fra-eng' | 'eng-fra';
@@ -120,20 +121,16 @@ export interface TranslatorInfo {
 // the translator is collected. The held value names the module and the model, never the translator.
 const finalizer = new FinalizationRegistry<{ m: WasmModule; id: number }>(({ m, id }) => {
   try {
-    m.translatorDispose(id);
+    m.dispose(id);
   } catch {
     // Nothing to report to: a finalizer has no caller.
   }
 });
 
-function parse<T>(fn: string, json: string): T {
-  const r = JSON.parse(json) as { error?: string };
-  if (r.error) throw new Error(`${fn}: ${r.error}`);
-  return r as T;
-}
+const failIn = (fn: string) => (message: string) => new Error(`${fn}: ${message}`);
 
-function tensor(data: ArrayLike<number | null> | null, shape: number[]): Tensor {
-  return { data: Float32Array.from(data ?? [], (x) => x ?? 0), shape };
+function tensor(data: Float32Array | null, shape: number[]): Tensor {
+  return { data: data ?? new Float32Array(0), shape };
 }
 
 const MARKER = '\u2581';  // '▁', SentencePiece's word-start marker, as the tokenizer spells it
@@ -267,29 +264,26 @@ export class Translator {
   }
 
   #emptyAttention(): AlignmentAttention | TransformerAttention {
-    if (this.arch !== 'transformer') return { kind: 'alignment', layers: 1, heads: 1, alignment: tensor([], [0, 0]) };
+    if (this.arch !== 'transformer') return { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(null, [0, 0]) };
     const L = Number(configValue(this.info.config, 'layers') ?? 0), H = Number(configValue(this.info.config, 'heads') ?? 0);
-    return { kind: 'transformer', layers: L, heads: H, cross: tensor([], [L, H, 0, 0]), decoderSelf: tensor([], [L, H, 0, 0]), encoderSelf: tensor([], [L, H, 0, 0]) };
+    return { kind: 'transformer', layers: L, heads: H, cross: tensor(null, [L, H, 0, 0]), decoderSelf: tensor(null, [L, H, 0, 0]), encoderSelf: tensor(null, [L, H, 0, 0]) };
   }
 
   #sentence(m: WasmModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
-    const r = parse<{
-      text: string; sourceTokens: string[]; targetTokens: string[]; sourcePieces: number; score: number; logProb: number;
-      attention: { kind: string; layers: number; heads: number; alignment?: number[]; cross?: number[]; decoderSelf?: number[]; encoderSelf?: number[] };
-      beams: BeamResult[];
-    }>('translate', m.translatorTranslate(this.#id, source, beam, maxLength, lp));
-    const S = r.sourceTokens.length, T = r.targetTokens.length, a = r.attention;
-    const attention: AlignmentAttention | TransformerAttention = a.kind === 'alignment'
-      ? { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(a.alignment ?? [], [T, S]) }
+    const r = filled<TranslationOut>((out) => m.translatorTranslate(this.#id, source, beam, maxLength, lp, out), failIn('translate'));
+    const S = r.sourceTokens.length, T = r.targetTokens.length, L = r.layers, H = r.heads;
+    const attention: AlignmentAttention | TransformerAttention = r.kind === 'alignment'
+      ? { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(r.cross, [T, S]) }
       : {
-        kind: 'transformer', layers: a.layers, heads: a.heads,
-        cross: tensor(a.cross ?? [], [a.layers, a.heads, T, S]),
-        decoderSelf: tensor(a.decoderSelf ?? [], [a.layers, a.heads, T, T]),
-        encoderSelf: tensor(a.encoderSelf ?? [], [a.layers, a.heads, S, S]),
+        kind: 'transformer', layers: L, heads: H,
+        cross: tensor(r.cross, [L, H, T, S]),
+        decoderSelf: tensor(r.decoderSelf, [L, H, T, T]),
+        encoderSelf: tensor(r.encoderSelf, [L, H, S, S]),
       };
+    const n = r.beams.length, scores = Array.from(r.scores);
     return {
-      source, text: r.text, sourceTokens: r.sourceTokens, targetTokens: r.targetTokens, attention, score: r.score, logProb: r.logProb,
-      beams: r.beams.map((b) => ({ ...b, tokens: b.tokens.map(unmark) })),
+      source, text: r.text, sourceTokens: r.sourceTokens, targetTokens: r.targetTokens, attention, score: scores[0] ?? 0, logProb: scores[n] ?? 0,
+      beams: r.beams.map((b, i) => ({ text: b.text, tokens: b.tokens.map(unmark), score: scores[i], logProb: scores[n + i] })),
       truncated: r.sourcePieces > S,
     };
   }
@@ -304,7 +298,7 @@ export class Translator {
     if (!m) return;
     this.#m = null;
     finalizer.unregister(this);
-    m.translatorDispose(this.#id);
+    m.dispose(this.#id);
   }
 
   /** `using`: dispose() at the end of the block. */
@@ -504,7 +498,7 @@ export async function loadTranslator(m: WasmModule, source: TranslatorName | str
   if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
   try {
     new Uint8Array(m.memoryBuffer(), p, bytes.byteLength).set(bytes);
-    const info = parse<TranslatorInfo & { id: number }>(fn, m.translatorCreate(p, bytes.byteLength));
+    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), failIn(fn));
     const { id, ...rest } = info;
     return new Translator(m, id, rest);
   } finally {

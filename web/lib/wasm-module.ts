@@ -1,38 +1,267 @@
-/** The Emscripten module as the bindings (cpp/bindings/) expose it. Internal. */
+/**
+ * The Emscripten module as the bindings (cpp/bindings/) expose it: one typed parameter object (or
+ * a few positional numbers) per call. Internal.
+ *
+ * One error convention: every call that can fail returns '' or the message that withScratch()
+ * (heap.ts) throws after its `fn: ` prefix. Pointers are byte offsets into the heap; `null` where
+ * a pointer is optional. Results that are not written to caller-allocated heap memory come back in
+ * an `out` object: text as strings, tensors as JS-owned typed arrays (copied from the heap by the
+ * call, not printed as text).
+ */
+export type Ptr = number;
+
+/** Scores' dimensions: q [...lead, Sq, Dq], k [...lead, Sk, Dk], v [...lead, Sk, Dv]. */
+export interface DimsArgs {
+  lead: number[];
+  Sq: number;
+  Sk: number;
+  Dq: number;
+  Dk: number;
+  Dv: number;
+}
+
+/** The masks over scores [...lead, Sq, Sk] (masks.ts builds them). */
+export interface MaskArgs {
+  causal: boolean;
+  bools: { ptr: Ptr; shape: number[]; trueBlocks: boolean }[];
+  additive: { ptr: Ptr; shape: number[] }[];
+  validLens: { ptr: Ptr; length: number } | null;
+  /** The paper's slopes when `slopes` is null; the core fills `table` [heads, Sq + Sk - 1]. */
+  alibi?: { slopes: Ptr | null; heads: number; table: Ptr } | null;
+  t5?: T5TableArgs | null;
+}
+
+export interface T5Scheme {
+  heads: number;
+  numBuckets: number;
+  maxDistance: number;
+  bidirectional: boolean;
+}
+
+/** T5's learned weights [heads, numBuckets] and room for its bias diagonals [heads, Sq + Sk - 1]. */
+export interface T5TableArgs extends T5Scheme {
+  weights: Ptr;
+  table: Ptr;
+}
+
+export type ScoreArg = 'scaled_dot' | 'dot' | 'general' | 'additive';
+
+export interface ScoreCall extends DimsArgs {
+  q: Ptr;
+  k: Ptr;
+  score: ScoreArg;
+  W: Ptr | null;
+  Wq: Ptr | null;
+  Wk: Ptr | null;
+  wv: Ptr | null;
+  hidden: number;
+  /** 0: the score's default. */
+  scale: number;
+}
+
+export interface AttentionCall extends ScoreCall {
+  v: Ptr;
+  masks: MaskArgs;
+  out: Ptr;
+  weights: Ptr | null;
+}
+
+export interface PatternArg {
+  type: 'local' | 'longformer' | 'bigbird';
+  window: number;
+  global: number[];
+  blockSize: number;
+  windowBlocks: number;
+  randomBlocks: number;
+  seed: number;
+}
+
+export interface RopeArg {
+  base: number;
+  offset: number;
+  interleaved: boolean;
+}
+
+export interface ShawArg {
+  keys: Ptr;
+  values: Ptr | null;
+  maxDistance: number;
+}
+
+export interface MultiHeadCall {
+  query: Ptr;
+  key: Ptr;
+  value: Ptr;
+  B: number;
+  L: number;
+  S: number;
+  E: number;
+  H: number;
+  inProjWeight: Ptr;
+  inProjBias: Ptr | null;
+  outProjWeight: Ptr;
+  outProjBias: Ptr | null;
+  masks: MaskArgs;
+  out: Ptr;
+  weights: Ptr | null;
+  averageWeights: boolean;
+  rope: RopeArg | null;
+  shaw: ShawArg | null;
+}
+
+export interface SynthMlpArg {
+  W1: Ptr;
+  b1: Ptr | null;
+  W2: Ptr;
+  b2: Ptr | null;
+  hidden: number;
+  out: number;
+}
+
+export interface SynthesizerCall {
+  kind: 'dense' | 'random' | 'factorized-dense' | 'factorized-random';
+  x: Ptr | null;
+  v: Ptr;
+  batch: number;
+  S: number;
+  D: number;
+  Dv: number;
+  mlp: SynthMlpArg | null;
+  mlpB: SynthMlpArg | null;
+  /** null: the fixed random forms, drawn by the core from `seed`. */
+  R: Ptr | null;
+  R1: Ptr | null;
+  R2: Ptr | null;
+  rank: number;
+  seed: number;
+  q: Ptr | null;
+  k: Ptr | null;
+  Dqk: number;
+  dotWeight: number;
+  causal: boolean;
+  out: Ptr;
+  weights: Ptr | null;
+}
+
+export interface LinearAttentionCall {
+  method: 'elu' | 'favor+' | 'linformer';
+  q: Ptr;
+  k: Ptr;
+  v: Ptr;
+  batch: number;
+  Sq: number;
+  Sk: number;
+  D: number;
+  Dv: number;
+  causal: boolean;
+  features: number;
+  rank: number;
+  /** FAVOR+'s features and Linformer's E, F (when null) are drawn by the core from it. */
+  seed: number;
+  E: Ptr | null;
+  F: Ptr | null;
+  out: Ptr;
+}
+
+export interface LshAttentionCall {
+  qk: Ptr;
+  v: Ptr;
+  batch: number;
+  S: number;
+  D: number;
+  Dv: number;
+  nBuckets: number;
+  nHashes: number;
+  /** 0: S / nBuckets. */
+  chunkSize: number;
+  causal: boolean;
+  seed: number;
+  out: Ptr;
+  buckets: Ptr | null;
+  attended: Ptr | null;
+}
+
+export interface TranslatorInfoOut {
+  id: number;
+  arch: string;
+  srcLang: string;
+  tgtLang: string;
+  parameters: number;
+  srcVocab: number;
+  tgtVocab: number;
+  config: string;
+}
+
+/** One sentence's translation. */
+export interface TranslationOut {
+  text: string;
+  sourceTokens: string[];
+  targetTokens: string[];
+  /** Source pieces before the model's length limit: more than sourceTokens means cut. */
+  sourcePieces: number;
+  kind: 'alignment' | 'transformer';
+  layers: number;
+  heads: number;
+  /** [layers, heads, T, S] (the alignment: one layer and head). */
+  cross: Float32Array;
+  /** [layers, heads, T, T]; empty for 'alignment'. */
+  decoderSelf: Float32Array;
+  /** [layers, heads, S, S]; empty for 'alignment'. */
+  encoderSelf: Float32Array;
+  beams: { text: string; tokens: string[] }[];
+  /** Each beam's score, then each beam's log-probability. */
+  scores: Float32Array;
+}
+
+export interface TrainerStepOut {
+  step: number;
+  loss: number;
+  tokensPerSecond: number;
+}
+
+export interface TrainerEvaluationOut {
+  exactMatch: number;
+  /** attention: [output.length, source.length]. */
+  example: { source: string[]; target: string[]; output: string[]; attention: Float32Array } | null;
+}
+
 export interface WasmModule {
-  _malloc(bytes: number): number;
-  _free(ptr: number): void;
+  _malloc(bytes: number): Ptr;
+  _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;
   /** Index of the first value at `ptr` that is not finite (-Infinity passes when allowed), or -1. */
-  findNonfinite(ptr: number, n: number, negInfOk: boolean): number;
-  attention(args: object): string;
-  attentionScores(args: object): string;
-  maskedSoftmax(args: object): string;
-  multiHeadAttention(args: object): string;
-  nadarayaWatson(args: object): string;
-  positionalEncoding(length: number, dim: number, out: number): string;
-  sparseAttention(args: object): string;
-  attentionPattern(args: object): string;
-  linearAttention(args: object): string;
-  linear(args: object): string;
-  rope(args: object): string;
-  shawAttention(args: object): string;
-  multiHeadAttentionPositions(args: object): string;
-  t5BiasTable(args: object): string;
-  lshAttention(args: object): string;
-  synthesizer(args: object): string;
+  findNonfinite(ptr: Ptr, n: number, negInfOk: boolean): number;
+  attention(args: AttentionCall): string;
+  attentionScores(args: ScoreCall & { out: Ptr }): string;
+  maskedSoftmax(args: { x: Ptr; lead: number[]; Sq: number; Sk: number; masks: MaskArgs; out: Ptr }): string;
+  multiHeadAttention(args: MultiHeadCall): string;
+  nadarayaWatson(args: {
+    queries: Ptr; keys: Ptr; values: Ptr; batch: number; Nq: number; Nk: number; D: number; Dv: number;
+    kernel: string; bandwidth: number; out: Ptr; weights: Ptr | null;
+  }): string;
+  positionalEncoding(length: number, dim: number, out: Ptr): string;
+  sparseAttention(args: AttentionCall & { pattern: PatternArg }): string;
+  attentionPattern(args: { pattern: PatternArg; Sq: number; Sk: number; causal: boolean; out: Ptr }): string;
+  linearAttention(args: LinearAttentionCall): string;
+  linear(args: { x: Ptr; rows: number; in: number; weight: Ptr; bias: Ptr | null; out: number; y: Ptr }): string;
+  rope(args: RopeArg & { x: Ptr; out: Ptr; outer: number; S: number; inner: number; D: number }): string;
+  shawAttention(args: AttentionCall & { shaw: ShawArg }): string;
+  t5BiasTable(args: T5Scheme & { weights: Ptr; Sq: number; Sk: number; out: Ptr }): string;
+  lshAttention(args: LshAttentionCall): string;
+  synthesizer(args: SynthesizerCall): string;
   setThreads(n: number): string;
   threadCount(): number;
   wakeThreads(): void;
   heapUsed(): number;
   isa(): string;
-  translatorCreate(ptr: number, len: number): string;
-  translatorTranslate(id: number, text: string, beam: number, maxLength: number, lengthPenalty: number): string;
-  translatorDispose(id: number): void;
-  trainerCreate(task: string, arch: number, hidden: number, symbols: number, minLen: number, maxLen: number, batch: number, lr: number, seed: number): string;
-  trainerStep(id: number, steps: number): string;
-  trainerEvaluate(id: number, n: number, seed: number): string;
-  trainerDispose(id: number): void;
+  translatorCreate(ptr: Ptr, len: number, out: Partial<TranslatorInfoOut>): string;
+  translatorTranslate(id: number, text: string, beam: number, maxLength: number, lengthPenalty: number, out: Partial<TranslationOut>): string;
+  trainerCreate(task: string, arch: string, hidden: number, symbols: number, minLen: number, maxLen: number, batch: number, lr: number, seed: number,
+    out: Partial<{ id: number; parameters: number }>): string;
+  trainerStep(id: number, steps: number, out: Partial<TrainerStepOut>): string;
+  trainerEvaluate(id: number, n: number, seed: number, out: Partial<TrainerEvaluationOut>): string;
+  /** Frees a translator or a trainer (they share ids). */
+  dispose(id: number): void;
   unrefWorkers(): void;
   terminateWorkers(): void;
 }

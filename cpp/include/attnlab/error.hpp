@@ -1,5 +1,8 @@
-// attnlab::Error: the one exception type for bad arguments.
-// The bindings catch it at the boundary and hand its message to JavaScript as an Error.
+// attnlab::Error: the one exception type for bad arguments, its message naming the core's own
+// arguments. Native callers and the fuzzers rely on it. In the WebAssembly build the TypeScript
+// layer (web/lib) checks every argument first and words those errors itself, so a core message
+// that reaches JavaScript (through cpp/bindings/marshal.hpp's guarded()) is about what only the
+// core can tell: a model file, an overflow, the heap.
 #pragma once
 #include <stdexcept>
 #include <string>

@@ -10,6 +10,7 @@
 // means key j is visible to query i when j <= i (top-left aligned, as causal attention).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "attnlab/thread_pool.hpp"
 
@@ -39,5 +40,24 @@ void linformer_projections(int64_t rank, int64_t Sk, uint64_t seed, float* E, fl
 void linformer_attention(const float* q, const float* k, const float* v, int64_t batch,
                          int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, const float* E,
                          const float* F, int64_t rank, float* out, ThreadPool* pool);
+
+// One of the three by name, its random draws (FAVOR+'s features, Linformer's E and F when not
+// given) made here from `seed`: what linearAttention() runs.
+enum class LinearMethod { Elu, Favor, Linformer };
+LinearMethod parse_linear_method(const std::string& name);  // "elu" | "favor+" | "linformer"
+
+struct LinearSpec {
+  LinearMethod method = LinearMethod::Elu;
+  bool causal = false;           // elu and favor+
+  int64_t features = 0;          // favor+: m
+  int64_t rank = 0;              // linformer
+  const float* E = nullptr;      // linformer: [rank, Sk] each, or null for linformer_projections
+  const float* F = nullptr;
+  uint64_t seed = 0;
+};
+
+void linear_attention(const float* q, const float* k, const float* v, int64_t batch, int64_t Sq,
+                      int64_t Sk, int64_t D, int64_t Dv, const LinearSpec& spec, float* out,
+                      ThreadPool* pool);
 
 }  // namespace attnlab

@@ -15,6 +15,10 @@ enum class Score {
 Score parse_score(const std::string& name);  // "dot", "scaled_dot", "general", "additive"
 const char* score_name(Score s);
 
+// The multiplier of dot-product scores: `scale`, or when it is 0 the score's default,
+// 1 / sqrt(d) for scaled_dot and 1 otherwise.
+float resolve_scale(Score score, float scale, int64_t d);
+
 // Parameters of the learned scores, row-major, PyTorch Linear layout ([out, in]).
 struct ScoreParams {
   const float* W = nullptr;   // general: [Dq, Dk]

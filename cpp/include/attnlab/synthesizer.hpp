@@ -10,6 +10,7 @@
 // Rows are made one at a time: O(S) memory per thread (plus R or the MLPs' weights).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "attnlab/thread_pool.hpp"
 
@@ -26,6 +27,8 @@ struct SynthMlp {
 };
 
 enum class SynthKind { Dense, Random, FactorizedDense, FactorizedRandom };
+// "dense" | "random" | "factorized-dense" | "factorized-random"
+SynthKind parse_synth_kind(const std::string& name);
 
 struct SynthesizerParams {
   SynthKind kind = SynthKind::Dense;
@@ -46,6 +49,12 @@ struct SynthesizerParams {
 // -> out [batch, S, Dv]; weights [batch, S, S] when not null.
 void synthesizer(const float* x, const float* v, int64_t batch, int64_t S, int64_t D, int64_t Dv,
                  const SynthesizerParams& p, float* out, float* weights, ThreadPool* pool);
+
+// synthesizer() whose fixed random forms, when p.R (p.R1) is null, are drawn here from `seed`:
+// R = synthesizer_random(S, S, seed); R1 and R2 the two halves of synthesizer_random(2 S, rank,
+// seed). What synthesizer() in JavaScript runs.
+void synthesizer_seeded(const float* x, const float* v, int64_t batch, int64_t S, int64_t D, int64_t Dv,
+                        const SynthesizerParams& p, uint64_t seed, float* out, float* weights, ThreadPool* pool);
 
 // A fixed random matrix [rows, cols] with N(0, 1) entries from `seed`: the paper's "fixed"
 // random synthesizer, or an initialisation of a learned one.

@@ -125,6 +125,7 @@ std::vector<Hypothesis> Translator::search(const std::vector<int>& src, const De
 Translation Translator::translate(const std::string& text, const DecodeOptions& opt) const {
   Translation tr;
   tr.src_ids = m_.src.encode(text);
+  tr.src_pieces = tr.src_ids.size();
   const int64_t maxlen = m_.model->cfg.geti("max_len", 0);
   if (maxlen > 0 && static_cast<int64_t>(tr.src_ids.size()) > maxlen) tr.src_ids.resize(maxlen);
   DecodeOptions o = opt;

@@ -28,6 +28,7 @@ struct Hypothesis {
 struct Translation {
   std::string text;
   std::vector<int> src_ids;
+  size_t src_pieces = 0;  // source ids before the model's length limit cut them to src_ids
   std::vector<std::string> src_tokens, tgt_tokens;  // display pieces ("▁" dropped; "</s>" ends)
   std::vector<Hypothesis> beams;                     // best first
   AttentionLayout layout;
