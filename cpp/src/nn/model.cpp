@@ -438,7 +438,9 @@ class TransformerModel : public Model {
     int64_t S = 0, cap_rows = 0, cap_t = 0;
     int64_t src_panel = 0, panel = 0;  // floats per head: the source's key panels, a slot's
     std::vector<float> ck, cv;  // cross keys [L][heads][src_panel], values [L][S][d]
-    std::vector<float> kc, vc;  // self keys [L][slot][heads][panel], values [L][slot][cap_t][d]
+    // Self keys [L][slot][heads][panel], values [L][slot][cap_t][d]: zeroed by new[]() (a memset)
+    // rather than a vector's assign, whose element loop is slow where the linker keeps a copy built for size.
+    std::unique_ptr<float[]> kc, vc;
     std::vector<int> slot;      // the slot of each live row
     int32_t src_len32 = 0;
     MaskSet cross_mask;         // hides the padding key of an empty source
@@ -446,8 +448,8 @@ class TransformerModel : public Model {
     // destructor makes every call in step() an exception-aware call, which in the WebAssembly
     // build (JavaScript-based exceptions) is a round trip through a JavaScript trampoline.
     MaskSet no_mask;
-    float* keys(int64_t l, int64_t s, int64_t h) { return kc.data() + ((l * cap_rows + s) * heads + h) * panel; }
-    float* values(int64_t l, int64_t s) { return vc.data() + (l * cap_rows + s) * cap_t * d; }
+    float* keys(int64_t l, int64_t s, int64_t h) { return kc.get() + ((l * cap_rows + s) * heads + h) * panel; }
+    float* values(int64_t l, int64_t s) { return vc.get() + (l * cap_rows + s) * cap_t * d; }
     int64_t heads = 0, d = 0;
   };
 
@@ -484,8 +486,8 @@ class TransformerModel : public Model {
     st->cap_rows = lim.rows;
     st->cap_t = std::min<int64_t>(lim.steps, maxlen_);
     st->panel = kernels::panels_size(st->cap_t, dh);
-    st->kc.assign(L_ * st->cap_rows * heads_ * st->panel, 0.f);
-    st->vc.assign(L_ * st->cap_rows * st->cap_t * d_, 0.f);
+    st->kc.reset(new float[L_ * st->cap_rows * heads_ * st->panel]());
+    st->vc.reset(new float[L_ * st->cap_rows * st->cap_t * d_]());
     st->slot = {0};
     const int64_t n = st->src_len;
     if (lim.attention) {

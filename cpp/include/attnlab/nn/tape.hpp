@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,18 @@ class Tape {
   T make(int64_t r, int64_t c, bool rg = false) {
     Tensor& t = node(r, c);
     const size_t n = static_cast<size_t>(r * c);
-    if (t.v.size() != n) t.v.resize(n);
-    if (n) std::memset(t.v.data(), 0, sizeof(float) * n);
+    if (t.v.size() == n) {
+      if (n) std::memset(t.v.data(), 0, sizeof(float) * n);
+    } else {
+      // Resized by copying zeros: libc++ copies a float range with memcpy, where resize() and
+      // assign(n, 0) run an element loop, and in the WebAssembly build the copy of that loop the
+      // linker keeps is the first file's, which may be one built for size (2.4 ns a float).
+      if (zeros_n_ < n) {
+        zeros_.reset(new float[n]());
+        zeros_n_ = n;
+      }
+      t.v.assign(zeros_.get(), zeros_.get() + n);
+    }
     t.requires_grad = rg && grad_enabled;
     return &t;
   }
@@ -75,6 +86,8 @@ class Tape {
   }
   std::deque<Tensor> nodes_;  // a deque: pointers to nodes stay valid as it grows
   size_t used_ = 0;
+  std::unique_ptr<float[]> zeros_;  // make()'s source of zeros, zeros_n_ long
+  size_t zeros_n_ = 0;
   std::vector<std::function<void()>> backs_;
 };
 
