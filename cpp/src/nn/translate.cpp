@@ -64,21 +64,13 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
       // The k best tokens (higher log-prob first, then lower id): one pass with a small sorted
       // list, where a partial sort would touch an index array of the whole vocabulary.
       const int k = static_cast<int>(std::min<int64_t>(K + 1, V));
-      // Once the list is full, a token must beat its last entry (`floor`; ties keep the lower id):
-      // the scan over the vocabulary is a plain compare against a register (this file is built
-      // for size, which would otherwise reload the list's end at every token).
       idx.clear();
-      float floor = 0.f;
       for (int j = 0; j < V; ++j) {
-        if (static_cast<int>(idx.size()) == k) {
-          while (j < V && !(row[j] > floor)) ++j;
-          if (j == V) break;
-          idx.pop_back();
-        }
+        if (static_cast<int>(idx.size()) == k && !(row[j] > row[idx.back()])) continue;  // ties keep the lower id
+        if (static_cast<int>(idx.size()) == k) idx.pop_back();
         auto at = idx.end();
         while (at != idx.begin() && row[*(at - 1)] < row[j]) --at;
         idx.insert(at, j);
-        floor = row[idx.back()];
       }
       for (int i = 0; i < k; ++i)
         if (idx[i] >= Bpe::kEos && idx[i] != Bpe::kUnk) cands.push_back({live[r].logp + row[idx[i]], static_cast<int>(r), idx[i]});

@@ -8,10 +8,8 @@
 // deterministic.
 #pragma once
 #include <cstdint>
-#include <cstring>
 #include <deque>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,26 +37,8 @@ class Tape {
  public:
   // When false, ops record nothing (inference).
   bool grad_enabled = true;
-  // A zeroed r x c tensor. Inline, so the zero fill compiles with the (speed-optimised) ops that
-  // call it: tape.cpp is built for size.
-  T make(int64_t r, int64_t c, bool rg = false) {
-    Tensor& t = node(r, c);
-    const size_t n = static_cast<size_t>(r * c);
-    if (t.v.size() == n) {
-      if (n) std::memset(t.v.data(), 0, sizeof(float) * n);
-    } else {
-      // Resized by copying zeros: libc++ copies a float range with memcpy, where resize() and
-      // assign(n, 0) run an element loop, and in the WebAssembly build the copy of that loop the
-      // linker keeps is the first file's, which may be one built for size (2.4 ns a float).
-      if (zeros_n_ < n) {
-        zeros_.reset(new float[n]());
-        zeros_n_ = n;
-      }
-      t.v.assign(zeros_.get(), zeros_.get() + n);
-    }
-    t.requires_grad = rg && grad_enabled;
-    return &t;
-  }
+  // A zeroed r x c tensor (a recycled node when clear() left one).
+  T make(int64_t r, int64_t c, bool rg = false);
   // A tensor holding constant data (no gradient).
   T constant(int64_t r, int64_t c, std::vector<float> v);
   void record(std::function<void()> f) { backs_.push_back(std::move(f)); }
@@ -75,19 +55,9 @@ class Tape {
 
  private:
   // The next node, recycled or new, with no gradient and the given shape (values untouched).
-  Tensor& node(int64_t r, int64_t c) {
-    if (used_ == nodes_.size()) nodes_.emplace_back();
-    Tensor& t = nodes_[used_++];
-    t.r = r;
-    t.c = c;
-    t.g.clear();
-    t.requires_grad = false;
-    return t;
-  }
+  Tensor& node(int64_t r, int64_t c);
   std::deque<Tensor> nodes_;  // a deque: pointers to nodes stay valid as it grows
   size_t used_ = 0;
-  std::unique_ptr<float[]> zeros_;  // make()'s source of zeros, zeros_n_ long
-  size_t zeros_n_ = 0;
   std::vector<std::function<void()>> backs_;
 };
 
