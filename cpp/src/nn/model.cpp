@@ -221,7 +221,7 @@ class GruModel : public Model {
     if (luong_) {
       T gi = linear(tp, emb, &d_wih_->t, &d_bih_->t);
       T gh = linear(tp, h, &d_whh_->t, &d_bhh_->t);
-      T hn = gru_cell(tp, gi, gh, h, {});
+      T hn = gru_cell(tp, gi, gh, h, every_row_);
       T q = linear(tp, hn, &att_w_->t, nullptr);
       T ctx = attention(tp, q, e.keys, e.keys, hn->r, 1, e.S, 1, e.lens, false, 1.f, weights);
       T o = tanh_(tp, linear(tp, concat_cols(tp, hn, ctx), &comb_w_->t, &comb_b_->t));
@@ -231,7 +231,7 @@ class GruModel : public Model {
     T ctx = additive_attention(tp, qp, e.kp, &att_v_->t, e.keys, e.S, e.lens, weights);
     T gi = linear(tp, concat_cols(tp, emb, ctx), &d_wih_->t, &d_bih_->t);
     T gh = linear(tp, h, &d_whh_->t, &d_bhh_->t);
-    T hn = gru_cell(tp, gi, gh, h, {});
+    T hn = gru_cell(tp, gi, gh, h, every_row_);
     return {hn, hn, ctx};
   }
 
@@ -312,6 +312,10 @@ class GruModel : public Model {
  private:
   bool luong_ = false;
   int64_t H_ = 0;
+  // gru_cell's `active` for a decoder step (empty: every row). A member, not a `{}` temporary:
+  // a temporary with a destructor makes the calls around it exception-aware, which in the
+  // WebAssembly build (JavaScript-based exceptions) is a round trip through JavaScript each.
+  const std::vector<uint8_t> every_row_;
   Param *src_emb_, *e_wih_, *e_bih_, *e_whh_, *e_bhh_, *tgt_emb_;
   Param *att_wa_ = nullptr, *att_ba_ = nullptr, *att_ua_ = nullptr, *att_bu_ = nullptr, *att_v_ = nullptr;
   Param *att_w_ = nullptr, *comb_w_ = nullptr, *comb_b_ = nullptr;
@@ -434,12 +438,18 @@ class TransformerModel : public Model {
     int64_t S = 0, cap_rows = 0, cap_t = 0;
     int64_t src_panel = 0, panel = 0;  // floats per head: the source's key panels, a slot's
     std::vector<float> ck, cv;  // cross keys [L][heads][src_panel], values [L][S][d]
-    std::vector<float> kc, vc;  // self keys [L][slot][heads][panel], values [L][slot][cap_t][d]
+    // Self keys [L][slot][heads][panel], values [L][slot][cap_t][d]: zeroed by new[]() (a memset)
+    // rather than a vector's assign, whose element loop is slow where the linker keeps a copy built for size.
+    std::unique_ptr<float[]> kc, vc;
     std::vector<int> slot;      // the slot of each live row
     int32_t src_len32 = 0;
     MaskSet cross_mask;         // hides the padding key of an empty source
-    float* keys(int64_t l, int64_t s, int64_t h) { return kc.data() + ((l * cap_rows + s) * heads + h) * panel; }
-    float* values(int64_t l, int64_t s) { return vc.data() + (l * cap_rows + s) * cap_t * d; }
+    // None, for the self-attention. Kept here rather than as a local of step(): a local with a
+    // destructor makes every call in step() an exception-aware call, which in the WebAssembly
+    // build (JavaScript-based exceptions) is a round trip through a JavaScript trampoline.
+    MaskSet no_mask;
+    float* keys(int64_t l, int64_t s, int64_t h) { return kc.get() + ((l * cap_rows + s) * heads + h) * panel; }
+    float* values(int64_t l, int64_t s) { return vc.get() + (l * cap_rows + s) * cap_t * d; }
     int64_t heads = 0, d = 0;
   };
 
@@ -476,8 +486,8 @@ class TransformerModel : public Model {
     st->cap_rows = lim.rows;
     st->cap_t = std::min<int64_t>(lim.steps, maxlen_);
     st->panel = kernels::panels_size(st->cap_t, dh);
-    st->kc.assign(L_ * st->cap_rows * heads_ * st->panel, 0.f);
-    st->vc.assign(L_ * st->cap_rows * st->cap_t * d_, 0.f);
+    st->kc.reset(new float[L_ * st->cap_rows * heads_ * st->panel]());
+    st->vc.reset(new float[L_ * st->cap_rows * st->cap_t * d_]());
     st->slot = {0};
     const int64_t n = st->src_len;
     if (lim.attention) {
@@ -502,7 +512,6 @@ class TransformerModel : public Model {
              std::to_string(st.cap_t) + " steps or does not match the " + std::to_string(st.slot.size()) + " live rows";
     });
     const float scale = 1.f / std::sqrt(static_cast<float>(dh));
-    const MaskSet none;
     out.cross.assign(attention ? R * LH * n : 0, 0.f);
     out.self.assign(attention ? R * LH * (t + 1) : 0, 0.f);
     for (int64_t li = 0; li < L_; ++li) {
@@ -520,7 +529,7 @@ class TransformerModel : public Model {
           const AttentionSlice self{q->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.values(li, sl) + h * dh, d_,
                                     a->v.data() + r * d_ + h * dh, d_,
                                     attention ? out.self.data() + (r * LH + li * heads_ + h) * (t + 1) : nullptr, 0};
-          attend_slice(self, 0, 1, t + 1, dh, dh, scale, none, st.keys(li, sl, h));
+          attend_slice(self, 0, 1, t + 1, dh, dh, scale, st.no_mask, st.keys(li, sl, h));
         }
       }
       x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), 0.f, rng);

@@ -37,20 +37,27 @@ class Tape {
  public:
   // When false, ops record nothing (inference).
   bool grad_enabled = true;
+  // A zeroed r x c tensor (a recycled node when clear() left one).
   T make(int64_t r, int64_t c, bool rg = false);
   // A tensor holding constant data (no gradient).
   T constant(int64_t r, int64_t c, std::vector<float> v);
   void record(std::function<void()> f) { backs_.push_back(std::move(f)); }
   // Seeds d(loss) = 1 and runs the recorded closures in reverse.
   void backward(T loss);
+  // Forgets the nodes but keeps them, buffers and all, for the next pass: a decoder's steps (and
+  // a trainer's batches) repeat the same sequence of shapes, so they stop allocating and freeing
+  // once the first pass has sized every node. Pointers from before clear() must not be used.
   void clear() {
     backs_.clear();
-    nodes_.clear();
+    used_ = 0;
   }
-  size_t num_nodes() const { return nodes_.size(); }
+  size_t num_nodes() const { return used_; }
 
  private:
-  std::deque<Tensor> nodes_;
+  // The next node, recycled or new, with no gradient and the given shape (values untouched).
+  Tensor& node(int64_t r, int64_t c);
+  std::deque<Tensor> nodes_;  // a deque: pointers to nodes stay valid as it grows
+  size_t used_ = 0;
   std::vector<std::function<void()>> backs_;
 };
 
