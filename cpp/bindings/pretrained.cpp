@@ -68,9 +68,7 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
       out.set("hidden", static_cast<double>(c.hidden));
       out.set("vocab", static_cast<double>(c.vocab));
       out.set("positions", static_cast<double>(c.positions));
-      out.set("typeVocab", static_cast<double>(c.type_vocab));
       out.set("logits", m->outputs_logits());
-      out.set("dataStart", static_cast<double>(ix.data_start));
       out.set("parameterBytes", static_cast<double>(m->parameter_bytes()));
       models[next_id++] = std::move(m);
     });

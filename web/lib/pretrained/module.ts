@@ -23,10 +23,8 @@ export interface PretrainedInfoOut {
   hidden: number;
   vocab: number;
   positions: number;
-  typeVocab: number;
   /** false: BertModel's last hidden states instead of logits. */
   logits: boolean;
-  dataStart: number;
   parameterBytes: number;
 }
 
