@@ -2,10 +2,11 @@
 // a WebAssembly instance of its own, with every layer's and head's attention on each call.
 import { disposeSymbol } from '../dispose.js';
 import { argError, describe } from '../errors.js';
+import { filled } from '../filled.js';
 import type { Tensor } from '../types.js';
 import { relaxedSimdSupported, simdSupported } from '../loader.js';
 import { ByteLevelBpe } from './bpe.js';
-import { instantiatePretrained, type PretrainedWasm } from './module.js';
+import { instantiatePretrained, type PretrainedInfoOut, type PretrainedRunOut, type PretrainedWasm } from './module.js';
 import { Chunks, isFileSource, open, readText, type FileSource } from './sources.js';
 import { WordPiece } from './wordpiece.js';
 
@@ -104,16 +105,12 @@ export interface MaskPrediction {
 /** GPT-2 / GPT-Neo checkpoints read text with byte-level BPE, BERT with WordPiece. */
 export type Tokenizer = ByteLevelBpe | WordPiece;
 
-interface OpenInfo {
-  id: number; architecture: string; family: ModelInfo['family']; layers: number; heads: number; hidden: number;
-  vocab: number; positions: number; typeVocab: number; logits: boolean; dataStart: number; parameterBytes: number;
-}
+// The binding's error message as the call's Error: the engine's own messages may already name
+// the call (forward's argument checks).
+const failIn = (call: string) => (message: string) => new Error(message.startsWith(call + ': ') ? message : `${call}: ${message}`);
 
-function status<T>(json: string, call: string): T {
-  const r = JSON.parse(json) as T & { error?: string };
-  // The engine's own messages may already name the call (forward's argument checks).
-  if (r.error !== undefined) throw new Error(r.error.startsWith(call + ': ') ? r.error : `${call}: ${r.error}`);
-  return r;
+function check(err: string, call: string): void {
+  if (err) throw failIn(call)(err);
 }
 
 const STAGING = 1 << 20;  // bytes per copy into the heap while streaming the weights
@@ -214,7 +211,8 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
   try {
     const first = await chunks.exactly(8);
     heap().set(first, stage);
-    const n = status<{ length: number }>(wasm.pretrainedHeaderLength(stage, size || Number.MAX_SAFE_INTEGER), 'loadModel: model.safetensors').length;
+    const { length: n } = filled<{ length: number }>((out) => wasm.pretrainedHeaderLength(stage, size || Number.MAX_SAFE_INTEGER, out),
+      failIn('loadModel: model.safetensors'));
     const header = await chunks.exactly(n);
     if (header.length < n) throw new Error(`loadModel: model.safetensors: the file ends inside its ${n}-byte header (truncated)`);
     let fileSize = size;
@@ -226,9 +224,10 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
     const hp = wasm._malloc(n);
     heap().set(header, hp);
     const maxBytes = Math.max(0, HEAP_LIMIT - wasm.heapUsed() - HEAP_MARGIN);
-    let info: OpenInfo;
+    let info: PretrainedInfoOut;
     try {
-      info = status<OpenInfo>(wasm.pretrainedOpen(configText, hp, n, fileSize, maxBytes), 'loadModel');
+      info = filled<PretrainedInfoOut>((out) => wasm.pretrainedOpen({ config: configText, header: hp, headerLength: n, fileSize, maxBytes }, out),
+        failIn('loadModel'));
     } finally {
       wasm._free(hp);
     }
@@ -239,12 +238,12 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
       for (let at = 0; at < c.byteLength; at += STAGING) {
         const piece = c.subarray(at, Math.min(c.byteLength, at + STAGING));
         heap().set(piece, stage);
-        status(wasm.pretrainedFeed(id, offset, stage, piece.byteLength), 'loadModel');
+        check(wasm.pretrainedFeed(id, offset, stage, piece.byteLength), 'loadModel');
         offset += piece.byteLength;
       }
       onProgress?.({ loaded: 8 + n + offset, total: size });
     }
-    status(wasm.pretrainedFinish(id), 'loadModel');
+    check(wasm.pretrainedFinish(id), 'loadModel');
     const tokenizer = await loadTokenizer(f, info.family, signal);
     if (tokenizer.vocabSize > info.vocab)
       throw new Error(`loadModel: the tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary ${info.vocab}`);
@@ -268,7 +267,7 @@ export class PretrainedModel {
   private busy = false;
 
   /** @internal Use loadModel(). */
-  constructor(private readonly wasm: PretrainedWasm, private readonly raw: OpenInfo, readonly tokenizer: Tokenizer) {
+  constructor(private readonly wasm: PretrainedWasm, private readonly raw: PretrainedInfoOut, readonly tokenizer: Tokenizer) {
     this.info = {
       architecture: raw.architecture, family: raw.family, layers: raw.layers, heads: raw.heads, hidden: raw.hidden,
       vocabSize: raw.vocab, positions: raw.positions, parameterBytes: raw.parameterBytes,
@@ -304,21 +303,17 @@ export class PretrainedModel {
     return { ids };
   }
 
-  private run(ids: number[], types: number[] | undefined, attentions: boolean, extend: boolean, call: string) {
+  private run(ids: number[], types: number[] | undefined, attentions: boolean, extend: boolean, call: string): PretrainedRunOut {
     const w = this.wasm;
-    const p = w._malloc(4 * Math.max(1, ids.length)), tp = types ? w._malloc(4 * ids.length) : 0;
+    const p = w._malloc(4 * Math.max(1, ids.length)), tp = types ? w._malloc(4 * ids.length) : null;
     try {
       new Int32Array(w.memoryBuffer(), p, ids.length).set(ids);
-      if (types) new Int32Array(w.memoryBuffer(), tp, ids.length).set(types);
-      const r = status<{ rows: number; cols: number; ctx: number; logits: number; attention: number }>(
-        w.pretrainedRun(this.raw.id, p, ids.length, tp, attentions, extend), call);
-      const logits = new Float32Array(w.memoryBuffer(), r.logits, r.rows * r.cols).slice();
-      const L = this.raw.layers, H = this.raw.heads;
-      const att = attentions ? new Float32Array(w.memoryBuffer(), r.attention, L * H * r.rows * r.ctx).slice() : undefined;
-      return { rows: r.rows, cols: r.cols, ctx: r.ctx, logits, att };
+      if (types && tp !== null) new Int32Array(w.memoryBuffer(), tp, ids.length).set(types);
+      return filled<PretrainedRunOut>((out) => w.pretrainedRun({ id: this.raw.id, ids: p, n: ids.length, types: tp, attentions, extend }, out),
+        failIn(call));
     } finally {
       w._free(p);
-      if (tp) w._free(tp);
+      if (tp !== null) w._free(tp);
     }
   }
 
@@ -339,7 +334,7 @@ export class PretrainedModel {
       ids, tokens: ids.map((i) => this.tokenizer.token(i)), logits: { data: r.logits, shape: [r.rows, r.cols] },
       kind: this.raw.logits ? 'logits' : 'hidden',
     };
-    if (r.att) out.attentions = { data: r.att, shape: [this.raw.layers, this.raw.heads, r.rows, r.ctx] };
+    if (r.attention) out.attentions = { data: r.attention, shape: [this.raw.layers, this.raw.heads, r.rows, r.ctx] };
     return out;
   }
 
@@ -368,7 +363,7 @@ export class PretrainedModel {
         const V = r.cols, last = r.logits.subarray((r.rows - 1) * V, r.rows * V);
         const { id, probability } = sample(last, temperature, topK, topP, rand);
         const ctx = r.ctx, attention = new Float32Array(L * H * ctx);
-        for (let lh = 0; lh < L * H; lh++) attention.set(r.att!.subarray((lh * r.rows + r.rows - 1) * ctx, (lh * r.rows + r.rows) * ctx), lh * ctx);
+        for (let lh = 0; lh < L * H; lh++) attention.set(r.attention!.subarray((lh * r.rows + r.rows - 1) * ctx, (lh * r.rows + r.rows) * ctx), lh * ctx);
         yield { id, token: this.tokenizer.token(id), position: ctx, probability, attention: { data: attention, shape: [L, H, ctx] } };
         if ((stopAtEndOfText && id === eot) || step === maxTokens - 1) break;
         if (this.disposed) return;

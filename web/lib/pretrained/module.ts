@@ -2,18 +2,67 @@
 // its interface and its instantiation. Kept apart from wasm-module.ts / loader.ts, whose module
 // is the home page's: loading a checkpoint costs the page nothing until loadModel() is called.
 import { fastestSingleThreaded, importGlue, instantiateGlue, isNode, threadsSupported, type GlueAssets } from '../loader.js';
+import type { Ptr } from '../wasm-module.js';
 
-/** The embind functions of cpp/bindings/pretrained.cpp. Each returns JSON text; `{"error": …}` on failure. */
+/** pretrainedOpen's arguments: config.json's text and the safetensors header copied into the heap. */
+export interface PretrainedOpenCall {
+  config: string;
+  header: Ptr;
+  headerLength: number;
+  fileSize: number;
+  /** Bytes the parameters and KV cache may take. */
+  maxBytes: number;
+}
+
+export interface PretrainedInfoOut {
+  id: number;
+  architecture: string;
+  family: 'gpt2' | 'bert' | 'gpt-neo';
+  layers: number;
+  heads: number;
+  hidden: number;
+  vocab: number;
+  positions: number;
+  /** false: BertModel's last hidden states instead of logits. */
+  logits: boolean;
+  parameterBytes: number;
+}
+
+/** pretrainedRun's arguments: `n` token ids (and BERT's token types, or null) as int32 in the heap. */
+export interface PretrainedRunCall {
+  id: number;
+  ids: Ptr;
+  n: number;
+  types: Ptr | null;
+  attentions: boolean;
+  /** Decoders: append the ids to the KV cache instead of starting over. */
+  extend: boolean;
+}
+
+export interface PretrainedRunOut {
+  rows: number;
+  cols: number;
+  ctx: number;
+  /** [rows, cols]: logits, or BertModel's hidden states. */
+  logits: Float32Array;
+  /** [layers, heads, rows, ctx]; only when asked for. */
+  attention?: Float32Array;
+}
+
+/**
+ * The embind functions of cpp/bindings/pretrained.cpp, on wasm-module.ts's convention: each call
+ * that can fail returns '' or the error message, and results come back in an `out` object.
+ */
 export interface PretrainedWasm {
-  _malloc(bytes: number): number;
-  _free(ptr: number): void;
+  _malloc(bytes: number): Ptr;
+  _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;
   heapUsed(): number;
-  pretrainedHeaderLength(first8: number, fileSize: number): string;
-  pretrainedOpen(config: string, header: number, headerLength: number, fileSize: number, maxBytes: number): string;
-  pretrainedFeed(id: number, offset: number, ptr: number, n: number): string;
+  pretrainedHeaderLength(first8: Ptr, fileSize: number, out: Partial<{ length: number }>): string;
+  pretrainedOpen(args: PretrainedOpenCall, out: Partial<PretrainedInfoOut>): string;
+  pretrainedFeed(id: number, offset: number, ptr: Ptr, n: number): string;
   pretrainedFinish(id: number): string;
-  pretrainedRun(id: number, ids: number, n: number, types: number, attentions: boolean, extend: boolean): string;
+  pretrainedRun(args: PretrainedRunCall, out: Partial<PretrainedRunOut>): string;
   pretrainedDispose(id: number): void;
   pretrainedSetThreads(n: number): string;
   unrefWorkers(): void;
@@ -68,8 +117,8 @@ export async function instantiatePretrained(variant?: 'scalar' | 'simd' | 'relax
   // nth). The library's loader starts them (a same-origin bootstrap where attnlab is hosted elsewhere).
   const m = await instantiateGlue(assets[v], v === 'simd-threads' ? threads - 1 : 0);
   if (v.endsWith('-threads')) {
-    const r = JSON.parse(m.pretrainedSetThreads(threads)) as { error?: string };
-    if (r.error) throw new Error(`loadModel: ${r.error}`);
+    const err = m.pretrainedSetThreads(threads);
+    if (err) throw new Error(`loadModel: ${err}`);
     if (isNode) m.unrefWorkers();  // idle workers must not keep a Node process alive
   }
   return m;
