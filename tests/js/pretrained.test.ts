@@ -198,7 +198,7 @@ describe('loadModel streaming and bad inputs', () => {
       /^loadModel: options: expected only onProgress, signal, variant, threads \(int8 quantisation is not implemented\), got \["quantize"\]$/],
     ['no weights', () => loadModel({ config: cfg } as never), /^loadModel: files: expected a base URL/],
     ['an unknown build', () => loadModel(files('gpt2-f32'), { variant: 'simd-threads' } as never),
-      /^loadModel: options.variant: expected 'scalar', 'simd' or 'relaxed-simd', got 'simd-threads'$/],
+      /^loadModel: options.variant: expected 'scalar', 'simd' or 'relaxed-simd', got "simd-threads"$/],
   ];
   it.each(cases)('%s is a named Error', async (_, fn, re) => {
     await expect(fn()).rejects.toThrow(re);
