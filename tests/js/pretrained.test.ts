@@ -131,7 +131,7 @@ describe('loadModel streaming and bad inputs', () => {
     m.dispose();
   });
 
-  it('runs on 2 threads (simd-threads build) with the same bits as on one', async () => {
+  it('runs on 2 threads (the threaded build) with the same bits as on one', async () => {
     for (const name of ['gpt2-f32', 'bert-mlm-bf16']) {
       const one = await loadModel(files(name)), two = await loadModel(files(name), { threads: 2 });
       const r = reference(name);

@@ -219,7 +219,7 @@ export class Attnlab {
 
   /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel. */
   createTrainer(options?: CreateTrainerOptions): TrainerSession {
-    return createTrainer(this.#mod('createTrainer'), options);
+    return createTrainer(this.#mod('createTrainer'), options, isRelaxed(this.variant));
   }
 
   /** WebAssembly heap use; `used` returns to its level after every call (no leaks). */

@@ -33,7 +33,7 @@ export interface TrainerSession {
  */
 const MAIN_SLICE_MS = 8;
 
-export function createTrainer(m: WasmModule, options?: CreateTrainerOptions): TrainerSession {
+export function createTrainer(m: WasmModule, options?: CreateTrainerOptions, relaxed = false): TrainerSession {
   const { training, onProgress, worker } = checkTrainerOptions(options);
   let settle: { resolve: (r: TrainerResult) => void; reject: (e: unknown) => void } | null = null;
   const done = new Promise<TrainerResult>((resolve, reject) => (settle = { resolve, reject }));
@@ -81,7 +81,7 @@ export function createTrainer(m: WasmModule, options?: CreateTrainerOptions): Tr
       if (!settle) started.terminate();
       else {
         w = started;
-        w.post({ type: 'start', options: training });
+        w.post({ type: 'start', options: training, relaxed });
       }
     }, (e: Error) => {
       // No Worker could start here: train on this thread, in slices.

@@ -104,7 +104,7 @@ const assets: Record<PretrainedVariant, GlueAssets<PretrainedWasm>> = {
 
 /**
  * A fresh instance per model: its heap holds that model alone, and dispose() frees it whole.
- * `threads` > 1 takes the simd-threads build (SharedArrayBuffer: Node, or a cross-origin isolated
+ * `threads` > 1 takes the build's threaded twin (SharedArrayBuffer: Node, or a cross-origin isolated
  * page serving attnlab from its own origin).
  */
 export async function instantiatePretrained(variant?: 'scalar' | 'simd' | 'relaxed-simd', threads = 1): Promise<PretrainedWasm> {
@@ -115,7 +115,7 @@ export async function instantiatePretrained(variant?: 'scalar' | 'simd' | 'relax
   const v: PretrainedVariant = threads <= 1 ? single : single === 'relaxed-simd' ? 'relaxed-simd-threads' : 'simd-threads';
   // Emscripten 3.1.6's threaded factory waits for its whole pool: n - 1 workers (the caller is the
   // nth). The library's loader starts them (a same-origin bootstrap where attnlab is hosted elsewhere).
-  const m = await instantiateGlue(assets[v], v === 'simd-threads' ? threads - 1 : 0);
+  const m = await instantiateGlue(assets[v], v.endsWith('-threads') ? threads - 1 : 0);
   if (v.endsWith('-threads')) {
     const err = m.pretrainedSetThreads(threads);
     if (err) throw new Error(`loadModel: ${err}`);
