@@ -266,8 +266,12 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
         await checks[p](frame(p));
       }
       // Each frame reported its height and the snippet's script sized it; the top window stayed put.
-      const heights = await until('heights', () => v.page.evaluate(() => (window as unknown as { __heights: Record<string, number> }).__heights), (h) => FRAMED.every((p) => h[p] > 100));
-      for (const p of FRAMED) expect((await v.page.locator(`iframe[name="${p}"]`).boundingBox())!.height).toBeCloseTo(heights[p], 0);
+      // Read together in one evaluation (a frame may still report a new height while its page
+      // settles), until every frame has the height it last reported.
+      await until('frames sized to their reported heights', () => v.page.evaluate((names) => {
+        const h = (window as unknown as { __heights: Record<string, number> }).__heights;
+        return names.map((n) => [h[n] ?? 0, document.querySelector(`iframe[name="${n}"]`)!.getBoundingClientRect().height]);
+      }, [...FRAMED]), (rows) => rows.every(([want, got]) => want > 100 && Math.abs(want - got) < 0.5), 15_000);
       expect(v.page.url()).toBe(`${server.url}${path.slice(1)}`);
       for (const p of FRAMED) expect(await inFrame<number>(frame(p), "document.querySelectorAll('a[target=_top], a[target=_parent], form[target=_top]').length")).toBe(0);
       expect(v.problems).toEqual([]);

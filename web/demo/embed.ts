@@ -38,7 +38,10 @@ function codeBlock(id: string, label: string): { wrap: HTMLElement; code: HTMLEl
   copy.addEventListener('click', async () => {
     const text = code.textContent ?? '';
     try {
-      await navigator.clipboard.writeText(text);
+      // In some frames (an opaque-origin sandbox) Chromium leaves writeText pending, neither done nor
+      // refused: after a second, treat it as refused, so the reader always learns what happened.
+      await Promise.race([navigator.clipboard.writeText(text),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('clipboard: no answer')), 1000))]);
     } catch {
       // No clipboard permission (e.g. inside an iframe): select the text for Ctrl+C instead.
       const range = document.createRange();
