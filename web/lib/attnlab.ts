@@ -256,7 +256,7 @@ export class Attnlab {
 
   /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel. */
   createTrainer(options?: CreateTrainerOptions): TrainerSession {
-    return createTrainer(this.#nn('createTrainer'), options);
+    return createTrainer(this.#nn('createTrainer'), options, isRelaxed(this.variant));
   }
 
   /**

@@ -10,7 +10,8 @@ export type TrainerMessage =
   | { type: 'done'; result: TrainerResult }
   | { type: 'error'; message: string };
 
-export type TrainerRequest = { type: 'start'; options: CheckedTrainerOptions };
+/** `relaxed`: the session's instance runs a relaxed-SIMD build, so the Worker may too (same rounding). */
+export type TrainerRequest = { type: 'start'; options: CheckedTrainerOptions; relaxed: boolean };
 
 export function nodeModule<T>(id: string): T {
   const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;

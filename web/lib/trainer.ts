@@ -34,7 +34,7 @@ export interface TrainerSession {
 const MAIN_SLICE_MS = 8;
 
 /** `nn`: the instance's nn module, instantiated (on first use) only when training on this thread. */
-export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrainerOptions): TrainerSession {
+export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrainerOptions, relaxed = false): TrainerSession {
   const { training, onProgress, worker } = checkTrainerOptions(options);
   let settle: { resolve: (r: TrainerResult) => void; reject: (e: unknown) => void } | null = null;
   const done = new Promise<TrainerResult>((resolve, reject) => (settle = { resolve, reject }));
@@ -82,7 +82,7 @@ export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrain
       if (!settle) started.terminate();
       else {
         w = started;
-        w.post({ type: 'start', options: training });
+        w.post({ type: 'start', options: training, relaxed });
       }
     }, (e: Error) => {
       // No Worker could start here: train on this thread, in slices.
