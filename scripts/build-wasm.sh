@@ -11,7 +11,8 @@ mkdir -p "$out"
 # Node from reading it as ESM under the project's "type": "module".
 echo '{ "type": "commonjs" }' > "$out/package.json"
 # ship DIR NAME: one module's glue, .wasm and pthread bootstrap from DIR into dist/wasm/.
-# attnlab-<v> is the library; attnlab-pretrained-<v> the checkpoint module loadModel() loads.
+# attnlab-<v> is the library's core; attnlab-nn-<v> its translators and trainer (loaded on first
+# use); attnlab-pretrained-<v> the checkpoint module loadModel() loads.
 ship() {
   local dir=$1 m=$2
   # Node: worker_threads' Worker goes into the factory's own `Worker` (cpp/bindings/pre.js), not
@@ -43,5 +44,5 @@ for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads relaxed-simd relaxed
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_VARIANT="$variant" > /dev/null
   fi
   cmake --build "$dir" -j "$ATTNLAB_JOBS"
-  for m in attnlab-$variant attnlab-pretrained-$variant; do ship "$dir" "$m"; done
+  for m in attnlab-$variant attnlab-nn-$variant attnlab-pretrained-$variant; do ship "$dir" "$m"; done
 done

@@ -1,8 +1,7 @@
-// embind of the core ops (with variants.cpp and translate.cpp): each entry reads its typed
+// embind of the core ops (with variants.cpp and heap.cpp): each entry reads its typed
 // argument object (web/lib/wasm-module.ts) into the core's structs, calls the core and returns
 // guarded()'s "" or message (marshal.hpp).
 #include <emscripten/bind.h>
-#include <malloc.h>
 
 #include <memory>
 
@@ -73,8 +72,6 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   function("threadCount", +[] { return pool ? pool->size() : 1; });
   // Called as a JS op starts, before it checks and copies its inputs (see ThreadPool::wake).
   function("wakeThreads", +[] { if (pool) pool->wake(); });
-  // Bytes malloc has handed out and not had back: what a leak test watches.
-  function("heapUsed", +[] { return static_cast<double>(mallinfo().uordblks); });
   function("isa", +[] { return std::string(kernels::active_isa()); });
   // Input values are checked here, after the copy into the heap, by the SIMD kernel: a JS loop
   // over every element cost more than the copy itself.

@@ -55,9 +55,10 @@ describe('the npm tarball', () => {
     expect(files.filter((f) => !/^(dist\/|package\.json$|README\.md$|LICENSE$|NOTICE$)/.test(f))).toEqual([]);
     // One glue file per build (an ES module that Node, browsers, bundlers and pthread workers all
     // import), beside the threaded build's pthread bootstrap.
-    // Per build: the library (attnlab-<v>) and the checkpoint module (attnlab-pretrained-<v>).
+    // Per build: the library's core (attnlab-<v>), its translators and trainer (attnlab-nn-<v>) and
+    // the checkpoint module (attnlab-pretrained-<v>).
     const builds = ['scalar', 'simd', 'simd-threads', 'relaxed-simd', 'relaxed-simd-threads'];
-    const glue = builds.flatMap((v) => ['attnlab', 'attnlab-pretrained'].flatMap((m) =>
+    const glue = builds.flatMap((v) => ['attnlab', 'attnlab-nn', 'attnlab-pretrained'].flatMap((m) =>
       [`dist/wasm/${m}-${v}.mjs`, ...(v.endsWith('-threads') ? [`dist/wasm/${m}-${v}.worker.js`] : [])]));
     expect(files.filter((f) => /^dist\/wasm\/.*\.m?js$/.test(f)).sort()).toEqual(glue.sort());
     expect(statSync(tarball).size).toBeLessThanOrEqual(TARBALL_BUDGET_BYTES);

@@ -4,7 +4,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { linear } from './linear.js';
-import { hardwareThreads, instantiate, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdSupported, threadsSupported, variantChain } from './loader.js';
+import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdSupported, threadsSupported, variantChain } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
@@ -21,17 +21,32 @@ import type {
   GpuAdapterInfo, HeapStats, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
   MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
-import type { WasmModule } from './wasm-module.js';
+import type { NnModule, WasmModule } from './wasm-module.js';
 import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
 
 const VARIANTS: readonly Variant[] = variantChain().reverse();  // 'scalar', 'simd', ..., 'relaxed-simd-threads'
 const BACKENDS: readonly NonNullable<LoadOptions['backend']>[] = ['wasm', 'webgpu', 'auto'];
 const MAX_DEFAULT_THREADS = 4;
+/**
+ * An instance's modules: the core, and the nn module (translators, trainer) once first asked for.
+ * Held apart from the instance so the FinalizationRegistry can end both without keeping it alive.
+ */
+interface Modules {
+  core: WasmModule;
+  nn: Promise<NnModule> | null;
+  /** The nn module once instantiated, for heapStats(). */
+  nnReady: NnModule | null;
+}
+
+function endModules(mods: Modules): void {
+  mods.core.setThreads(1);
+  mods.core.terminateWorkers();
+  // One still loading is ended once it has loaded.
+  mods.nn?.then((nn) => nn.terminateWorkers(), () => {});
+}
+
 // Last resort for an instance dropped without dispose(): stop its worker threads when collected.
-const finalizer = new FinalizationRegistry<WasmModule>((m) => {
-  m.setThreads(1);
-  m.terminateWorkers();
-});
+const finalizer = new FinalizationRegistry<Modules>(endModules);
 
 /**
  * One instance of attnlab. Results are plain JS-owned tensors.
@@ -57,18 +72,20 @@ export class Attnlab {
   /** Kernel instruction set of the build: 'simd128' or 'scalar'. */
   readonly isa: string;
   #m: WasmModule | null;
+  #mods: Modules;
   #gpu: WebGpuBackend | null;
 
   /** @internal Use `load()`. */
   constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null, variantReason = '') {
     this.#m = m;
+    this.#mods = { core: m, nn: null, nnReady: null };
     this.#gpu = gpu;
     this.backend = gpu ? 'webgpu' : 'wasm';
     this.variant = variant;
     this.variantReason = variantReason;
     this.threads = threads;
     this.isa = m.isa();
-    finalizer.register(this, m, this);
+    finalizer.register(this, this.#mods, this);
   }
 
   /** The GPU adapter the `…Async` ops use; null on the WebAssembly backend. */
@@ -79,6 +96,26 @@ export class Attnlab {
   #mod(fn: string): WasmModule {
     if (!this.#m) throw new Error(`${fn}: this attnlab instance has been disposed; call load() for a new one`);
     return this.#m;
+  }
+
+  /**
+   * The nn module of this instance's build, instantiated on the first call. A failed start is not
+   * kept: the next call tries again.
+   */
+  #nn(fn: string): () => Promise<NnModule> {
+    this.#mod(fn);
+    return async () => {
+      const mods = this.#mods;
+      if (!mods.nn) {
+        mods.nn = instantiateNn(this.variant).then((nn) => (mods.nnReady = nn), (e: unknown) => {
+          mods.nn = null;
+          throw new Error(`${fn}: the translators' and trainer's WebAssembly module (attnlab-nn-${this.variant}) did not load: ${e instanceof Error ? e.message : String(e)}`);
+        });
+      }
+      const nn = await mods.nn;
+      this.#mod(fn);  // disposed while it loaded
+      return nn;
+    };
   }
 
   /** #mod for ops that run on the thread pool: sleeping workers start waking while JS checks and copies the inputs. */
@@ -214,18 +251,22 @@ export class Attnlab {
    * against the page), a URL, or a model file's bytes.
    */
   loadTranslator(source: TranslatorName | string | URL | ArrayBuffer | Uint8Array, options?: LoadTranslatorOptions): Promise<Translator> {
-    return loadTranslator(this.#mod('loadTranslator'), source, options);
+    return loadTranslator(this.#nn('loadTranslator'), source, options);
   }
 
   /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel. */
   createTrainer(options?: CreateTrainerOptions): TrainerSession {
-    return createTrainer(this.#mod('createTrainer'), options, isRelaxed(this.variant));
+    return createTrainer(this.#nn('createTrainer'), options, isRelaxed(this.variant));
   }
 
-  /** WebAssembly heap use; `used` returns to its level after every call (no leaks). */
+  /**
+   * WebAssembly heap use, summed over this instance's modules (the core's, and the translators'
+   * and trainer's once loaded); `used` returns to its level after every call (no leaks).
+   */
   heapStats(): HeapStats {
     const m = this.#mod('heapStats');
-    return { used: m.heapUsed(), total: m.memoryBuffer().byteLength };
+    const nn = this.#mods.nnReady;
+    return { used: m.heapUsed() + (nn?.heapUsed() ?? 0), total: m.memoryBuffer().byteLength + (nn?.memoryBuffer().byteLength ?? 0) };
   }
 
   /** True once dispose() ran. */
@@ -241,8 +282,7 @@ export class Attnlab {
     finalizer.unregister(this);
     this.#gpu?.dispose();
     this.#gpu = null;
-    m.setThreads(1);
-    m.terminateWorkers();
+    endModules(this.#mods);
   }
 
   /** `using`: dispose() at the end of the block. */

@@ -1,6 +1,6 @@
 // Finds and instantiates a WebAssembly build. Asset URLs are spelled out literally so bundlers
 // (Vite, webpack) see `new URL('…', import.meta.url)` and ship the files.
-import type { FactoryOptions, WasmModule } from './wasm-module.js';
+import type { FactoryOptions, NnModule, WasmModule } from './wasm-module.js';
 import type { Variant } from './types.js';
 
 /** One build's files. `M` is the module its factory resolves to. */
@@ -51,6 +51,37 @@ const assets: Record<Variant, GlueAssets<WasmModule>> = {
     script: () => new URL('./wasm/attnlab-relaxed-simd-threads.mjs', import.meta.url),
     module: () => importGlue(new URL('./wasm/attnlab-relaxed-simd-threads.mjs', import.meta.url)),
     worker: () => new URL('./wasm/attnlab-relaxed-simd-threads.worker.js', import.meta.url),
+  },
+};
+
+// The translators and the trainer (attnlab-nn-<variant>): fetched on their first use only.
+const nnAssets: Record<Variant, GlueAssets<NnModule>> = {
+  scalar: {
+    wasm: () => new URL('./wasm/attnlab-nn-scalar.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-nn-scalar.mjs', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-nn-scalar.mjs', import.meta.url)),
+  },
+  simd: {
+    wasm: () => new URL('./wasm/attnlab-nn-simd.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-nn-simd.mjs', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-nn-simd.mjs', import.meta.url)),
+  },
+  'simd-threads': {
+    wasm: () => new URL('./wasm/attnlab-nn-simd-threads.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-nn-simd-threads.mjs', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-nn-simd-threads.mjs', import.meta.url)),
+    worker: () => new URL('./wasm/attnlab-nn-simd-threads.worker.js', import.meta.url),
+  },
+  'relaxed-simd': {
+    wasm: () => new URL('./wasm/attnlab-nn-relaxed-simd.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-nn-relaxed-simd.mjs', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-nn-relaxed-simd.mjs', import.meta.url)),
+  },
+  'relaxed-simd-threads': {
+    wasm: () => new URL('./wasm/attnlab-nn-relaxed-simd-threads.wasm', import.meta.url),
+    script: () => new URL('./wasm/attnlab-nn-relaxed-simd-threads.mjs', import.meta.url),
+    module: () => importGlue(new URL('./wasm/attnlab-nn-relaxed-simd-threads.mjs', import.meta.url)),
+    worker: () => new URL('./wasm/attnlab-nn-relaxed-simd-threads.worker.js', import.meta.url),
   },
 };
 
@@ -129,6 +160,16 @@ export function hardwareThreads(): number {
 
 export function instantiate(variant: Variant, poolSize: number): Promise<WasmModule> {
   return instantiateGlue(assets[variant], poolSize);
+}
+
+/**
+ * The nn module of `variant`. Nothing in it runs on a thread pool, but Emscripten 3.1.6's threaded
+ * factory never resolves with an empty pool: a threaded build gets one idle worker, unref'd in Node.
+ */
+export async function instantiateNn(variant: Variant): Promise<NnModule> {
+  const m = await instantiateGlue(nnAssets[variant], isThreaded(variant) ? 1 : 0);
+  if (isNode) m.unrefWorkers();
+  return m;
 }
 
 /** Instantiates any of attnlab's builds (the library's, the checkpoint module's) from its files. */

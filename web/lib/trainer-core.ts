@@ -6,7 +6,7 @@
 import { filled } from './filled.js';
 import type { CheckedTrainerOptions } from './trainer-options.js';
 import { trainerError } from './trainer-protocol.js';
-import type { TrainerEvaluationOut, TrainerStepOut, WasmModule } from './wasm-module.js';
+import type { NnModule, TrainerEvaluationOut, TrainerStepOut } from './wasm-module.js';
 
 export type TrainerTask = 'reverse' | 'sort' | 'copy';
 
@@ -102,12 +102,12 @@ function turns(): { next: () => Promise<void>; close: () => void } {
 
 export const initialTick = (): TrainerTick => ({ step: 0, loss: NaN, elapsedMs: 0, tokensPerSecond: 0 });
 
-export async function runTraining(m: WasmModule, o: CheckedTrainerOptions, thread: TrainerProgress['thread'], hooks: TrainerHooks,
+/** `nn`: the nn module, awaited only once the training has not been cancelled before its first turn. */
+export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainerOptions, thread: TrainerProgress['thread'], hooks: TrainerHooks,
   cancelled: () => boolean, sliceMs: number): Promise<TrainerResult> {
   const turn = turns();
   // Nothing runs before createTrainer() has returned its session.
   await turn.next();
-  const t0 = performance.now();
   let tick = initialTick();
   let evaluated: Pick<TrainerProgress, 'exactMatch' | 'example'> = { exactMatch: 0, example: null };
   const result = (reason: TrainerResult['reason']): TrainerResult => ({ ...tick, ...evaluated, thread, reason });
@@ -115,6 +115,19 @@ export async function runTraining(m: WasmModule, o: CheckedTrainerOptions, threa
     turn.close();
     return result('cancelled');
   }
+  let m: NnModule;
+  try {
+    m = await nn();
+  } catch (e) {
+    turn.close();
+    throw e;
+  }
+  if (cancelled()) {
+    turn.close();
+    return result('cancelled');
+  }
+  // The time limit counts from here: fetching and compiling the module is not training.
+  const t0 = performance.now();
   const { id } = filled<{ id: number }>((out) => m.trainerCreate(o.task, o.arch, o.hidden, o.symbols, o.minLength, o.maxLength,
     o.batch, o.lr, o.seed, out), trainerError);
   const maxMs = o.maxSeconds * 1000;

@@ -3,7 +3,7 @@
 // session falls back to the main thread if a Worker never gets that far). In: {type: 'start',
 // options}. Out: ready, tick (after every slice), progress (after every evaluation), done, error.
 // Cancel is the session terminating this Worker: nothing here needs to listen for it.
-import { fastestSingleThreaded, instantiate, isNode, simdSupported } from './loader.js';
+import { fastestSingleThreaded, instantiateNn, isNode, simdSupported } from './loader.js';
 import { runTraining } from './trainer-core.js';
 import { nodeModule, type TrainerMessage, type TrainerRequest } from './trainer-protocol.js';
 
@@ -36,8 +36,8 @@ p.listen((msg) => {
     try {
       // The session's rounding: a relaxed build only when the session's instance runs one, so the
       // Worker's numbers equal the main thread's.
-      const m = await instantiate(msg.relaxed ? fastestSingleThreaded() : simdSupported() ? 'simd' : 'scalar', 0);
-      const result = await runTraining(m, options, 'worker', {
+      const variant = msg.relaxed ? fastestSingleThreaded() : simdSupported() ? 'simd' : 'scalar';
+      const result = await runTraining(() => instantiateNn(variant), options, 'worker', {
         progress: (progress) => p.post({ type: 'progress', progress }),
         tick: (tick) => p.post({ type: 'tick', tick }),
       }, () => false, SLICE_MS);

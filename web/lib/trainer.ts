@@ -9,7 +9,7 @@ import { initialTick, runTraining, type TrainerOptions, type TrainerProgress, ty
 import { checkTrainerOptions } from './trainer-options.js';
 import { trainerError } from './trainer-protocol.js';
 import { spawnTrainerWorker, type TrainerWorker } from './trainer-spawn.js';
-import type { WasmModule } from './wasm-module.js';
+import type { NnModule } from './wasm-module.js';
 
 export type { TrainerExample, TrainerOptions, TrainerProgress, TrainerResult, TrainerTask } from './trainer-core.js';
 
@@ -33,7 +33,8 @@ export interface TrainerSession {
  */
 const MAIN_SLICE_MS = 8;
 
-export function createTrainer(m: WasmModule, options?: CreateTrainerOptions, relaxed = false): TrainerSession {
+/** `nn`: the instance's nn module, instantiated (on first use) only when training on this thread. */
+export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrainerOptions, relaxed = false): TrainerSession {
   const { training, onProgress, worker } = checkTrainerOptions(options);
   let settle: { resolve: (r: TrainerResult) => void; reject: (e: unknown) => void } | null = null;
   const done = new Promise<TrainerResult>((resolve, reject) => (settle = { resolve, reject }));
@@ -63,7 +64,7 @@ export function createTrainer(m: WasmModule, options?: CreateTrainerOptions, rel
   const onMainThread = (workerError?: string) => {
     inWorker = false;
     const why = <T extends TrainerProgress>(p: T): T => (workerError ? { ...p, workerError } : p);
-    runTraining(m, training, 'main', { progress: (p) => progress(why(p)) }, () => cancelled || !settle, MAIN_SLICE_MS)
+    runTraining(nn, training, 'main', { progress: (p) => progress(why(p)) }, () => cancelled || !settle, MAIN_SLICE_MS)
       .then((r) => finish((s) => s.resolve(why(r))), (e) => finish((s) => s.reject(e)));
   };
 

@@ -7,7 +7,7 @@ import { filled } from './filled.js';
 import { isNode } from './loader.js';
 import { checkOneOf, checkOptions, isTyped } from './tensor.js';
 import type { Tensor } from './types.js';
-import type { TranslationOut, TranslatorInfoOut, WasmModule } from './wasm-module.js';
+import type { NnModule, TranslationOut, TranslatorInfoOut } from './wasm-module.js';
 
 export type TranslatorArch = 'gru' | 'transformer';
 export type TranslatorName = 'fra-eng' | 'eng-fra';
@@ -119,7 +119,7 @@ export interface TranslatorInfo {
 
 // Last resort for a translator dropped without dispose(): free its model's WebAssembly memory when
 // the translator is collected. The held value names the module and the model, never the translator.
-const finalizer = new FinalizationRegistry<{ m: WasmModule; id: number }>(({ m, id }) => {
+const finalizer = new FinalizationRegistry<{ m: NnModule; id: number }>(({ m, id }) => {
   try {
     m.dispose(id);
   } catch {
@@ -197,11 +197,11 @@ export class Translator {
   /** Most source pieces per sentence the model reads (48 for the shipped models); longer sentences are cut and flagged `truncated`. */
   readonly maxSourceTokens: number;
   readonly info: TranslatorInfo;
-  #m: WasmModule | null;
+  #m: NnModule | null;
   #id: number;
 
   /** @internal Use `lib.loadTranslator()`. */
-  constructor(m: WasmModule, id: number, info: TranslatorInfo) {
+  constructor(m: NnModule, id: number, info: TranslatorInfo) {
     this.#m = m;
     this.#id = id;
     this.info = info;
@@ -269,7 +269,7 @@ export class Translator {
     return { kind: 'transformer', layers: L, heads: H, cross: tensor(null, [L, H, 0, 0]), decoderSelf: tensor(null, [L, H, 0, 0]), encoderSelf: tensor(null, [L, H, 0, 0]) };
   }
 
-  #sentence(m: WasmModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
+  #sentence(m: NnModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
     const r = filled<TranslationOut>((out) => m.translatorTranslate(this.#id, source, beam, maxLength, lp, out), failIn('translate'));
     const S = r.sourceTokens.length, T = r.targetTokens.length, L = r.layers, H = r.heads;
     const attention: AlignmentAttention | TransformerAttention = r.kind === 'alignment'
@@ -478,7 +478,8 @@ async function resolveSource(source: string, arch: TranslatorArch): Promise<{ ur
 
 const LOAD_OPTIONS = ['arch', 'onProgress'] as const;
 
-export async function loadTranslator(m: WasmModule, source: TranslatorName | string | URL | ArrayBuffer | Uint8Array,
+/** `nn`: the instance's nn module, instantiated on first use (after the arguments are checked). */
+export async function loadTranslator(nn: () => Promise<NnModule>, source: TranslatorName | string | URL | ArrayBuffer | Uint8Array,
   options?: LoadTranslatorOptions): Promise<Translator> {
   const fn = 'loadTranslator';
   const o = checkOptions(fn, 'options', options, LOAD_OPTIONS) as LoadTranslatorOptions;
@@ -494,6 +495,7 @@ export async function loadTranslator(m: WasmModule, source: TranslatorName | str
   } else {
     throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer or a Uint8Array`, source);
   }
+  const m = await nn();
   const p = m._malloc(Math.max(bytes.byteLength, 4));
   if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
   try {

@@ -254,6 +254,19 @@ export interface WasmModule {
   wakeThreads(): void;
   heapUsed(): number;
   isa(): string;
+  unrefWorkers(): void;
+  terminateWorkers(): void;
+}
+
+/**
+ * The nn module (cpp/bindings/translate.cpp, built as attnlab-nn-<variant>): the translators and
+ * the toy trainer, instantiated on first use so the home page's module does not carry them.
+ */
+export interface NnModule {
+  _malloc(bytes: number): Ptr;
+  _free(ptr: Ptr): void;
+  memoryBuffer(): ArrayBufferLike;
+  heapUsed(): number;
   translatorCreate(ptr: Ptr, len: number, out: Partial<TranslatorInfoOut>): string;
   translatorTranslate(id: number, text: string, beam: number, maxLength: number, lengthPenalty: number, out: Partial<TranslationOut>): string;
   trainerCreate(task: string, arch: string, hidden: number, symbols: number, minLen: number, maxLen: number, batch: number, lr: number, seed: number,
