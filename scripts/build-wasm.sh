@@ -44,7 +44,7 @@ for variant in ${ATTNLAB_VARIANTS:-scalar simd simd-threads relaxed-simd relaxed
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_VARIANT="$variant" > /dev/null
   fi
   cmake --build "$dir" -j "$ATTNLAB_JOBS"
-  # The simd build's C++ test runner: once (CI, fresh clone, 2 jobs) its link came out with a JS
+  # The simd build's C++ test runner (a guard; see keep_import_names in CMakeLists.txt): in CI a link came out with a JS
   # glue whose import names were not minified while its embedded .wasm's were (LinkError on
   # start), and the same link rerun alone was right; cause not found in Emscripten 3.1.6. Check
   # that it starts, and relink it alone if not.
