@@ -50,7 +50,10 @@ void feature_attention(const float* q, const float* fk, const float* v, int64_t 
     const float den = kernels::dot(f, z, m);
     if (den <= 0.0f) continue;  // no key seen (Sk = 0) or every feature underflowed: output 0
     for (int64_t c = 0; c < m; ++c) kernels::axpy(f[c], state + c * Dv, oi, Dv);
-    kernels::scale(oi, 1.0f / den, Dv);
+    // Divided, not scaled by 1 / den: den can be subnormal (FAVOR+ features far apart, inputs
+    // ~1e4; found by fuzz_seeded_forms), whose reciprocal is inf; the ratio itself is a weighted
+    // mean of v, always finite.
+    for (int64_t c = 0; c < Dv; ++c) oi[c] /= den;
   }
 }
 
