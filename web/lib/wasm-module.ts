@@ -1,3 +1,4 @@
+import type { TranslatorInfo } from './translator.js';
 /**
  * The Emscripten module as the bindings (cpp/bindings/) expose it: one typed parameter object (or
  * a few positional numbers) per call. Internal.
@@ -181,15 +182,9 @@ export interface LshAttentionCall {
   attended: Ptr | null;
 }
 
-export interface TranslatorInfoOut {
+/** What translatorCreate reports: the public TranslatorInfo, plus the id the bindings hold it by. */
+export interface TranslatorInfoOut extends TranslatorInfo {
   id: number;
-  arch: string;
-  srcLang: string;
-  tgtLang: string;
-  parameters: number;
-  srcVocab: number;
-  tgtVocab: number;
-  config: string;
 }
 
 /** One sentence's translation. */
