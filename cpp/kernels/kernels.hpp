@@ -21,8 +21,9 @@
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
 //   quantize_i16(x, n, np, xq)     x as int16 in [-8191, 8191] scaled by 8191 / max|x|, zero-padded
 //                                  to np; returns the scale (max|x| / 8191)
-//   dot_i16_i8<R>(x, ldx, w, np, out)  out[r] = sum_i x[r*ldx + i] * w[i], exact int32, R <= 8 rows
-//                                  sharing each load of the int8 weights (np a multiple of 16)
+//   gemm_q8_8<R>(x, ldx, w, kp, out)  out[r*8 + j] = sum_k x[r*ldx + k] * W[j][k] over k < 2 kp for
+//                                  one 8-row tile of int8 weights packed by pack_q8_tiles, exact
+//                                  int32, R <= 5 rows sharing each load of the weights
 //   gemm_4x16<RS, CS>(K, a, b0, b1, ldb, c, ldc, acc)
 //                                  two gemm_4x8 blocks side by side (b0: columns 0-7, b1: 8-15),
 //                                  the same bits as two gemm_4x8 calls
@@ -56,7 +57,7 @@ inline const char* active_isa() noexcept { return "scalar"; }
 #endif
 
 using isa::axpy;
-using isa::dot_i16_i8;
+using isa::gemm_q8_8;
 using isa::quantize_i16;
 using isa::dot;
 using isa::exp2_approx;
@@ -107,6 +108,19 @@ inline void pack_panels(const float* x, int64_t stride, int64_t rows, int64_t co
     for (int64_t r = nr; r < 8; ++r)
       for (int64_t c = 0; c < cols; ++c) panels[c * 8 + r] = 0.0f;
   }
+}
+
+// Int8 weight rows [0, M) (row stride ldw, ldw even, zero-padded past K) as gemm_q8_8's tiles of 8
+// rows: tile t, k-pair p at out[(t * ldw / 2 + p) * 16], byte 2j + e = W[8t + j][2p + e]; rows
+// past M are zero. Layout only: the same for every ISA.
+inline int64_t q8_tiles_size(int64_t M, int64_t ldw) noexcept { return (M + 7) / 8 * 8 * ldw; }
+inline void pack_q8_tiles(const int8_t* W, int64_t ldw, int64_t M, int8_t* out) noexcept {
+  const int64_t kp = ldw / 2;
+  for (int64_t t = 0; t * 8 < M; ++t)
+    for (int64_t p = 0; p < kp; ++p)
+      for (int64_t j = 0; j < 8; ++j)
+        for (int64_t e = 0; e < 2; ++e)
+          out[(t * kp + p) * 16 + 2 * j + e] = 8 * t + j < M ? W[(8 * t + j) * ldw + 2 * p + e] : 0;
 }
 
 }  // namespace attnlab::kernels

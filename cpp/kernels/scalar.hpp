@@ -254,16 +254,20 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) no
   return amax / 8191.0f;
 }
 
-// out[r] = sum_i x[r * ldx + i] * w[i] over i < np (a multiple of 16), for r < R <= 8: exact
-// int32 (|x| <= 8191, |w| <= 127, np <= 2048 cannot overflow), so every ISA gives the same bits.
+// One tile of an int8 weight matrix times R rows of int16 activations: out[r * 8 + j] =
+// sum_{p < kp} x[r][2p] * W[j][2p] + x[r][2p + 1] * W[j][2p + 1] for the tile's 8 weight rows,
+// packed k-pair by k-pair: byte 16p + 2j + e is W[j][2p + e] (kernels::pack_q8_tiles). Exact
+// int32 (|x| <= 8191, |w| <= 127, 2 kp <= 2048 cannot overflow), so every ISA gives the same bits.
 template <int R>
-inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) noexcept {
-  for (int r = 0; r < R; ++r) {
-    int32_t s = 0;
-    const int16_t* xr = x + r * ldx;
-    for (int64_t i = 0; i < np; ++i) s += static_cast<int32_t>(xr[i]) * w[i];
-    out[r] = s;
-  }
+inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 8; ++j) {
+      int32_t s = 0;
+      const int16_t* xr = x + r * ldx;
+      for (int64_t p = 0; p < kp; ++p)
+        s += static_cast<int32_t>(xr[2 * p]) * w[16 * p + 2 * j] + static_cast<int32_t>(xr[2 * p + 1]) * w[16 * p + 2 * j + 1];
+      out[r * 8 + j] = s;
+    }
 }
 
 }  // namespace attnlab::kernels::scalar

@@ -314,24 +314,27 @@ inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, fl
   for (int64_t j = 0; j < 32; j += 8) gemm_4x8<RS, CS>(K, a, b + j, ldb, c + j, ldc, 8, accumulate);
 }
 
-// Twin of scalar::dot_i16_i8: 16 weights per step, widened to int16 once and shared by the R rows
-// (i32x4.dot_i16x8_s: 8 multiply-adds per instruction); integer sums, so bit-identical.
+// Twin of scalar::gemm_q8_8: per k-pair one load of the tile's 16 weight bytes, widened once and
+// shared by the R rows; each row's pair is one 32-bit splat (v128.load32_splat), and i32x4.dot_i16x8_s
+// gives four outputs' 2 multiply-adds at once, so no horizontal sums. 2 accumulators per row: R <= 5
+// keeps 2R + 3 vectors in x86-64's 16 XMM registers. Integer sums, so bit-identical.
 template <int R>
-inline void dot_i16_i8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t np, int32_t* out) noexcept {
-  v128_t acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = wasm_i32x4_splat(0);
-  for (int64_t i = 0; i < np; i += 16) {
-    const v128_t wv = wasm_v128_load(w + i);
+inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
+  v128_t a0[R], a1[R];
+  for (int r = 0; r < R; ++r) a0[r] = a1[r] = wasm_i32x4_splat(0);
+  for (int64_t p = 0; p < kp; ++p) {
+    const v128_t wv = wasm_v128_load(w + 16 * p);
     const v128_t lo = wasm_i16x8_extend_low_i8x16(wv), hi = wasm_i16x8_extend_high_i8x16(wv);
     for (int r = 0; r < R; ++r) {
-      const int16_t* xr = x + r * ldx + i;
-      acc[r] = wasm_i32x4_add(acc[r], wasm_i32x4_add(wasm_i32x4_dot_i16x8(wasm_v128_load(xr), lo),
-                                                     wasm_i32x4_dot_i16x8(wasm_v128_load(xr + 8), hi)));
+      const v128_t xs = wasm_v128_load32_splat(x + r * ldx + 2 * p);
+      a0[r] = wasm_i32x4_add(a0[r], wasm_i32x4_dot_i16x8(xs, lo));
+      a1[r] = wasm_i32x4_add(a1[r], wasm_i32x4_dot_i16x8(xs, hi));
     }
   }
-  for (int r = 0; r < R; ++r)
-    out[r] = (wasm_i32x4_extract_lane(acc[r], 0) + wasm_i32x4_extract_lane(acc[r], 1)) +
-             (wasm_i32x4_extract_lane(acc[r], 2) + wasm_i32x4_extract_lane(acc[r], 3));
+  for (int r = 0; r < R; ++r) {
+    wasm_v128_store(out + 8 * r, a0[r]);
+    wasm_v128_store(out + 8 * r + 4, a1[r]);
+  }
 }
 
 }  // namespace attnlab::kernels::simd128

@@ -380,33 +380,49 @@ TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
   EXPECT_EQ(z, std::vector<int16_t>(16, 0));
 }
 
+// One int8 tile times R int16 rows: exact on every ISA (the int64 sum of the unpacked weights),
+// with the extremes (8191 * 127 at every k, 2 kp = 2048) that come nearest int32's range.
 template <int R>
-void expect_dot_i16_i8(int64_t np) {
-  std::vector<int16_t> x(R * (np + 16));
-  std::vector<int8_t> w(np);
+void expect_gemm_q8_8(int64_t ldw, bool extremes) {
+  const int64_t ldx = ldw + 16;
+  std::vector<int16_t> x(R * ldx);
+  std::vector<int8_t> w(8 * ldw), wt(static_cast<size_t>(k::q8_tiles_size(8, ldw)));
   uint32_t s = 12345;
   auto next = [&] { return s = s * 1664525u + 1013904223u, static_cast<int32_t>(s >> 8); };
-  for (auto& v : x) v = static_cast<int16_t>(next() % 16383 - 8191);
-  for (auto& v : w) v = static_cast<int8_t>(next() % 255 - 127);
-  if (np > 0) x[0] = 8191, w[0] = 127;  // extremes
-  int32_t a[R], b[R];
-  k::dot_i16_i8<R>(x.data(), np + 16, w.data(), np, a);
-  k::scalar::dot_i16_i8<R>(x.data(), np + 16, w.data(), np, b);
-  for (int r = 0; r < R; ++r) {
-    int64_t want = 0;
-    for (int64_t i = 0; i < np; ++i) want += static_cast<int64_t>(x[r * (np + 16) + i]) * w[i];
-    EXPECT_EQ(a[r], want) << "R=" << R << " np=" << np;
-    EXPECT_EQ(b[r], want);
-  }
+  for (auto& v : x) v = extremes ? 8191 : static_cast<int16_t>(next() % 16383 - 8191);
+  for (auto& v : w) v = extremes ? 127 : static_cast<int8_t>(next() % 255 - 127);
+  k::pack_q8_tiles(w.data(), ldw, 8, wt.data());
+  int32_t a[R * 8], b[R * 8];
+  k::gemm_q8_8<R>(x.data(), ldx, wt.data(), ldw / 2, a);
+  k::scalar::gemm_q8_8<R>(x.data(), ldx, wt.data(), ldw / 2, b);
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 8; ++j) {
+      int64_t want = 0;
+      for (int64_t i = 0; i < ldw; ++i) want += static_cast<int64_t>(x[r * ldx + i]) * w[j * ldw + i];
+      EXPECT_EQ(a[r * 8 + j], want) << "R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
+      EXPECT_EQ(b[r * 8 + j], want);
+    }
 }
 
-TEST(Kernels, DotI16I8IsExactOnEveryIsa) {
-  for (int64_t np : {0, 16, 48, 512, 2048}) {
-    expect_dot_i16_i8<1>(np);
-    expect_dot_i16_i8<3>(np);
-    expect_dot_i16_i8<5>(np);
-    expect_dot_i16_i8<8>(np);
+TEST(Kernels, GemmQ8IsExactOnEveryIsa) {
+  for (int64_t ldw : {0, 16, 48, 512, 2048}) {
+    expect_gemm_q8_8<1>(ldw, false);
+    expect_gemm_q8_8<3>(ldw, false);
+    expect_gemm_q8_8<5>(ldw, false);
   }
+  expect_gemm_q8_8<5>(2048, true);
+}
+
+// The packed layout: rows past M are zero, and each byte is where gemm_q8_8 reads it.
+TEST(Kernels, PackQ8TilesLayout) {
+  const int64_t M = 11, ldw = 16;
+  std::vector<int8_t> w(M * ldw), t(static_cast<size_t>(k::q8_tiles_size(M, ldw)), 99);
+  for (int64_t i = 0; i < M * ldw; ++i) w[i] = static_cast<int8_t>(i % 251 - 125);
+  k::pack_q8_tiles(w.data(), ldw, M, t.data());
+  ASSERT_EQ(t.size(), 16u * ldw);
+  for (int64_t m = 0; m < 16; ++m)
+    for (int64_t c = 0; c < ldw; ++c)
+      EXPECT_EQ(t[((m / 8) * (ldw / 2) + c / 2) * 16 + 2 * (m % 8) + c % 2], m < M ? w[m * ldw + c] : 0) << m << "," << c;
 }
 
 // The recurrent layers' activations through the exp kernel, on every ISA: tanh within 2e-7

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnlab/nn/gemm.hpp"
+#include "kernels.hpp"
 
 using namespace attnlab::nn;
 
@@ -64,8 +65,10 @@ TEST(NnGemm, ProductsMatchFloat64OnEveryBlockShape) {
 
 // int8 weights: the product equals the dequantised weights' product up to the activations'
 // int16 rounding (<= max|x| / 16382 per element).
+// Row counts 1..12 cover each row group the product forms (up to 5 rows per pass).
 TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
-  const int64_t N = 6, K = 37, M = 11, ldw = 48;
+  for (int64_t N = 1; N <= 12; ++N) {
+  const int64_t K = 37, M = 11, ldw = 48;
   const auto A = randn(N * K, 7);
   std::mt19937 rng(8);
   std::vector<int8_t> W(M * ldw, 0);
@@ -74,8 +77,10 @@ TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
     scale[m] = 0.01f * static_cast<float>(1 + m);
     for (int64_t k = 0; k < K; ++k) W[m * ldw + k] = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
   }
+  std::vector<int8_t> Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
+  attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
   std::vector<float> C(N * M);
-  gemm_nt_q8(A.data(), N, K, W.data(), scale.data(), ldw, M, C.data());
+  gemm_nt_q8(A.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
   for (int64_t i = 0; i < N; ++i) {
     double amax = 0;
     for (int64_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(static_cast<double>(A[i * K + k])));
@@ -85,7 +90,8 @@ TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
         s += static_cast<double>(A[i * K + k]) * W[m * ldw + k] * scale[m];
         bound += std::fabs(W[m * ldw + k] * scale[m]) * amax / 16382.0;
       }
-      EXPECT_NEAR(C[i * M + m], s, bound + 1e-5) << i << "," << m;
+      EXPECT_NEAR(C[i * M + m], s, bound + 1e-5) << N << ": " << i << "," << m;
     }
+  }
   }
 }

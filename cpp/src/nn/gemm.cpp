@@ -33,13 +33,17 @@ void rows4_times(int64_t Kd, const float* a4, const float* b, int64_t ldb, float
   }
 }
 
+// R rows of int16 activations (row stride ldx, scales sx) times every 8-row tile of the packed
+// int8 weights (kernels::pack_q8_tiles, kp k-pairs per tile): y[r * M + m], m < M.
 template <int R>
-void q8_rows(const int16_t* xq, int64_t ldx, const float* sx, const int8_t* W, const float* w_scale, int64_t ldw,
+void q8_rows(const int16_t* xq, int64_t ldx, const float* sx, const int8_t* Wt, const float* w_scale, int64_t kp,
              float* y, int64_t M) {
-  int32_t acc[R];
-  for (int64_t m = 0; m < M; ++m) {
-    kernels::dot_i16_i8<R>(xq, ldx, W + m * ldw, ldw, acc);
-    for (int r = 0; r < R; ++r) y[r * M + m] = static_cast<float>(acc[r]) * (sx[r] * w_scale[m]);
+  int32_t acc[R * 8];
+  for (int64_t m0 = 0; m0 < M; m0 += 8) {
+    kernels::gemm_q8_8<R>(xq, ldx, Wt + m0 * 2 * kp, kp, acc);
+    const int64_t n = std::min<int64_t>(8, M - m0);
+    for (int r = 0; r < R; ++r)
+      for (int64_t j = 0; j < n; ++j) y[r * M + m0 + j] = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
   }
 }
 
@@ -127,27 +131,27 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 
 // A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
 // rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
-void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* W, const float* w_scale, int64_t ldw,
+void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
                 int64_t M, float* C) {
   std::vector<int16_t> xq(static_cast<size_t>(N * ldw));
   std::vector<float> sx(static_cast<size_t>(N));
   for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq.data() + i * ldw);
-  // Up to 8 rows share each pass over the weights (a beam of 5 reads them once per step).
-  for (int64_t i0 = 0; i0 < N; i0 += 8) {
-    const int64_t rows = std::min<int64_t>(8, N - i0);
+  // Up to 5 rows share each pass over the weights (a beam of 5 reads them once per step); more
+  // rows go in balanced groups (12 as 4 + 4 + 4, not 5 + 5 + 2).
+  const int64_t groups = (N + 4) / 5;
+  for (int64_t g = 0, i0 = 0; g < groups; ++g) {
+    const int64_t rows = (N - i0) / (groups - g);
     const int16_t* xr = xq.data() + i0 * ldw;
     const float* s = sx.data() + i0;
     float* yr = C + i0 * M;
     switch (rows) {
-      case 1: q8_rows<1>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
-      case 2: q8_rows<2>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
-      case 3: q8_rows<3>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
-      case 4: q8_rows<4>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
-      case 5: q8_rows<5>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
-      case 6: q8_rows<6>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
-      case 7: q8_rows<7>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
-      default: q8_rows<8>(xr, ldw, s, W, w_scale, ldw, yr, M); break;
+      case 1: q8_rows<1>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
+      case 2: q8_rows<2>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
+      case 3: q8_rows<3>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
+      case 4: q8_rows<4>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
+      default: q8_rows<5>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
     }
+    i0 += rows;
   }
 }
 

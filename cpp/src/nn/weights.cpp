@@ -6,6 +6,7 @@
 #include <set>
 
 #include "attnlab/error.hpp"
+#include "kernels.hpp"
 
 namespace attnlab::nn {
 
@@ -309,16 +310,18 @@ LoadedModel load_model(const uint8_t* data, size_t size) {
     else {
       Tensor& t = p->t;
       t.q8_stride = (C + 15) / 16 * 16;
-      t.q8.assign(static_cast<size_t>(R * t.q8_stride), 0);
+      std::vector<int8_t> rows(static_cast<size_t>(R * t.q8_stride), 0);
       t.q8_scale.resize(static_cast<size_t>(R));
       for (int64_t row = 0; row < R; ++row) {
         float s;
         std::memcpy(&s, src_p + 4 * row, 4);
         const int8_t* q = reinterpret_cast<const int8_t*>(src_p + 4 * R + row * C);
         for (int64_t c = 0; c < C; ++c) v[row * C + c] = s * static_cast<float>(q[c]);
-        std::memcpy(t.q8.data() + row * t.q8_stride, q, static_cast<size_t>(C));
+        std::memcpy(rows.data() + row * t.q8_stride, q, static_cast<size_t>(C));
         t.q8_scale[row] = s;
       }
+      t.q8.resize(static_cast<size_t>(kernels::q8_tiles_size(R, t.q8_stride)));
+      kernels::pack_q8_tiles(rows.data(), t.q8_stride, R, t.q8.data());
     }
     for (float x : v)
       if (!std::isfinite(x)) throw Error("model file: tensor '" + e.name + "' holds a non-finite value");

@@ -1,5 +1,5 @@
 // The engine's matrix products over flat row-major arrays, all on the core's kernels
-// (cpp/kernels: the gemm_4x8 family for fp32, dot_i16_i8 for int8 weights): the forward of every Linear
+// (cpp/kernels: the gemm_4x8 family for fp32, gemm_q8_8 for int8 weights): the forward of every Linear
 // and the two products of its backward. Each output element sums its products in order
 // (k = 0, 1, ...) whatever the blocking, so every WebAssembly variant gives the same bits (the
 // kernels' twin contract); native builds may differ in the last bit where they fuse multiply-adds.
@@ -15,8 +15,8 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 // C [N, M] (+)= A [N, K] B [K, M]: a Linear's input gradient dy W.
 void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate);
 // C [N, M] = A [N, K] W^T for int8 weights W [M, ldw] (rows zero-padded to ldw, a multiple of 16,
-// K <= ldw <= 2048) with per-row scales: each row of A quantised to int16, exact integer dot
-// products, one float scale per pair.
+// K <= ldw <= 2048) packed by kernels::pack_q8_tiles into Wt, with per-row scales: each row of A
+// quantised to int16, exact integer dot products, one float scale per pair.
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* W, const float* w_scale, int64_t ldw,
                 int64_t M, float* C);
 

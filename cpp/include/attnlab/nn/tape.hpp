@@ -21,7 +21,8 @@ struct Tensor {
   std::vector<float> g;           // gradient (allocated on first use)
   bool requires_grad = false;
   // Weights loaded from an int8 model file keep their int8 rows (zero-padded to q8_stride, a
-  // multiple of 16) and per-row scales: inference linears multiply with those (gemm_nt_q8).
+  // multiple of 16; packed in tiles of 8 rows by kernels::pack_q8_tiles) and per-row scales:
+  // inference linears multiply with those (gemm_nt_q8).
   std::vector<int8_t> q8;
   std::vector<float> q8_scale;
   int64_t q8_stride = 0;
