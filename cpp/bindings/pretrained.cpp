@@ -59,7 +59,7 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
       const ModelConfig c = read_config(str(a, "config"));
       const SafetensorsIndex ix = parse_safetensors_header(ptr<const char>(a, "header"), num(a, "headerLength"),
                                                            num(a, "fileSize"));
-      auto m = Model::create(c, ix, num(a, "maxBytes"));
+      auto m = Model::create(c, ix, num(a, "maxBytes"), a["quantize"].as<bool>());
       out.set("id", next_id);
       out.set("architecture", c.architecture);
       out.set("family", family_name(c.family));

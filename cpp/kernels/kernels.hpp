@@ -112,15 +112,22 @@ inline void pack_panels(const float* x, int64_t stride, int64_t rows, int64_t co
 
 // Int8 weight rows [0, M) (row stride ldw, ldw even, zero-padded past K) as gemm_q8_8's tiles of 8
 // rows: tile t, k-pair p at out[(t * ldw / 2 + p) * 16], byte 2j + e = W[8t + j][2p + e]; rows
-// past M are zero. Layout only: the same for every ISA.
+// past M are zero. Layout only: the same for every ISA. pack_q8_row places one row (m) alone, for
+// weights quantised row by row as they stream in; q8_row_at reads one back.
 inline int64_t q8_tiles_size(int64_t M, int64_t ldw) noexcept { return (M + 7) / 8 * 8 * ldw; }
+inline void pack_q8_row(const int8_t* row, int64_t ldw, int64_t m, int8_t* tiles) noexcept {
+  int8_t* t = tiles + (m / 8) * 8 * ldw + 2 * (m % 8);
+  for (int64_t p = 0; p < ldw / 2; ++p) {
+    t[16 * p] = row[2 * p];
+    t[16 * p + 1] = row[2 * p + 1];
+  }
+}
+inline int8_t q8_row_at(const int8_t* tiles, int64_t ldw, int64_t m, int64_t k) noexcept {
+  return tiles[(m / 8) * 8 * ldw + (k / 2) * 16 + 2 * (m % 8) + k % 2];
+}
 inline void pack_q8_tiles(const int8_t* W, int64_t ldw, int64_t M, int8_t* out) noexcept {
-  const int64_t kp = ldw / 2;
-  for (int64_t t = 0; t * 8 < M; ++t)
-    for (int64_t p = 0; p < kp; ++p)
-      for (int64_t j = 0; j < 8; ++j)
-        for (int64_t e = 0; e < 2; ++e)
-          out[(t * kp + p) * 16 + 2 * j + e] = 8 * t + j < M ? W[(8 * t + j) * ldw + 2 * p + e] : 0;
+  for (int64_t i = 0; i < q8_tiles_size(M, ldw); ++i) out[i] = 0;
+  for (int64_t m = 0; m < M; ++m) pack_q8_row(W + m * ldw, ldw, m, out);
 }
 
 }  // namespace attnlab::kernels

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnlab/nn/gemm.hpp"
+#include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 
 using namespace attnlab::nn;
@@ -94,4 +95,32 @@ TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
     }
   }
   }
+}
+
+// K past 2048 (GPT-2's c_proj reads 3072): int32 sums taken 1024 k-pairs at a time, added in
+// int64: equal to the int64 sum of the whole row (all-extreme values, where int32 would wrap).
+TEST(NnGemm, Int8ProductPast2048IsExact) {
+  const int64_t N = 7, K = 3072, M = 300, ldw = K;
+  std::vector<float> A(N * K, 1.0f);
+  std::vector<int8_t> W(M * ldw, 127), Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
+  attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
+  std::vector<float> scale(M, 1.0f), C(N * M), D(N * M);
+  gemm_nt_q8(A.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
+  // x quantised to 8191 (scale 1/8191): each output is 8191 * 127 * 3072 / 8191 = 390144.
+  for (float c : C) EXPECT_FLOAT_EQ(c, static_cast<float>(8191.0 * 127 * 3072) * (1.0f / 8191.0f));
+}
+
+// Tasks of 256 outputs on a pool: the same bits as one thread.
+TEST(NnGemm, Int8ProductThreadCountInvariance) {
+  const int64_t N = 7, K = 3072, M = 300, ldw = K;
+  std::vector<int8_t> W(M * ldw), Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
+  std::mt19937 rng(3);
+  for (auto& w : W) w = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+  attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
+  std::vector<float> scale(M, 0.01f), C(N * M), D(N * M);
+  const auto B = randn(N * K, 11);
+  attnlab::ThreadPool pool(3);
+  gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
+  gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, D.data(), &pool);
+  EXPECT_EQ(C, D);
 }

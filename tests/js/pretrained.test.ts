@@ -113,6 +113,47 @@ describe('loadModel on the PyTorch-referenced fixtures', () => {
   });
 });
 
+// int8 at load: the same checks as the native PretrainedInt8 tests (cpp: 1.5-2.8% of the largest
+// logit, attention within 0.06 on these tiny random models), streamed from a Response in small
+// chunks, and about a third of fp32's parameter bytes.
+describe('loadModel with quantize: int8', () => {
+  it.each(NAMES)('%s: logits within 4%% of their range, attention within 0.08', async (name) => {
+    const r = reference(name);
+    const q = await loadModel(files(name), { quantize: 'int8' });
+    const f = await loadModel(files(name));
+    try {
+      const bert = q.info.family === 'bert';
+      const out = q.forward(r.ids, { attentions: true, ...(bert ? { tokenTypes: r.types } : {}) });
+      const range = r.logits.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+      expect(maxDiff(out.logits.data, r.logits)).toBeLessThan(0.04 * range);
+      expect(maxDiff(out.attentions!.data, r.attentions)).toBeLessThan(0.08);
+      expect(q.info.parameterBytes).toBeLessThan(0.45 * f.info.parameterBytes);
+    } finally {
+      q.dispose();
+      f.dispose();
+    }
+  });
+
+  it('streams a Response in order and generates', async () => {
+    const whole = await loadModel(files('gpt2-f32'), { quantize: 'int8' });
+    const b = bytes('gpt2-f32', 'model.safetensors');
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) { for (let i = 0; i < b.length; i += 333) c.enqueue(b.slice(i, i + 333)); c.close(); },
+    });
+    const streamed = await loadModel({ ...files('gpt2-f32'), weights: new Response(stream) }, { quantize: 'int8' });
+    try {
+      const r = reference('gpt2-f32');
+      expect(streamed.forward(r.ids).logits.data).toEqual(whole.forward(r.ids).logits.data);
+      const got: number[] = [];
+      for await (const t of streamed.generate(r.ids, { maxTokens: 5, temperature: 0 })) got.push(t.id);
+      expect(got).toHaveLength(5);
+    } finally {
+      whole.dispose();
+      streamed.dispose();
+    }
+  });
+});
+
 describe('loadModel streaming and bad inputs', () => {
   it('streams a Response in small chunks with progress, equal to the Blob load', async () => {
     const w = bytes('gpt-neo-f32', 'model.safetensors');
@@ -194,8 +235,10 @@ describe('loadModel streaming and bad inputs', () => {
     // Content-Length: refused from the header alone, before any download or allocation.
     ['a model beyond the heap', () => loadModel({ config: xl, weights: new Response(xlHeader()), vocab: files('gpt2-f32').vocab, merges: files('gpt2-f32').merges }),
       /^loadModel: checkpoint: GPT2LMHeadModel needs 6\d{3} MB \(parameters and KV cache\), above the \d+ MB available$/],
-    ['int8 asked for', () => loadModel(files('gpt2-f32'), { quantize: 'int8' } as never),
-      /^loadModel: options: expected only onProgress, signal, variant, threads \(int8 quantisation is not implemented\), got \["quantize"\]$/],
+    ['an unknown quantisation', () => loadModel(files('gpt2-f32'), { quantize: 'int4' } as never),
+      /^loadModel: options.quantize: expected 'int8' or undefined, got "int4"$/],
+    ['an unknown option', () => loadModel(files('gpt2-f32'), { quantise: 'int8' } as never),
+      /^loadModel: options: expected only onProgress, signal, variant, threads, quantize, got \["quantise"\]$/],
     ['no weights', () => loadModel({ config: cfg } as never), /^loadModel: files: expected a base URL/],
     ['an unknown build', () => loadModel(files('gpt2-f32'), { variant: 'simd-threads' } as never),
       /^loadModel: options.variant: expected 'scalar', 'simd' or 'relaxed-simd', got "simd-threads"$/],

@@ -70,11 +70,14 @@ class Model {
  public:
   // Checks `index` against `cfg` (every tensor the architecture reads: present, F32/F16/BF16,
   // the shape the config implies) and that the parameters fit in `max_bytes`, then allocates.
+  // `quantize`: the dense layers' and output projection's weights as int8 rows with one scale
+  // each (about a quarter of the memory), quantised as they arrive.
   static std::unique_ptr<Model> create(const ModelConfig& cfg, const SafetensorsIndex& index,
-                                       uint64_t max_bytes);
+                                       uint64_t max_bytes, bool quantize = false);
   ~Model();
 
-  // Bytes [offset, offset + n) of the data section, in any order and any chunking.
+  // Bytes [offset, offset + n) of the data section, in any order and any chunking (quantised
+  // [out, in] tensors: each tensor's bytes in order).
   void feed(uint64_t offset, const uint8_t* bytes, uint64_t n);
   // After every byte: widens half-precision tensors, checks all arrived and are finite.
   void finish();
@@ -101,6 +104,6 @@ class Model {
 
 // Convenience for native tools and tests: a whole file in memory.
 std::unique_ptr<Model> load(const std::string& config_json, const uint8_t* file, uint64_t size,
-                            uint64_t max_bytes = uint64_t(1) << 34);
+                            uint64_t max_bytes = uint64_t(1) << 34, bool quantize = false);
 
 }  // namespace attnlab::pretrained

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 
 namespace attnlab::nn {
@@ -33,17 +34,32 @@ void rows4_times(int64_t Kd, const float* a4, const float* b, int64_t ldb, float
   }
 }
 
-// R rows of int16 activations (row stride ldx, scales sx) times every 8-row tile of the packed
-// int8 weights (kernels::pack_q8_tiles, kp k-pairs per tile): y[r * M + m], m < M.
+// R rows of int16 activations (row stride ldx, scales sx) times the packed int8 weights' tiles
+// [t0, t1) (kernels::pack_q8_tiles, kp k-pairs per tile): y[r * M + m]. Past 1024 k-pairs (K > 2048)
+// the int32 sums could overflow, so they are taken 1024 pairs at a time and added in int64: still
+// exact, so the same bits as one pass wherever one pass fits.
 template <int R>
 void q8_rows(const int16_t* xq, int64_t ldx, const float* sx, const int8_t* Wt, const float* w_scale, int64_t kp,
-             float* y, int64_t M) {
+             float* y, int64_t M, int64_t t0, int64_t t1) {
+  constexpr int64_t kMaxPairs = 1024;
   int32_t acc[R * 8];
-  for (int64_t m0 = 0; m0 < M; m0 += 8) {
-    kernels::gemm_q8_8<R>(xq, ldx, Wt + m0 * 2 * kp, kp, acc);
-    const int64_t n = std::min<int64_t>(8, M - m0);
+  int64_t wide[R * 8];
+  for (int64_t t = t0; t < t1; ++t) {
+    const int8_t* tile = Wt + t * kp * 16;
+    const int64_t m0 = t * 8, n = std::min<int64_t>(8, M - m0);
+    if (kp <= kMaxPairs) {
+      kernels::gemm_q8_8<R>(xq, ldx, tile, kp, acc);
+      for (int r = 0; r < R; ++r)
+        for (int64_t j = 0; j < n; ++j) y[r * M + m0 + j] = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
+      continue;
+    }
+    std::fill(wide, wide + R * 8, int64_t{0});
+    for (int64_t p0 = 0; p0 < kp; p0 += kMaxPairs) {
+      kernels::gemm_q8_8<R>(xq + 2 * p0, ldx, tile + p0 * 16, std::min(kMaxPairs, kp - p0), acc);
+      for (int i = 0; i < R * 8; ++i) wide[i] += acc[i];
+    }
     for (int r = 0; r < R; ++r)
-      for (int64_t j = 0; j < n; ++j) y[r * M + m0 + j] = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
+      for (int64_t j = 0; j < n; ++j) y[r * M + m0 + j] = static_cast<float>(wide[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
   }
 }
 
@@ -132,27 +148,34 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 // A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
 // rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
-                int64_t M, float* C) {
+                int64_t M, float* C, ThreadPool* pool) {
   std::vector<int16_t> xq(static_cast<size_t>(N * ldw));
   std::vector<float> sx(static_cast<size_t>(N));
   for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq.data() + i * ldw);
   // Up to 5 rows share each pass over the weights (a beam of 5 reads them once per step); more
-  // rows go in balanced groups (12 as 4 + 4 + 4, not 5 + 5 + 2).
-  const int64_t groups = (N + 4) / 5;
-  for (int64_t g = 0, i0 = 0; g < groups; ++g) {
-    const int64_t rows = (N - i0) / (groups - g);
+  // rows go in balanced groups (12 as 4 + 4 + 4, not 5 + 5 + 2). Tasks: a row group times 32
+  // tiles (256 outputs); each output is one task's, so any thread count gives the same bits.
+  constexpr int64_t kTilesPerTask = 32;
+  const int64_t groups = (N + 4) / 5, tiles = (M + 7) / 8, blocks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
+  std::vector<int64_t> first(static_cast<size_t>(groups + 1), 0);
+  for (int64_t g = 0; g < groups; ++g) first[g + 1] = first[g] + (N - first[g]) / (groups - g);
+  auto task = [&](int64_t k) {
+    const int64_t g = k / blocks, t0 = k % blocks * kTilesPerTask, t1 = std::min(tiles, t0 + kTilesPerTask);
+    const int64_t i0 = first[g], rows = first[g + 1] - i0, kp = ldw / 2;
     const int16_t* xr = xq.data() + i0 * ldw;
     const float* s = sx.data() + i0;
     float* yr = C + i0 * M;
     switch (rows) {
-      case 1: q8_rows<1>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
-      case 2: q8_rows<2>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
-      case 3: q8_rows<3>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
-      case 4: q8_rows<4>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
-      default: q8_rows<5>(xr, ldw, s, Wt, w_scale, ldw / 2, yr, M); break;
+      case 1: q8_rows<1>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
+      case 2: q8_rows<2>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
+      case 3: q8_rows<3>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
+      case 4: q8_rows<4>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
+      default: q8_rows<5>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
     }
-    i0 += rows;
-  }
+  };
+  if (pool) parallel_for(pool, groups * blocks, task);
+  else
+    for (int64_t k = 0; k < groups * blocks; ++k) task(k);
 }
 
 }  // namespace attnlab::nn

@@ -12,8 +12,7 @@ T linear(Tape& tp, T x, T W, T b) {
   check(!b || b->size() == W->r, "linear", "bias size != W rows");
   const int64_t N = x->r, K = x->c, M = W->r;
   T y = tp.make(N, M, any_rg({x, W, b}));
-  // int32 sums are exact up to K = 2048 (8191 * 127 * 2048 < 2^31).
-  if (!y->requires_grad && !W->q8.empty() && K <= 2048)
+  if (!y->requires_grad && !W->q8.empty())
     gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data());
   else
     gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K);

@@ -13,7 +13,9 @@
 // Attention runs on the engine's fused kernel (attend_slices over a prompt, attend_slice per new
 // token against the KV cache, whose keys are kept as the kernel's 8-key panels as in
 // nn/model.cpp's Transformer decoder), the dense layers on attnlab::linear's kernels with the
-// weights packed once at load (packed_linear.hpp).
+// weights packed once at load (packed_linear.hpp), or, when asked to quantise, as int8 rows with
+// one scale each (as the .atl models' int8, nn/weights.cpp) on the translators' int8 product
+// (nn::gemm_nt_q8), quantised while they stream in so the fp32 weights never all exist at once.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -21,6 +23,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/nn/gemm.hpp"
 #include "attnlab/pretrained.hpp"
 #include "kernels.hpp"
 #include "packed_linear.hpp"
@@ -28,7 +31,9 @@
 namespace attnlab::pretrained {
 namespace {
 
-struct Lin { const float* w = nullptr; const float* b = nullptr; int64_t in = 0, out = 0; };
+// Int8 weights [out, in]: rows padded to ldw (a multiple of 16), in kernels::pack_q8_tiles' tiles.
+struct Q8 { const int8_t* q = nullptr; const float* scale = nullptr; int64_t ldw = 0; };
+struct Lin { const float* w = nullptr; const float* b = nullptr; int64_t in = 0, out = 0; Q8 q8; };
 struct Norm { const float* w = nullptr; const float* b = nullptr; };
 struct Layer {
   Norm ln1, ln2;
@@ -38,11 +43,17 @@ struct Layer {
 // One tensor the architecture reads: where it lands in the parameter buffer and how it arrives.
 struct Slot {
   std::string name;
-  const TensorEntry* e = nullptr;
+  TensorEntry e;  // a copy: the index it came from is the caller's (the bindings' is gone after open)
   uint64_t at = 0, count = 0;           // offset and length (elements) in floats
   int64_t rows = 0, cols = 0;   // Conv1D [in, out] to transpose at finish (rows = in), else 0
   int64_t pack_out = 0, pack_in = 0;  // a dense layer's [out, in], packed into panels at finish
-  uint64_t alloc() const { return pack_out ? static_cast<uint64_t>(packed_size(pack_out, pack_in)) : count; }
+  Q8* q8 = nullptr;                    // quantised instead: int8 tiles at q_at, scales at s_at
+  uint64_t q_at = 0, s_at = 0;
+  int64_t ldw = 0;
+  std::vector<uint8_t> stage;          // raw bytes not yet quantised (a row; Conv1D: the tensor)
+  uint64_t alloc() const {
+    return q8 ? 0 : pack_out ? static_cast<uint64_t>(packed_size(pack_out, pack_in)) : count;
+  }
   const float** target = nullptr;
   uint64_t received = 0;
 };
@@ -107,7 +118,22 @@ void gelu(float* x, int64_t n, bool exact) {
 }
 
 void dense(const float* x, int64_t n, const Lin& l, float* y, ThreadPool* pool) {
-  packed_linear(x, n, l.in, l.w, l.b, l.out, y, pool);
+  if (!l.q8.q) return packed_linear(x, n, l.in, l.w, l.b, l.out, y, pool);
+  nn::gemm_nt_q8(x, n, l.in, l.q8.q, l.q8.scale, l.q8.ldw, l.out, y, pool);
+  if (l.b)
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t j = 0; j < l.out; ++j) y[r * l.out + j] += l.b[j];
+}
+
+float raw_value(const uint8_t* p, Dtype dt) {
+  if (dt == Dtype::F32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return dt == Dtype::F16 ? half_to_float(h) : bf16_to_float(h);
 }
 
 }  // namespace
@@ -116,9 +142,13 @@ struct Model::Impl {
   ModelConfig cfg;
   std::vector<Slot> slots;
   std::vector<float> params;
+  bool quantize = false;
+  std::vector<int8_t> q8;         // the quantised weights' tiles
+  std::vector<float> q8_scales;   // and their rows' scales
   bool ready = false;
   // Parameters by role.
   const float *wte = nullptr, *wpe = nullptr, *wtt = nullptr, *head_w = nullptr, *head_b = nullptr;
+  Q8 wte_q8, head_q8;
   Norm emb_ln, ln_f, mlm_ln;
   Lin mlm_dense;
   bool mlm = false;
@@ -128,7 +158,7 @@ struct Model::Impl {
   std::vector<float> kc, vc;
 
   void need(const SafetensorsIndex& ix, const std::string& name, Shape shape, const float** target,
-            bool conv1d = false, bool pack = false) {
+            bool conv1d = false, bool pack = false, Q8* q8 = nullptr) {
     const TensorEntry* e = ix.find(name);
     require(e != nullptr, [&] { return "checkpoint: missing tensor '" + name + "' " + to_string(shape) + " for " + cfg.architecture; });
     require(e->dt != Dtype::Other, [&] {
@@ -139,13 +169,17 @@ struct Model::Impl {
     });
     Slot s;
     s.name = name;
-    s.e = e;
+    s.e = *e;
     s.count = static_cast<uint64_t>(numel(shape));
     s.target = target;
     if (conv1d) { s.rows = shape[0]; s.cols = shape[1]; }
     if (pack) {
       s.pack_out = conv1d ? shape[1] : shape[0];
       s.pack_in = conv1d ? shape[0] : shape[1];
+      if (quantize) {
+        s.q8 = q8;
+        s.ldw = (s.pack_in + 15) / 16 * 16;
+      }
     }
     slots.push_back(s);
   }
@@ -156,7 +190,7 @@ struct Model::Impl {
   void need_lin(const SafetensorsIndex& ix, const std::string& p, int64_t in, int64_t out, Lin& l, bool bias, bool conv1d) {
     l.in = in;
     l.out = out;
-    need(ix, p + ".weight", conv1d ? Shape{in, out} : Shape{out, in}, &l.w, conv1d, true);
+    need(ix, p + ".weight", conv1d ? Shape{in, out} : Shape{out, in}, &l.w, conv1d, true, &l.q8);
     if (bias) need(ix, p + ".bias", {out}, &l.b);
   }
   void need_norm(const SafetensorsIndex& ix, const std::string& p, Norm& n) {
@@ -172,7 +206,7 @@ struct Model::Impl {
       // Both layouts in the wild: GPT2LMHeadModel.save_pretrained writes transformer.h.0...,
       // openai-community/gpt2's own file has GPT2Model's names (h.0..., wte.weight).
       const std::string p = ix.find("transformer.wte.weight") ? "transformer." : "";
-      need(ix, p + "wte.weight", {V, E}, &wte, false, cfg.tie_embeddings);
+      need(ix, p + "wte.weight", {V, E}, &wte, false, cfg.tie_embeddings, &wte_q8);
       need(ix, p + "wpe.weight", {P, E}, &wpe);
       for (int64_t l = 0; l < cfg.layers; ++l) {
         const std::string h = p + "h." + std::to_string(l) + ".";
@@ -185,9 +219,9 @@ struct Model::Impl {
         need_lin(ix, h + "mlp.c_proj", I, E, y.proj, true, true);
       }
       need_norm(ix, p + "ln_f", ln_f);
-      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w, false, true);
+      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w, false, true, &head_q8);
     } else if (cfg.family == Family::GPTNeo) {
-      need(ix, "transformer.wte.weight", {V, E}, &wte, false, cfg.tie_embeddings);
+      need(ix, "transformer.wte.weight", {V, E}, &wte, false, cfg.tie_embeddings, &wte_q8);
       need(ix, "transformer.wpe.weight", {P, E}, &wpe);
       for (int64_t l = 0; l < cfg.layers; ++l) {
         const std::string h = "transformer.h." + std::to_string(l) + ".";
@@ -202,12 +236,12 @@ struct Model::Impl {
         need_lin(ix, h + "mlp.c_proj", I, E, y.proj, true, false);
       }
       need_norm(ix, "transformer.ln_f", ln_f);
-      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w, false, true);
+      if (!cfg.tie_embeddings) need(ix, "lm_head.weight", {V, E}, &head_w, false, true, &head_q8);
     } else {
       // BertForMaskedLM / BertForPreTraining prefix the encoder with "bert."; BertModel does not.
       const std::string p = ix.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
       mlm = cfg.architecture != "BertModel";
-      need(ix, p + "embeddings.word_embeddings.weight", {V, E}, &wte, false, mlm && cfg.tie_embeddings);
+      need(ix, p + "embeddings.word_embeddings.weight", {V, E}, &wte, false, mlm && cfg.tie_embeddings, &wte_q8);
       need(ix, p + "embeddings.position_embeddings.weight", {P, E}, &wpe);
       need(ix, p + "embeddings.token_type_embeddings.weight", {cfg.type_vocab, E}, &wtt);
       need_norm(ix, p + "embeddings.LayerNorm", emb_ln);
@@ -227,7 +261,7 @@ struct Model::Impl {
         need_lin(ix, "cls.predictions.transform.dense", E, E, mlm_dense, true, false);
         need_norm(ix, "cls.predictions.transform.LayerNorm", mlm_ln);
         need(ix, ix.find("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias", {V}, &head_b);
-        if (!cfg.tie_embeddings) need(ix, "cls.predictions.decoder.weight", {V, E}, &head_w, false, true);
+        if (!cfg.tie_embeddings) need(ix, "cls.predictions.decoder.weight", {V, E}, &head_w, false, true, &head_q8);
       }
     }
   }
@@ -236,6 +270,10 @@ struct Model::Impl {
   bool wte_packed = false;  // the token embedding doubles as the (packed) output projection
   // Row r of the token embedding into `row`.
   void embedding(int64_t r, float* row) const {
+    if (wte_q8.q) {
+      for (int64_t c = 0; c < cfg.hidden; ++c) row[c] = wte_q8.scale[r] * kernels::q8_row_at(wte_q8.q, wte_q8.ldw, r, c);
+      return;
+    }
     if (wte_packed) packed_row(wte, cfg.hidden, r, row);
     else std::copy_n(wte + r * cfg.hidden, cfg.hidden, row);
   }
@@ -251,6 +289,77 @@ struct Model::Impl {
         return std::string(call) + ": token id " + std::to_string(ids[i]) + " at index " + std::to_string(i) +
                " is outside the vocabulary [0, " + std::to_string(cfg.vocab) + ")";
       });
+  }
+
+  // Bytes [b, b + n) of a quantised tensor. [out, in] rows are quantised as each completes (in
+  // order: the loader streams the file front to back), so only a row is staged; a Conv1D's rows
+  // are columns of the file's [in, out], so its whole tensor is staged, then quantised.
+  void feed_quantised(Slot& s, uint64_t b, const uint8_t* src, uint64_t n) {
+    const uint64_t size = s.e.end - s.e.begin, es = s.e.dt == Dtype::F32 ? 4 : 2;
+    std::vector<float> tmp;
+    std::vector<int8_t> q;
+    if (s.rows) {
+      if (s.stage.empty()) s.stage.resize(static_cast<size_t>(size));
+      std::memcpy(s.stage.data() + (b - s.e.begin), src, static_cast<size_t>(n));
+      s.received += n;
+      if (s.received == size) {
+        for (int64_t r = 0; r < s.pack_out; ++r)
+          quantize_row(s, r, s.stage.data() + r * es, static_cast<int64_t>(es) * s.pack_out, tmp, q);
+        std::vector<uint8_t>().swap(s.stage);
+      }
+      return;
+    }
+    require(b == s.e.begin + s.received, [&] {
+      return "checkpoint: tensor '" + s.name + "' must arrive in order to be quantised (byte " +
+             std::to_string(b - s.e.begin) + " came after " + std::to_string(s.received) + ")";
+    });
+    const uint64_t row_bytes = es * static_cast<uint64_t>(s.pack_in);
+    while (n > 0) {
+      const uint64_t r = s.received / row_bytes, at = s.received % row_bytes, take = std::min(n, row_bytes - at);
+      const uint8_t* row = src;
+      if (at != 0 || take < row_bytes) {  // a row split across chunks: staged
+        if (s.stage.empty()) s.stage.resize(static_cast<size_t>(row_bytes));
+        std::memcpy(s.stage.data() + at, src, static_cast<size_t>(take));
+        row = s.stage.data();
+      }
+      if (at + take == row_bytes) quantize_row(s, static_cast<int64_t>(r), row, static_cast<int64_t>(es), tmp, q);
+      s.received += take;
+      src += take;
+      n -= take;
+    }
+    if (s.received == size) std::vector<uint8_t>().swap(s.stage);
+  }
+
+  // Logits: the output projection (its own weights, or the token embedding's when tied).
+  void output_layer(const float* x, int64_t n, const float* bias, float* y, ThreadPool* pool) const {
+    Lin l;
+    l.in = cfg.hidden;
+    l.out = cfg.vocab;
+    l.w = head_w ? head_w : wte;
+    l.b = bias;
+    l.q8 = head_w || head_q8.q ? head_q8 : wte_q8;
+    dense(x, n, l, y, pool);
+  }
+
+  // One row of a quantised weight, `in` raw values of the tensor's dtype (stride `step` bytes
+  // apart: a Conv1D's row is a column of what the file stores): scale max|w| / 127, int8 into the tiles.
+  void quantize_row(Slot& s, int64_t r, const uint8_t* raw, int64_t step, std::vector<float>& tmp, std::vector<int8_t>& q) {
+    tmp.resize(static_cast<size_t>(s.pack_in));
+    q.assign(static_cast<size_t>(s.ldw), 0);
+    float amax = 0.f;
+    for (int64_t c = 0; c < s.pack_in; ++c) {
+      tmp[c] = raw_value(raw + c * step, s.e.dt);
+      require(std::isfinite(tmp[c]), [&] {
+        return "checkpoint: tensor '" + s.name + "' has a NaN or infinity at index " +
+               std::to_string(s.rows ? c * s.pack_out + r : r * s.pack_in + c);
+      });
+      amax = std::max(amax, std::fabs(tmp[c]));
+    }
+    const float scale = amax > 0.f ? amax / 127.f : 1.f;
+    for (int64_t c = 0; c < s.pack_in; ++c)
+      q[c] = static_cast<int8_t>(std::lround(std::clamp(tmp[c] / scale, -127.f, 127.f)));
+    q8_scales[s.s_at + r] = scale;
+    kernels::pack_q8_row(q.data(), s.ldw, r, q8.data() + s.q_at);
   }
 
   float* keys(int64_t l, int64_t h) { return kc.data() + (l * cfg.heads + h) * kernels::panels_size(cap, cfg.hidden / cfg.heads); }
@@ -287,7 +396,7 @@ struct Model::Impl {
       layer_norm(x.data(), n, E, y.ln1, cfg.eps, h.data());
       const float *q, *k, *v;
       int64_t ld;
-      if (y.qkv.w) {
+      if (y.qkv.out) {  // GPT-2's fused c_attn
         dense(h.data(), n, y.qkv, qkv.data(), pool);
         q = qkv.data(), k = q + E, v = q + 2 * E, ld = 3 * E;
       } else {
@@ -345,7 +454,7 @@ struct Model::Impl {
     }
     layer_norm(x.data(), n, E, ln_f, cfg.eps, h.data());
     out.logits.resize(static_cast<size_t>(n * V));
-    packed_linear(h.data(), n, E, head_w ? head_w : wte, nullptr, V, out.logits.data(), pool);
+    output_layer(h.data(), n, nullptr, out.logits.data(), pool);
     len = ctx;
     return out;
   }
@@ -405,7 +514,7 @@ struct Model::Impl {
     layer_norm(t.data(), n, E, mlm_ln, cfg.eps, x.data());
     out.cols = V;
     out.logits.resize(static_cast<size_t>(n * V));
-    packed_linear(x.data(), n, E, head_w ? head_w : wte, head_b, V, out.logits.data(), pool);
+    output_layer(x.data(), n, head_b, out.logits.data(), pool);
     return out;
   }
 };
@@ -413,43 +522,69 @@ struct Model::Impl {
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
-std::unique_ptr<Model> Model::create(const ModelConfig& cfg, const SafetensorsIndex& index, uint64_t max_bytes) {
+std::unique_ptr<Model> Model::create(const ModelConfig& cfg, const SafetensorsIndex& index, uint64_t max_bytes,
+                                     bool quantize) {
   auto impl = std::make_unique<Impl>();
   impl->cfg = cfg;
+  impl->quantize = quantize;
   impl->plan(index);
-  uint64_t total = 0;
+  uint64_t total = 0, q_total = 0, s_total = 0;
   for (Slot& s : impl->slots) {
     s.at = total;
     total += s.alloc();
+    if (s.q8) {
+      s.q_at = q_total;
+      s.s_at = s_total;
+      q_total += static_cast<uint64_t>(kernels::q8_tiles_size(s.pack_out, s.ldw));
+      s_total += static_cast<uint64_t>(s.pack_out);
+    }
     if (s.target == &impl->wte && s.pack_out) impl->wte_packed = true;
   }
   // The parameters plus the decoders' KV cache at full context, against what the heap can reach.
   const uint64_t dh = static_cast<uint64_t>(cfg.hidden / cfg.heads);
   const uint64_t cache = cfg.family == Family::BERT ? 0
       : 2 * static_cast<uint64_t>(cfg.layers * cfg.heads) * ((static_cast<uint64_t>(cfg.positions) + 7) / 8 * 8) * dh;
-  const uint64_t bytes = 4 * (total + cache);
+  // Quantising stages one Conv1D tensor at a time (the largest, raw).
+  uint64_t stage = 0;
+  for (const Slot& s : impl->slots)
+    if (s.q8 && s.rows) stage = std::max(stage, s.e.end - s.e.begin);
+  const uint64_t bytes = 4 * (total + cache + s_total) + q_total + stage;
   require(bytes <= max_bytes, [&] {
     return "checkpoint: " + cfg.architecture + " needs " + std::to_string(bytes >> 20) + " MB (parameters and KV cache), above the " +
            std::to_string(max_bytes >> 20) + " MB available";
   });
   try {
     impl->params.assign(static_cast<size_t>(total), 0.f);
+    impl->q8.assign(static_cast<size_t>(q_total), 0);
+    impl->q8_scales.assign(static_cast<size_t>(s_total), 0.f);
   } catch (const std::bad_alloc&) {
-    throw Error("checkpoint: no memory for " + std::to_string(total * 4 >> 20) + " MB of parameters");
+    throw Error("checkpoint: no memory for " + std::to_string((total * 4 + q_total) >> 20) + " MB of parameters");
   }
-  for (Slot& s : impl->slots) *s.target = impl->params.data() + s.at;
+  for (Slot& s : impl->slots) {
+    if (!s.q8) {
+      *s.target = impl->params.data() + s.at;
+      continue;
+    }
+    s.q8->q = impl->q8.data() + s.q_at;
+    s.q8->scale = impl->q8_scales.data() + s.s_at;
+    s.q8->ldw = s.ldw;
+  }
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }
 
 void Model::feed(uint64_t offset, const uint8_t* bytes, uint64_t n) {
   require(!impl_->ready, [] { return std::string("checkpoint: data fed after finish()"); });
   for (Slot& s : impl_->slots) {
-    const uint64_t b = std::max(offset, s.e->begin), e = std::min(offset + n, s.e->end);
+    const uint64_t b = std::max(offset, s.e.begin), e = std::min(offset + n, s.e.end);
     if (b >= e) continue;
+    if (s.q8) {
+      impl_->feed_quantised(s, b, bytes + (b - offset), e - b);
+      continue;
+    }
     // F32 lands in place; 16-bit values land in the upper half of the tensor's floats, widened
     // front to back by finish() (element i's float never overwrites a half not yet read).
-    uint8_t* dst = reinterpret_cast<uint8_t*>(impl_->params.data() + s.at) + (s.e->dt == Dtype::F32 ? 0 : 2 * s.count);
-    std::memcpy(dst + (b - s.e->begin), bytes + (b - offset), static_cast<size_t>(e - b));
+    uint8_t* dst = reinterpret_cast<uint8_t*>(impl_->params.data() + s.at) + (s.e.dt == Dtype::F32 ? 0 : 2 * s.count);
+    std::memcpy(dst + (b - s.e.begin), bytes + (b - offset), static_cast<size_t>(e - b));
     s.received += e - b;
   }
 }
@@ -459,17 +594,18 @@ void Model::finish() {
   if (m.ready) return;
   std::vector<float> tmp;
   for (Slot& s : m.slots) {
-    require(s.received == s.e->end - s.e->begin, [&] {
+    require(s.received == s.e.end - s.e.begin, [&] {
       return "checkpoint: tensor '" + s.name + "' received " + std::to_string(s.received) + " of " +
-             std::to_string(s.e->end - s.e->begin) + " bytes (truncated download?)";
+             std::to_string(s.e.end - s.e.begin) + " bytes (truncated download?)";
     });
+    if (s.q8) continue;  // quantised as it arrived
     float* f = m.params.data() + s.at;
-    if (s.e->dt != Dtype::F32) {
+    if (s.e.dt != Dtype::F32) {
       const uint16_t* h = reinterpret_cast<const uint16_t*>(f) + s.count;
       for (uint64_t i = 0; i < s.count; ++i) {
         uint16_t v;
         std::memcpy(&v, h + i, 2);
-        f[i] = s.e->dt == Dtype::F16 ? half_to_float(v) : bf16_to_float(v);
+        f[i] = s.e.dt == Dtype::F16 ? half_to_float(v) : bf16_to_float(v);
       }
     }
     const int64_t bad = kernels::find_nonfinite(f, static_cast<int64_t>(s.count), false);
@@ -488,7 +624,9 @@ void Model::finish() {
 }
 
 const ModelConfig& Model::config() const { return impl_->cfg; }
-uint64_t Model::parameter_bytes() const { return 4 * impl_->params.size(); }
+uint64_t Model::parameter_bytes() const {
+  return 4 * (impl_->params.size() + impl_->q8_scales.size()) + impl_->q8.size();
+}
 bool Model::outputs_logits() const { return impl_->decoder() || impl_->mlm; }
 int64_t Model::cached() const { return impl_->len; }
 
@@ -508,11 +646,12 @@ Output Model::extend(const std::vector<int32_t>& ids, bool attentions, ThreadPoo
   return impl_->decode(ids, impl_->len, attentions, pool);
 }
 
-std::unique_ptr<Model> load(const std::string& config_json, const uint8_t* file, uint64_t size, uint64_t max_bytes) {
+std::unique_ptr<Model> load(const std::string& config_json, const uint8_t* file, uint64_t size, uint64_t max_bytes,
+                            bool quantize) {
   const ModelConfig cfg = read_config(config_json);
   const uint64_t n = safetensors_header_length(file, size);
   const SafetensorsIndex ix = parse_safetensors_header(reinterpret_cast<const char*>(file) + 8, n, size);
-  auto m = Model::create(cfg, ix, max_bytes);
+  auto m = Model::create(cfg, ix, max_bytes, quantize);
   m->feed(0, file + ix.data_start, ix.data_size);
   m->finish();
   return m;

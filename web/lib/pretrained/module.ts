@@ -12,6 +12,8 @@ export interface PretrainedOpenCall {
   fileSize: number;
   /** Bytes the parameters and KV cache may take. */
   maxBytes: number;
+  /** int8 weights for the dense layers and the output projection. */
+  quantize: boolean;
 }
 
 export interface PretrainedInfoOut {
