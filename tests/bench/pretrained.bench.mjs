@@ -34,14 +34,20 @@ async function timed(fn) {
 const check = JSON.parse(readFileSync(join(dir, 'check.json'), 'utf8'));
 const prompt = check.ids;
 
-const t0 = performance.now();
-const model = await loadModel({
+const files = async () => ({
   config: JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')),
   weights: await openAsBlob(join(dir, 'model.safetensors')),
   vocab: readFileSync(join(enc, 'encoder.json')), merges: readFileSync(join(enc, 'vocab.bpe')),
-}, { threads });
+});
+const t0 = performance.now();
+const model = await loadModel(await files(), { threads });
 const loadMs = performance.now() - t0;
 const heapMB = model.heapBytes() / 2 ** 20;
+// The same checkpoint quantised to int8 at load, in an instance of its own (its heap is its own).
+const t1 = performance.now();
+const q8 = await loadModel(await files(), { threads, quantize: 'int8' });
+const loadQ8Ms = performance.now() - t1;
+const heapQ8MB = q8.heapBytes() / 2 ** 20;
 
 const ort = await import('onnxruntime-web');
 ort.env.wasm.numThreads = threads;
@@ -50,20 +56,24 @@ const ortRun = async (ids) => (await session.run({ ids: new ort.Tensor('int64', 
 
 // Agreement first: the last position's first logits against PyTorch's.
 const a = model.forward(prompt).logits.data.subarray(127 * 50257, 127 * 50257 + 16);
+const aq = q8.forward(prompt).logits.data.subarray(127 * 50257, 127 * 50257 + 16);
 const o = (await ortRun(prompt)).subarray(127 * 50257, 127 * 50257 + 16);
 const err = (x) => Math.max(...check.last_logits.map((v, i) => Math.abs(v - x[i])));
-console.log(`max |logit - PyTorch| on the last position's first 16: attnlab ${err(a).toExponential(1)}, onnxruntime-web ${err(o).toExponential(1)}`);
+const agreement = `max |logit - PyTorch| on the last position's first 16: attnlab ${err(a).toExponential(1)}, attnlab int8 ${err(aq).toExponential(1)}, onnxruntime-web ${err(o).toExponential(1)}`;
+console.log(agreement);
 
-const res = { attnlab: { prompt: [], token: [] }, ort: { prompt: [], token: [] } };
+const res = { attnlab: { prompt: [], token: [] }, q8: { prompt: [], token: [] }, ort: { prompt: [], token: [] } };
 const TOKENS = 8;
 for (let r = 0; r < reps; r++) {
-  res.attnlab.prompt.push(await timed(() => model.forward(prompt, { attentions: true })));
+  for (const [m, key] of [[model, 'attnlab'], [q8, 'q8']]) {
+    res[key].prompt.push(await timed(() => m.forward(prompt, { attentions: true })));
+    // attnlab: per token through the KV cache (the prompt's forward is its first step, not timed).
+    const gen = m.generate(prompt, { maxTokens: TOKENS + 1, temperature: 0 });
+    await gen.next();
+    for (let k = 0; k < TOKENS; k++) res[key].token.push(await timed(() => gen.next()));
+    await gen.return();
+  }
   res.ort.prompt.push(await timed(() => ortRun(prompt)));
-  // attnlab: per token through the KV cache (the prompt's forward is its first step, not timed).
-  const gen = model.generate(prompt, { maxTokens: TOKENS + 1, temperature: 0 });
-  await gen.next();
-  for (let k = 0; k < TOKENS; k++) res.attnlab.token.push(await timed(() => gen.next()));
-  await gen.return();
   // onnxruntime-web: the whole sequence again for each new token.
   const seq = [...prompt];
   for (let k = 0; k < TOKENS; k++) {
@@ -76,18 +86,21 @@ const rows = [
   ['prompt of 128 tokens', 'prompt'],
   ['per generated token', 'token'],
 ].map(([what, k]) => {
-  const ac = median(res.attnlab[k].map((x) => x.cpu)), oc = median(res.ort[k].map((x) => x.cpu));
-  return `| ${what} | ${fmt(res.attnlab[k], 'cpu')} (${fmt(res.attnlab[k], 'wall')}) | ${fmt(res.ort[k], 'cpu')} (${fmt(res.ort[k], 'wall')}) | ${(oc / ac).toFixed(2)}x |`;
+  const c = (key) => median(res[key][k].map((x) => x.cpu)), oc = c('ort');
+  return `| ${what} | ${fmt(res.attnlab[k], 'cpu')} (${fmt(res.attnlab[k], 'wall')}) | ${fmt(res.q8[k], 'cpu')} (${fmt(res.q8[k], 'wall')}) | ` +
+    `${fmt(res.ort[k], 'cpu')} (${fmt(res.ort[k], 'wall')}) | ${(oc / c('attnlab')).toFixed(2)}x | ${(oc / c('q8')).toFixed(2)}x |`;
 });
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here }).toString().trim();
 const md = [
   `# GPT-2 124M-shaped, random weights: attnlab (WASM SIMD128) vs onnxruntime-web ${ort.env.versions?.web ?? ''} (WASM), ${threads} thread${threads > 1 ? 's' : ''}`,
   '',
   `Commit ${commit}; Node ${process.version}; ${os.cpus()[0].model}, ${os.cpus().length} cores; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; ${reps} repetitions, medians.`,
-  `attnlab: weights streamed from model.safetensors in ${(loadMs / 1000).toFixed(1)} s; WebAssembly memory after loading and running ${heapMB.toFixed(0)} MiB.`,
+  `attnlab: weights streamed from model.safetensors in ${(loadMs / 1000).toFixed(1)} s (int8: ${(loadQ8Ms / 1000).toFixed(1)} s); ` +
+    `WebAssembly memory after loading and running ${heapMB.toFixed(0)} MiB (int8: ${heapQ8MB.toFixed(0)} MiB).`,
+  agreement + '.',
   '',
-  '| ms: CPU (wall) | attnlab | onnxruntime-web | ratio (ort / attnlab, CPU) |',
-  '|---|---|---|---|',
+  '| ms: CPU (wall) | attnlab fp32 | attnlab int8 | onnxruntime-web | ratio ort / fp32 (CPU) | ratio ort / int8 (CPU) |',
+  '|---|---|---|---|---|---|',
   ...rows,
   '',
   'attnlab also returns every attention map [12, 12, S, S] and generates through its KV cache; onnxruntime-web runs the exported graph (logits only) over the whole sequence per token, as Transformer Explainer does.',
@@ -96,3 +109,4 @@ console.log(md);
 mkdirSync(join(here, 'results'), { recursive: true });
 writeFileSync(join(here, 'results', threads > 1 ? `pretrained-gpt2-${threads}threads.md` : 'pretrained-gpt2.md'), md + '\n');
 model.dispose();
+q8.dispose();
