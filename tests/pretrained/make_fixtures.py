@@ -6,6 +6,7 @@ in float64. Run with Debian's python3 (python3-torch): /usr/bin/python3 tests/pr
 import json
 import math
 import os
+import sys
 import struct
 
 import torch
@@ -226,7 +227,23 @@ def fuzz_corpus():
     write_safetensors(os.path.join(d, "empty"), {})
 
 
+def full_vocab(out, ids):
+    """A GPT-2 with the full 50,257-token vocabulary (tiny otherwise: 32 wide, 2 layers), made at
+    test time by tests/js/pretrained-full-vocab.test.ts (6.6 MB in F32: too big to commit), with
+    its reference outputs for `ids` (GPT-2's own tokenization of the test's text)."""
+    g = torch.Generator().manual_seed(50257)
+    cfg = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": 50257, "n_positions": 64,
+           "n_embd": 32, "n_layer": 2, "n_head": 4, "n_inner": None, "layer_norm_epsilon": 1e-5,
+           "activation_function": "gelu_new"}
+    global OUT
+    OUT = out
+    save(".", cfg, gpt2_weights(g, cfg, ""), "F32", ids, [0] * len(ids), lambda t, i, _: ref.gpt2(t, cfg, i, ""))
+
+
 if __name__ == "__main__":
-    main()
-    tokenizer_files()
-    fuzz_corpus()
+    if len(sys.argv) == 4 and sys.argv[1] == "--full-vocab":
+        full_vocab(sys.argv[2], [int(i) for i in sys.argv[3].split(",")])
+    else:
+        main()
+        tokenizer_files()
+        fuzz_corpus()
