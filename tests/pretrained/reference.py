@@ -77,12 +77,16 @@ def gpt2(t, cfg, ids, prefix=""):
 def gpt_neo(t, cfg, ids, kinds):
     E, H, L = cfg["hidden_size"], cfg["num_heads"], cfg["num_layers"]
     eps = cfg.get("layer_norm_epsilon", 1e-5)
-    S = len(ids)
-    ids = torch.tensor(ids)
+    ids = ids if torch.is_tensor(ids) else torch.tensor(ids)  # a list, or traced (tests/bench/pretrained_onnx.py)
+    S = ids.shape[0]
     p = "transformer."
     x = t[p + "wte.weight"][ids] + t[p + "wpe.weight"][:S]
-    bias = torch.tril(torch.ones(S, S, dtype=torch.bool))
-    local = torch.bitwise_xor(bias, torch.tril(bias, -cfg["window_size"]))
+    # transformers' causal bias and local mask bias ^ tril(bias, -window), i.e. keys j with
+    # i - window < j <= i, from the position difference (ops that ONNX export takes).
+    pos = torch.arange(S)
+    d = pos[:, None] - pos[None, :]
+    bias = d >= 0
+    local = bias & (d < cfg["window_size"])
     atts = []
     lin = torch.nn.functional.linear
     for l in range(L):
@@ -108,8 +112,9 @@ def bert(t, cfg, ids, types, prefix, mlm, ln="weight"):
     f = act(cfg.get("hidden_act", "gelu"))
     lin = torch.nn.functional.linear
     p = prefix
-    S = len(ids)
-    ids, types = torch.tensor(ids), torch.tensor(types)
+    ids = ids if torch.is_tensor(ids) else torch.tensor(ids)  # a list, or traced (tests/bench/pretrained_onnx.py)
+    types = types if torch.is_tensor(types) else torch.tensor(types)
+    S = ids.shape[0]
     e = p + "embeddings."
     x = t[e + "word_embeddings.weight"][ids] + t[e + "position_embeddings.weight"][:S] + t[e + "token_type_embeddings.weight"][types]
     x = layer_norm(x, t[e + f"LayerNorm.{g}"], t[e + f"LayerNorm.{b}"], eps)
