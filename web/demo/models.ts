@@ -163,7 +163,7 @@ function showModel(m: PretrainedModel, name: string): void {
   const i = m.info;
   summary.replaceChildren(...([
     ['Checkpoint', name], ['Architecture', i.architecture], ['Layers × heads', `${i.layers} × ${i.heads}`], ['Hidden size', String(i.hidden)],
-    ['Vocabulary', `${i.vocabSize} tokens`], ['Positions', String(i.positions)], ['Parameters', mb(i.parameterBytes)],
+    ['Vocabulary', `${i.vocabSize} tokens`], ['Positions', String(i.positions)], ['Weights in memory', mb(i.parameterBytes)],
     ['Runs in', m.runsIn === 'worker' ? 'a Worker (the page stays responsive)' : 'this page'],
   ] as const).flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]));
   layerSel.input.replaceChildren(...Array.from({ length: i.layers }, (_, l) => el('option', { value: l, text: String(l + 1), selected: l === Math.min(state.layer, i.layers - 1) })));
