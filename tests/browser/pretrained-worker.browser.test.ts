@@ -21,8 +21,11 @@ window.fixture = (name) => '/tests/pretrained/fixtures/' + name + '/';
 window.ready = true;
 </script>`;
 
+// The same page under a policy that lets no Worker start.
+const noWorkers = html.replace('<link rel="icon" href="data:,">', `<link rel="icon" href="data:,"><meta http-equiv="Content-Security-Policy" content="worker-src 'none'">`);
+
 beforeAll(async () => {
-  [browser, server] = await Promise.all([launch(), serveStatic(repoRoot, false, { pages: { '/models.html': html } })]);
+  [browser, server] = await Promise.all([launch(), serveStatic(repoRoot, false, { pages: { '/models.html': html, '/no-workers.html': noWorkers } })]);
   page = await browser.newPage();
   // A base URL guesses tokenizer.json first; the fixtures with vocabulary files answer 404 to it.
   page.on('console', (m) => { if (m.type() === 'error' && !m.location().url.endsWith('/tokenizer.json')) problems.push(m.text()); });
@@ -161,5 +164,25 @@ describe('loadModel in a browser Worker', () => {
     expect(r.tooLong).toBe("forward: 33 tokens exceed the model's 32 positions");
     expect(r.badOption).toBe('loadModel: options.worker: expected a boolean, got "yes"');
     expect(r.still).toEqual([3, 96]);
+  });
+
+  it('where no Worker may start (CSP worker-src \'none\'), runs on the page by default and says why; worker: true rejects', async () => {
+    const p = await browser.newPage();
+    await p.goto(`${server.url}no-workers.html`);
+    await p.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+    const r = await p.evaluate(async () => {
+      const { lib, fixture } = window as unknown as { lib: typeof import('attnlab'); fixture: (n: string) => string };
+      const m = await lib.loadModel(fixture('gpt2-f32'));
+      const shape = (await m.forward('the cat')).logits.shape;
+      const out = { runsIn: m.runsIn, workerError: m.workerError, shape };
+      m.dispose();
+      const forced = await lib.loadModel(fixture('gpt2-f32'), { worker: true }).then(() => 'loaded', (e: Error) => e.message);
+      return { ...out, forced };
+    });
+    await p.close();
+    expect(r.runsIn).toBe('caller');
+    expect(r.workerError).toMatch(/^no Worker could start, the model runs on this thread: the package URL: .*; a blob: bootstrap: .*; a data: bootstrap: /);
+    expect(r.shape).toEqual([6, 96]);  // 'the cat': t, he, ' ', c, a, t
+    expect(r.forced).toMatch(/^loadModel: no Worker could start: the package URL: /);
   });
 });

@@ -9,7 +9,7 @@ import { openEngine, type Engine, type EngineOptions } from './engine.js';
 import type { PretrainedInfoOut, PretrainedRunOut } from './module.js';
 import { isFileSource, open, readText, type FileSource } from './sources.js';
 import { WordPiece } from './wordpiece.js';
-import { WorkerEngine } from './worker-engine.js';
+import { NoWorker, WorkerEngine } from './worker-engine.js';
 
 export type { FileSource } from './sources.js';
 
@@ -43,7 +43,9 @@ export interface LoadModelOptions {
   /**
    * Browsers: run the model in a Worker of its own (default true), so long forwards and loads
    * never block the page; false runs it on the calling thread. The model's methods are the same
-   * either way. Node runs it on the calling thread (true is refused there).
+   * either way. Where no Worker can start (a CSP without worker-src for it), the default falls
+   * back to the calling thread (`model.workerError` says why) and true rejects. Node runs it on
+   * the calling thread (true is refused there).
    */
   worker?: boolean;
 }
@@ -204,12 +206,21 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
   const weights = await open(f.weights, 'files.weights', signal);
   // The build is chosen here, not in the Worker, so a Worker's numbers equal this thread's.
   const engineOptions: EngineOptions = { variant: v ?? (fastestSingleThreaded() as EngineOptions['variant']), threads, onProgress: options.onProgress, signal };
-  const engine: Engine = inWorker ? await WorkerEngine.open(configText, weights, engineOptions) : await openEngine(configText, weights, engineOptions);
+  let engine: Engine;
+  let workerError: string | undefined;
+  try {
+    engine = inWorker ? await WorkerEngine.open(configText, weights, engineOptions) : await openEngine(configText, weights, engineOptions);
+  } catch (e) {
+    // By default a page where no Worker may start (its CSP, say) runs the model on its own thread.
+    if (!(e instanceof NoWorker) || options.worker === true) throw e instanceof NoWorker ? new Error(`loadModel: no Worker could start: ${e.message}`) : e;
+    workerError = `no Worker could start, the model runs on this thread: ${e.message}`;
+    engine = await openEngine(configText, weights, engineOptions);
+  }
   try {
     const tokenizer = await loadTokenizer(f, engine.info.family, signal);
     if (tokenizer.vocabSize > engine.info.vocab)
       throw new Error(`loadModel: the tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary ${engine.info.vocab}`);
-    return new PretrainedModel(engine, tokenizer, inWorker ? 'worker' : 'caller');
+    return new PretrainedModel(engine, tokenizer, engine instanceof WorkerEngine ? 'worker' : 'caller', workerError);
   } catch (e) {
     engine.dispose();
     throw e;
@@ -226,9 +237,10 @@ export class PretrainedModel {
 
   /**
    * @internal Use loadModel(). `runsIn`: 'worker', a browser Worker of the model's own; 'caller',
-   * the thread that called loadModel().
+   * the thread that called loadModel(). `workerError`: why a browser model runs on the calling
+   * thread instead of its default Worker, if it does.
    */
-  constructor(private readonly engine: Engine, readonly tokenizer: Tokenizer, readonly runsIn: 'worker' | 'caller') {
+  constructor(private readonly engine: Engine, readonly tokenizer: Tokenizer, readonly runsIn: 'worker' | 'caller', readonly workerError?: string) {
     const raw = (this.raw = engine.info);
     this.info = {
       architecture: raw.architecture, family: raw.family, layers: raw.layers, heads: raw.heads, hidden: raw.hidden,

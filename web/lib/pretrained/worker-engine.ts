@@ -10,6 +10,9 @@ import { spawnBrowserWorker, type SpawnedWorker } from '../worker-spawn.js';
 // Not spelled inside `new URL('…', import.meta.url)`: bundlers would copy the file as a plain asset.
 const WORKER_FILE = './worker.js';
 
+/** No Worker could start here; the message says why each way failed. */
+export class NoWorker extends Error {}
+
 type Pending = { resolve: (o: PretrainedRunOut) => void; reject: (e: Error) => void };
 
 export class WorkerEngine implements Engine {
@@ -22,7 +25,10 @@ export class WorkerEngine implements Engine {
     this.bytes = heapBytes;
   }
 
-  /** Starts a Worker and loads the checkpoint in it; rejects with the signal's reason on abort. */
+  /**
+   * Starts a Worker (rejecting, with each way's reason, where none can start: a CSP without
+   * worker-src for it, say) and loads the checkpoint in it; rejects with the signal's reason on abort.
+   */
   static async open(configText: string, weights: Opened, options: EngineOptions): Promise<WorkerEngine> {
     const { signal, onProgress } = options;
     signal?.throwIfAborted();
@@ -42,6 +48,8 @@ export class WorkerEngine implements Engine {
           if (engine) engine.end(e);
           else settle.reject(e);
         },
+      }).catch((e: Error) => {
+        throw new NoWorker(e.message);
       });
     const abort = () => settle.reject(signal!.reason ?? new DOMException('aborted', 'AbortError'));
     signal?.addEventListener('abort', abort, { once: true });
