@@ -103,6 +103,24 @@ describe('Real models page', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('files dropped on the drop zone open a checkpoint (GPT-Neo with tokenizer.json)', async () => {
+    const v = await visit(browser, `${site.url}models.html`);
+    await ready(v);
+    const { page } = v;
+    const { readFileSync } = await import('node:fs');
+    const files = ['config.json', 'model.safetensors', 'tokenizer.json'].map((name) => ({ name, bytes: readFileSync(fixture('gpt-neo-f32', name)).toString('base64') }));
+    await page.evaluate((list) => {
+      const dt = new DataTransfer();
+      for (const f of list) dt.items.add(new File([Uint8Array.from(atob(f.bytes), (c) => c.charCodeAt(0))], f.name));
+      document.getElementById('drop')!.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, files);
+    await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'ready' && document.querySelectorAll('#tokens li').length > 0);
+    expect(await page.textContent('#summary')).toContain('GPTNeoForCausalLM');
+    expect(await on(page, 'head-view', (el) => el.lineCount)).toBeGreaterThan(0);
+    await page.close();
+    expect(v.problems).toEqual([]);
+  });
+
   test('a URL: the size is shown before the download, and Cancel stops the download', async () => {
     // No service worker: requests it answered would bypass the route below.
     const page = await browser.newPage({ serviceWorkers: 'block' });
