@@ -53,6 +53,7 @@ export class WorkerEngine implements Engine {
       });
     const abort = () => settle.reject(signal!.reason ?? new DOMException('aborted', 'AbortError'));
     signal?.addEventListener('abort', abort, { once: true });
+    if (signal?.aborted) abort();  // while the Worker was starting
     try {
       // The stream itself moves to the Worker: the page keeps no copy of the weights.
       worker.post({ type: 'load', config: configText, weights: weights.stream, size: weights.size, variant: options.variant, threads: options.threads },
