@@ -7,6 +7,7 @@ import '../components/model-view';
 import type { AttnHeadView } from '../components/head-view';
 import type { AttnModelView } from '../components/model-view';
 import { loadModel, summarizeHeads, type CheckpointInput, type HeadSummary, type PretrainedModel, type Tensor } from 'attnlab';
+import { cachedSize, checkpointAt } from './checkpoint-cache';
 import { $, el, select, slider } from './site/dom';
 import { initPage } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
@@ -49,7 +50,7 @@ $('app').append(
     drop,
     el('div', { class: 'controls' },
       el('div', { class: 'control' }, el('label', { for: 'url', text: 'Or a URL (a folder with the files)' }), urlIn), checkUrl, openUrl),
-    el('p', { class: 'stat', text: 'A URL is fetched only when you choose Download, after its size is shown. Hugging Face folders look like https://huggingface.co/<model>/resolve/main/ (gpt2: 548 MB; distilgpt2: 353 MB; prajjwal1/bert-tiny: about 18 MB). Only repositories with model.safetensors open.' }),
+    el('p', { class: 'stat', text: 'A URL is fetched only when you choose Download, after its size is shown, and kept in your browser for the next visit. Hugging Face folders look like https://huggingface.co/<model>/resolve/main/ (gpt2: 548 MB; distilgpt2: 353 MB; prajjwal1/bert-tiny: about 18 MB). Only repositories with model.safetensors open.' }),
     el('div', { class: 'controls' }, bar, cancel), status),
 );
 
@@ -123,7 +124,8 @@ const say = (st: string, text: string) => {
   status.textContent = text;
 };
 
-async function open(input: CheckpointInput, name: string, text?: string): Promise<void> {
+/** `input`: the files, or how to get them under the load's AbortSignal. */
+async function open(input: CheckpointInput | ((signal: AbortSignal) => Promise<CheckpointInput>), name: string, text?: string): Promise<void> {
   loading?.abort(new Error('replaced by another checkpoint'));
   const ctl = (loading = new AbortController());
   cancel.disabled = false;
@@ -131,7 +133,7 @@ async function open(input: CheckpointInput, name: string, text?: string): Promis
   bar.value = 0;
   say('loading', `Opening ${name}…`);
   try {
-    const m = await loadModel(input, {
+    const m = await loadModel(typeof input === 'function' ? await input(ctl.signal) : input, {
       signal: ctl.signal,
       onProgress: ({ loaded, total }) => {
         bar.value = total ? loaded / total : 0;
@@ -298,6 +300,14 @@ checkUrl.addEventListener('click', async () => {
     say('error', `Not a URL: ${urlIn.value}`);
     return;
   }
+  const cached = await cachedSize(base);
+  if (cached !== null) {
+    openUrl.textContent = `Open (kept from an earlier visit, ${mb(cached)})`;
+    openUrl.dataset.base = base;
+    openUrl.disabled = false;
+    say('checked', `model.safetensors: ${mb(cached)}, kept from an earlier visit: it opens without downloading.`);
+    return;
+  }
   say('checking', `Asking ${base}model.safetensors for its size…`);
   try {
     const r = await fetch(`${base}model.safetensors`, { method: 'HEAD' });
@@ -315,7 +325,7 @@ openUrl.addEventListener('click', () => {
   const base = openUrl.dataset.base;
   if (!base) return;
   writeHash({ tiny: null });
-  void open(base, base);
+  void open((signal) => checkpointAt(base, signal), base);
 });
 urlIn.addEventListener('input', () => (openUrl.disabled = true));
 cancel.addEventListener('click', () => loading?.abort(new Error('cancelled')));
