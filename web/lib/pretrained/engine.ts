@@ -50,7 +50,10 @@ const HEAP_LIMIT = 2 ** 31, HEAP_MARGIN = 96 << 20;
  */
 export async function openEngine(configText: string, weights: Opened, options: EngineOptions): Promise<LocalEngine> {
   const { signal, onProgress } = options;
-  const wasm = await instantiatePretrained(options.variant, options.threads);
+  const wasm = await instantiatePretrained(options.variant, options.threads).catch((e: unknown) => {
+    void weights.stream.cancel().catch(() => {});  // a URL's download stops too
+    throw e;
+  });
   const heap = () => new Uint8Array(wasm.memoryBuffer());
   const { size } = weights;
   const chunks = new Chunks(weights.stream, signal);
