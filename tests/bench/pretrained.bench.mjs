@@ -62,8 +62,8 @@ const ortRun = async (ids) => (await session.run({ ids: new ort.Tensor('int64', 
 
 // Agreement first: the last position's first logits against PyTorch's.
 const V = model.info.vocabSize;
-const a = model.forward(prompt).logits.data.subarray(127 * V, 127 * V + 16);
-const aq = q8.forward(prompt).logits.data.subarray(127 * V, 127 * V + 16);
+const a = (await model.forward(prompt)).logits.data.subarray(127 * V, 127 * V + 16);
+const aq = (await q8.forward(prompt)).logits.data.subarray(127 * V, 127 * V + 16);
 const o = (await ortRun(prompt)).subarray(127 * V, 127 * V + 16);
 const err = (x) => Math.max(...check.last_logits.map((v, i) => Math.abs(v - x[i])));
 const agreement = `max |logit - PyTorch| on the last position's first 16: attnlab ${err(a).toExponential(1)}, attnlab int8 ${err(aq).toExponential(1)}, onnxruntime-web ${err(o).toExponential(1)}`;

@@ -2,7 +2,7 @@
 // (no workspace links), then used from Node ESM, type-checked with tsc --strict, bundled by Vite
 // with no configuration and run in Chromium, and loaded in several Web Workers at once.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -120,8 +120,16 @@ describe('the npm tarball', () => {
       // attnlab's own trainer Worker, bundled by Vite from the package.
       const session = lib.createTrainer({ maxSeconds: 2, evalEvery: 10 });
       const { reason, step } = await session.done;
-      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers, trainer: { reason, step } });
+      // A checkpoint through loadModel, in the package's own model Worker, bundled by Vite too.
+      const { loadModel } = await import('attnlab');
+      const m = await loadModel('./tiny/');
+      const model = { runsIn: m.runsIn, shape: (await m.forward('the cat', { attentions: true })).attentions.shape };
+      m.dispose();
+      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers, trainer: { reason, step }, model });
     `);
+    mkdirSync(join(app, 'public', 'tiny'), { recursive: true });
+    for (const f of ['config.json', 'model.safetensors', 'tokenizer.json'])
+      writeFileSync(join(app, 'public', 'tiny', f), readFileSync(join(root, 'tests/pretrained/fixtures/gpt-neo-f32', f)));
     writeFileSync(join(app, 'src', 'worker.js'), `
       import { load } from 'attnlab';
       onmessage = async (e) => {
@@ -135,7 +143,7 @@ describe('the npm tarball', () => {
       };
     `);
     // No options: Vite's defaults (its 'iife' Workers too) must bundle attnlab, the app's Workers and
-    // attnlab's own trainer Worker.
+    // attnlab's own trainer and model Workers.
     await build({ root: app, logLevel: 'error', configFile: false });
     const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
     server = await preview({ root: app, configFile: false, logLevel: 'error', preview: { host: '127.0.0.1', port: 0, headers } });
@@ -152,6 +160,7 @@ describe('the npm tarball', () => {
     expect(result.variant).toBe('relaxed-simd-threads');  // Chromium has relaxed SIMD
     expect(['time', 'target']).toContain(result.trainer.reason);
     expect(result.trainer.step).toBeGreaterThan(0);
+    expect(result.model).toEqual({ runsIn: 'worker', shape: [2, 4, 6, 6] });
     expect(result.workers.map((w: { variant: string }) => w.variant)).toEqual(['simd', 'scalar', 'simd']);
     for (const w of result.workers as { output: number[]; page: number[] }[]) {
       expect(w.page).toHaveLength(2 * 33 * 8);

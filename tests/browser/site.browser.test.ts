@@ -15,7 +15,7 @@ import { serveStatic, type StaticServer } from './static-server';
 import { CONTENT_SECURITY_POLICY } from '../../web/demo/csp';
 
 const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
-const PAGES = ['index', 'pooling', 'scoring', 'heads', 'translation', 'positional', 'efficient', 'performance', 'embed'];
+const PAGES = ['index', 'pooling', 'scoring', 'heads', 'translation', 'models', 'positional', 'efficient', 'performance', 'embed'];
 
 let browser: Browser;
 let outDir: string;
@@ -102,7 +102,7 @@ describe('demo site, cross-origin isolated', () => {
       rows: JSON.parse(document.getElementById('result')!.dataset.exact!) as number[][],
     }));
     expect(s.variant).toBe('simd-threads');  // the home page keeps to SIMD128 (its size budget; web/demo/main.ts)
-    expect(s.links).toEqual(['./pooling.html', './scoring.html', './heads.html', './translation.html', './positional.html', './efficient.html', './performance.html', './embed.html']);
+    expect(s.links).toEqual(['./pooling.html', './scoring.html', './heads.html', './translation.html', './models.html', './positional.html', './efficient.html', './performance.html', './embed.html']);
     // Every step has its picture, each one its own (the Translation card had none).
     expect(s.pictures.every((p) => p)).toBe(true);
     expect(new Set(s.pictures).size).toBe(s.pictures.length);

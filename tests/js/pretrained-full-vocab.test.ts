@@ -52,11 +52,11 @@ describe('GPT-2 with the full 50,257-token vocabulary, made at test time', () =>
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('tokenizes as GPT-2 does (gpt-3-encoder) and matches the PyTorch reference within 1e-4', () => {
+  it('tokenizes as GPT-2 does (gpt-3-encoder) and matches the PyTorch reference within 1e-4', async () => {
     expect(fp32.info.vocabSize).toBe(50257);
     expect(fp32.tokenize(TEXT).ids).toEqual(ids);
     expect(Array.from(new Int32Array(ref('ids')))).toEqual(ids);
-    const out = fp32.forward(TEXT, { attentions: true });
+    const out = await fp32.forward(TEXT, { attentions: true });
     const logits = new Float32Array(ref('logits')), att = new Float32Array(ref('attentions'));
     expect(out.logits.shape).toEqual([ids.length, 50257]);
     expect(maxDiff(out.logits.data, logits)).toBeLessThan(1e-4);
@@ -64,10 +64,10 @@ describe('GPT-2 with the full 50,257-token vocabulary, made at test time', () =>
     expect(argmaxRows(out.logits.data, 50257)).toEqual(argmaxRows(logits, 50257));
   });
 
-  it('int8: logits within 4% of their range, a third of the memory', () => {
+  it('int8: logits within 4% of their range, a third of the memory', async () => {
     const logits = new Float32Array(ref('logits'));
     const range = logits.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
-    expect(maxDiff(int8.forward(ids).logits.data, logits)).toBeLessThan(0.04 * range);
+    expect(maxDiff((await int8.forward(ids)).logits.data, logits)).toBeLessThan(0.04 * range);
     expect(int8.info.parameterBytes).toBeLessThan(0.4 * fp32.info.parameterBytes);
   });
 
@@ -78,7 +78,7 @@ describe('GPT-2 with the full 50,257-token vocabulary, made at test time', () =>
     // Each the full forward's argmax at the last position of the sequence before it.
     const full = [...ids];
     for (const t of got) {
-      const o = fp32.forward(full).logits.data;
+      const o = (await fp32.forward(full)).logits.data;
       expect(t.id).toBe(argmaxRows(o.subarray((full.length - 1) * 50257), 50257)[0]);
       expect(t.token).toBe(decode([t.id]));
       full.push(t.id);

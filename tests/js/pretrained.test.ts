@@ -49,9 +49,9 @@ describe('loadModel on the PyTorch-referenced fixtures', () => {
   });
   afterAll(() => models.forEach((m) => m.dispose()));
 
-  it.each(NAMES)('%s: logits and every attention weight within 1e-4, top-1 equal', (name) => {
+  it.each(NAMES)('%s: logits and every attention weight within 1e-4, top-1 equal', async (name) => {
     const r = reference(name), m = models.get(name)!;
-    const out = m.forward(r.ids, { attentions: true, ...(m.info.family === 'bert' ? { tokenTypes: r.types } : {}) });
+    const out = await m.forward(r.ids, { attentions: true, ...(m.info.family === 'bert' ? { tokenTypes: r.types } : {}) });
     expect(out.logits.shape).toEqual(r.lshape);
     expect(out.attentions!.shape).toEqual(r.ashape);
     expect(maxDiff(out.logits.data, r.logits)).toBeLessThan(1e-4);
@@ -70,7 +70,7 @@ describe('loadModel on the PyTorch-referenced fixtures', () => {
       // Checked afterwards: forward() during a generation is refused (it would restart the cache).
       const seq = [...prompt];
       for (const t of generated) {
-        const full = m.forward(seq, { attentions: true });
+        const full = await m.forward(seq, { attentions: true });
         const V = full.logits.shape[1], S = seq.length;
         expect(t.id).toBe(argmaxRows(full.logits.data.subarray((S - 1) * V), V)[0]);
         expect(t.position).toBe(S);
@@ -97,16 +97,16 @@ describe('loadModel on the PyTorch-referenced fixtures', () => {
     expect(a).toHaveLength(8);
   });
 
-  it('tokenizes with the checkpoint\'s files and fills [MASK]', () => {
+  it('tokenizes with the checkpoint\'s files and fills [MASK]', async () => {
     const bert = models.get('bert-mlm-bf16')!;
     expect(bert.tokenize('The cat sat!').tokens).toEqual(['[CLS]', 'the', 'cat', 'sat', '!', '[SEP]']);
-    const { tokens, masks } = bert.fillMask('Paris is the [MASK] of France.', { topK: 3 });
+    const { tokens, masks } = await bert.fillMask('Paris is the [MASK] of France.', { topK: 3 });
     expect(tokens[4]).toBe('[MASK]');
     expect(masks).toHaveLength(1);
     expect(masks[0].position).toBe(4);
     const ps = masks[0].candidates.map((c) => c.probability);
     expect([...ps].sort((x, y) => y - x)).toEqual(ps);
-    const f = bert.forward('Paris is the [MASK] of France.');
+    const f = await bert.forward('Paris is the [MASK] of France.');
     expect(masks[0].candidates[0].id).toBe(argmaxRows(f.logits.data, f.logits.shape[1])[4]);
     const gpt = models.get('gpt2-f32')!;
     expect(gpt.tokenize(' the cat').tokens).toEqual([' t', 'he', ' ', 'c', 'a', 't']);
@@ -123,7 +123,7 @@ describe('loadModel with quantize: int8', () => {
     const f = await loadModel(files(name));
     try {
       const bert = q.info.family === 'bert';
-      const out = q.forward(r.ids, { attentions: true, ...(bert ? { tokenTypes: r.types } : {}) });
+      const out = await q.forward(r.ids, { attentions: true, ...(bert ? { tokenTypes: r.types } : {}) });
       const range = r.logits.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
       expect(maxDiff(out.logits.data, r.logits)).toBeLessThan(0.04 * range);
       expect(maxDiff(out.attentions!.data, r.attentions)).toBeLessThan(0.08);
@@ -143,7 +143,7 @@ describe('loadModel with quantize: int8', () => {
     const streamed = await loadModel({ ...files('gpt2-f32'), weights: new Response(stream) }, { quantize: 'int8' });
     try {
       const r = reference('gpt2-f32');
-      expect(streamed.forward(r.ids).logits.data).toEqual(whole.forward(r.ids).logits.data);
+      expect((await streamed.forward(r.ids)).logits.data).toEqual((await whole.forward(r.ids)).logits.data);
       const got: number[] = [];
       for await (const t of streamed.generate(r.ids, { maxTokens: 5, temperature: 0 })) got.push(t.id);
       expect(got).toHaveLength(5);
@@ -166,7 +166,7 @@ describe('loadModel streaming and bad inputs', () => {
     const seen: number[] = [];
     const m = await loadModel({ ...files('gpt-neo-f32'), weights: new Response(body) }, { onProgress: (p) => seen.push(p.loaded) });
     const ref = reference('gpt-neo-f32');
-    expect(maxDiff(m.forward(ref.ids).logits.data, ref.logits)).toBeLessThan(1e-4);
+    expect(maxDiff((await m.forward(ref.ids)).logits.data, ref.logits)).toBeLessThan(1e-4);
     expect(seen.length).toBeGreaterThan(10);
     expect(seen[seen.length - 1]).toBe(w.length);
     m.dispose();
@@ -177,7 +177,7 @@ describe('loadModel streaming and bad inputs', () => {
       const one = await loadModel(files(name)), two = await loadModel(files(name), { threads: 2 });
       const r = reference(name);
       const opts = { attentions: true, ...(one.info.family === 'bert' ? { tokenTypes: r.types } : {}) };
-      const a = one.forward(r.ids, opts), b = two.forward(r.ids, opts);
+      const a = await one.forward(r.ids, opts), b = await two.forward(r.ids, opts);
       expect(b.logits.data).toEqual(a.logits.data);
       expect(b.attentions!.data).toEqual(a.attentions!.data);
       one.dispose();
@@ -238,7 +238,9 @@ describe('loadModel streaming and bad inputs', () => {
     ['an unknown quantisation', () => loadModel(files('gpt2-f32'), { quantize: 'int4' } as never),
       /^loadModel: options.quantize: expected 'int8' or undefined, got "int4"$/],
     ['an unknown option', () => loadModel(files('gpt2-f32'), { quantise: 'int8' } as never),
-      /^loadModel: options: expected only onProgress, signal, variant, threads, quantize, got \["quantise"\]$/],
+      /^loadModel: options: expected only onProgress, signal, variant, threads, quantize, worker, got \["quantise"\]$/],
+    ['a Worker asked for in Node', () => loadModel(files('gpt2-f32'), { worker: true }),
+      /^loadModel: options.worker: expected false here \(Worker models are for browsers\), got true$/],
     ['no weights', () => loadModel({ config: cfg } as never), /^loadModel: files: expected a base URL/],
     ['an unknown build', () => loadModel(files('gpt2-f32'), { variant: 'simd-threads' } as never),
       /^loadModel: options.variant: expected 'scalar', 'simd' or 'relaxed-simd', got "simd-threads"$/],
@@ -251,17 +253,17 @@ describe('loadModel streaming and bad inputs', () => {
     const m = await loadModel(files('gpt2-f32'));
     const gen = m.generate([1, 2], { maxTokens: 3 });
     await gen.next();
-    expect(() => m.forward([1])).toThrow(/^forward: the model is generating; wait for generate\(\) to finish or return\(\)$/);
+    await expect(m.forward([1])).rejects.toThrow(/^forward: the model is generating; wait for generate\(\) to finish or return\(\)$/);
     await gen.return();
     const ref = reference('gpt2-f32');
-    expect(() => m.forward([1, 96])).toThrow(/^forward: input\[1\]: expected a token id in \[0, 96\), got 96$/);
-    expect(() => m.forward(new Array(33).fill(1))).toThrow(/^forward: 33 tokens exceed the model's 32 positions$/);
-    expect(() => m.forward('x', { tokenTypes: [0] })).toThrow(/^forward: options.tokenTypes: expected no token types for a decoder/);
-    expect(() => m.fillMask('[MASK]')).toThrow(/^fillMask: GPT2LMHeadModel has no masked-LM head/);
+    await expect(m.forward([1, 96])).rejects.toThrow(/^forward: input\[1\]: expected a token id in \[0, 96\), got 96$/);
+    await expect(m.forward(new Array(33).fill(1))).rejects.toThrow(/^forward: 33 tokens exceed the model's 32 positions$/);
+    await expect(m.forward('x', { tokenTypes: [0] })).rejects.toThrow(/^forward: options.tokenTypes: expected no token types for a decoder/);
+    await expect(m.fillMask('[MASK]')).rejects.toThrow(/^fillMask: GPT2LMHeadModel has no masked-LM head/);
     await expect(m.generate([1], { maxTokens: 40 }).next()).rejects.toThrow(/^generate: options.maxTokens: expected an integer in \[1, 31\], got 40$/);
     await expect(m.generate([1], { topP: 0 }).next()).rejects.toThrow(/^generate: options.topP: expected a number in \(0, 1\], got 0$/);
-    expect(maxDiff(m.forward(ref.ids).logits.data, ref.logits)).toBeLessThan(1e-4);
+    expect(maxDiff((await m.forward(ref.ids)).logits.data, ref.logits)).toBeLessThan(1e-4);
     m.dispose();
-    expect(() => m.forward([1])).toThrow(/^forward: the model has been disposed$/);
+    await expect(m.forward([1])).rejects.toThrow(/^forward: the model has been disposed$/);
   });
 });

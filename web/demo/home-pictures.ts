@@ -65,6 +65,19 @@ export function headsPicture(): SVGSVGElement {
   return s;
 }
 
+export function modelsPicture(): SVGSVGElement {
+  const s = svg('A grid of small attention maps, layers by heads');
+  for (let l = 0; l < 3; l++)
+    for (let h = 0; h < 4; h++)
+      for (let i = 0; i < 4; i++) {
+        // Each thumbnail's one bright cell per row: a previous-token, first-token or diagonal head.
+        const j = [Math.max(0, i - 1), 0, i][(l + h) % 3];
+        add(s, 'rect', { x: 14 + h * 34 + j * 7, y: 6 + l * 31 + i * 7, width: 7, height: 7, fill: '#3559e0', opacity: 0.85 });
+        add(s, 'rect', { x: 14 + h * 34, y: 6 + l * 31 + i * 7, width: 28, height: 7, style: 'fill: var(--muted)', opacity: 0.12 });
+      }
+  return s;
+}
+
 export function positionalPicture(): SVGSVGElement {
   const s = svg('Stripes of sines at falling frequencies');
   for (let p = 0; p < 12; p++) {

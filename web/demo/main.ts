@@ -5,7 +5,7 @@ import '../components/heatmap';
 import type { AttnHeatmap } from '../components/heatmap';
 import { setSharedLib } from '../components/lib';
 import { DIM, SEQ, exampleInputs } from './example';
-import { efficientPicture, embedPicture, headsPicture, performancePicture, poolingPicture, positionalPicture, scoringPicture, translationPicture } from './home-pictures';
+import { efficientPicture, embedPicture, headsPicture, modelsPicture, performancePicture, poolingPicture, positionalPicture, scoringPicture, translationPicture } from './home-pictures';
 import { $, el } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sum, sup, t, text } from './site/math';
 import { PAGES } from './site/pages';
@@ -47,6 +47,7 @@ const EQS: Record<string, () => Element> = {
   'scoring.html': () => math('a of q and k equals q transpose k over root d', t('a(q, k) ='), frac(row(sup('q', 'T'), t('k')), sqrt('d'))),
   'heads.html': () => math('head i equals attention of Q W i Q, K W i K, V W i V', sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
   'translation.html': () => math('context c t equals sum over j of alpha t j times h j', sub('c', 't'), t('='), sum(t('j')), sub('α', 'tj'), sub('h', 'j')),
+  'models.html': () => math('attentions of shape L by H by S by S', t('attentions: ['), t('L, H, S, S'), t(']')),
   'positional.html': () => math('P p 2j equals sin of p over 10000 to the 2j over d', sub('P', 'p,2j'), t('= sin('), frac('p', sup('10000', row(t('2j/d')))), t(')')),
   'efficient.html': () => math('cost of S times w times d instead of S squared d', t('O(S · w · d) ≪ O('), sup('S', '2'), t('· d)')),
   'performance.html': () => math('work equals 4 H S squared d', t('FLOPs = 4 · H ·'), sup('S', '2'), t('· d')),
@@ -57,7 +58,7 @@ const EQS: Record<string, () => Element> = {
   },
 };
 const PICS: Record<string, () => SVGSVGElement> = {
-  'pooling.html': poolingPicture, 'scoring.html': scoringPicture, 'heads.html': headsPicture, 'translation.html': translationPicture,
+  'pooling.html': poolingPicture, 'scoring.html': scoringPicture, 'heads.html': headsPicture, 'translation.html': translationPicture, 'models.html': modelsPicture,
   'positional.html': positionalPicture, 'efficient.html': efficientPicture, 'performance.html': performancePicture, 'embed.html': embedPicture,
 };
 

@@ -18,6 +18,8 @@ export const PAGES: readonly PageInfo[] = [
     blurb: 'A sentence through encoder self-attention, causal decoder self-attention and cross-attention, per layer and head, in the head view and the model view.' },
   { file: 'translation.html', title: 'Translation', short: 'Translate', ready: true,
     blurb: 'Translate French and English with a GRU+Bahdanau or a Transformer model, greedy or beam search, decoding played step by step.' },
+  { file: 'models.html', title: 'Real models', short: 'Real models', ready: true,
+    blurb: 'Open a GPT-2, BERT or GPT-Neo checkpoint from your disk or a URL and see every layer and head on your text, find previous-token and induction heads, and watch each generated token\'s attention.' },
   { file: 'positional.html', title: 'Positional encodings', short: 'Positions', ready: true,
     blurb: 'The sinusoidal matrix, dot products between positions, and how RoPE and ALiBi bring relative position into the scores.' },
   { file: 'efficient.html', title: 'Efficient attention', short: 'Efficient', ready: true,

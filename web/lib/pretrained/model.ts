@@ -2,13 +2,14 @@
 // a WebAssembly instance of its own, with every layer's and head's attention on each call.
 import { disposeSymbol } from '../dispose.js';
 import { argError, describe } from '../errors.js';
-import { filled } from '../filled.js';
 import type { Tensor } from '../types.js';
-import { relaxedSimdSupported, simdSupported } from '../loader.js';
+import { fastestSingleThreaded, isNode, relaxedSimdSupported, simdSupported } from '../loader.js';
 import { ByteLevelBpe } from './bpe.js';
-import { instantiatePretrained, type PretrainedInfoOut, type PretrainedRunOut, type PretrainedWasm } from './module.js';
-import { Chunks, isFileSource, open, readText, type FileSource } from './sources.js';
+import { openEngine, type Engine, type EngineOptions } from './engine.js';
+import type { PretrainedInfoOut, PretrainedRunOut } from './module.js';
+import { isFileSource, open, readText, type FileSource } from './sources.js';
 import { WordPiece } from './wordpiece.js';
+import { NoWorker, WorkerEngine } from './worker-engine.js';
 
 export type { FileSource } from './sources.js';
 
@@ -45,6 +46,14 @@ export interface LoadModelOptions {
    * of their range on the test models). Default: the checkpoint's weights in fp32.
    */
   quantize?: 'int8';
+  /**
+   * Browsers: run the model in a Worker of its own (default true), so long forwards and loads
+   * never block the page; false runs it on the calling thread. The model's methods are the same
+   * either way. Where no Worker can start (a CSP without worker-src for it), the default falls
+   * back to the calling thread (`model.workerError` says why) and true rejects. Node runs it on
+   * the calling thread (true is refused there).
+   */
+  worker?: boolean;
 }
 
 export interface ModelInfo {
@@ -110,18 +119,6 @@ export interface MaskPrediction {
 
 /** GPT-2 / GPT-Neo checkpoints read text with byte-level BPE, BERT with WordPiece. */
 export type Tokenizer = ByteLevelBpe | WordPiece;
-
-// The binding's error message as the call's Error: the engine's own messages may already name
-// the call (forward's argument checks).
-const failIn = (call: string) => (message: string) => new Error(message.startsWith(call + ': ') ? message : `${call}: ${message}`);
-
-function check(err: string, call: string): void {
-  if (err) throw failIn(call)(err);
-}
-
-const STAGING = 1 << 20;  // bytes per copy into the heap while streaming the weights
-// The heap's ceiling (-sMAXIMUM_MEMORY=2GB), less room for the calls' own buffers.
-const HEAP_LIMIT = 2 ** 31, HEAP_MARGIN = 96 << 20;
 
 function mulberry32(seed: number): () => number {
   return () => {
@@ -196,8 +193,8 @@ async function loadTokenizer(f: CheckpointFiles, family: ModelInfo['family'], si
  */
 export async function loadModel(files: CheckpointInput, options: LoadModelOptions = {}): Promise<PretrainedModel> {
   if (options === null || typeof options !== 'object') throw argError('loadModel', 'options', 'an object', options);
-  const unknown = Object.keys(options).filter((k) => !['onProgress', 'signal', 'variant', 'threads', 'quantize'].includes(k));
-  if (unknown.length) throw argError('loadModel', 'options', 'only onProgress, signal, variant, threads, quantize', unknown);
+  const unknown = Object.keys(options).filter((k) => !['onProgress', 'signal', 'variant', 'threads', 'quantize', 'worker'].includes(k));
+  if (unknown.length) throw argError('loadModel', 'options', 'only onProgress, signal, variant, threads, quantize, worker', unknown);
   if (options.quantize !== undefined && options.quantize !== 'int8') throw argError('loadModel', 'options.quantize', "'int8' or undefined", options.quantize);
   const threads = options.threads ?? 1;
   if (!Number.isInteger(threads) || threads < 1 || threads > 16) throw argError('loadModel', 'options.threads', 'an integer in [1, 16]', threads);
@@ -206,63 +203,36 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
     throw argError('loadModel', 'options.variant', "'scalar', 'simd' or 'relaxed-simd'", v);
   if ((v === 'simd' && !simdSupported()) || (v === 'relaxed-simd' && !relaxedSimdSupported()))
     throw argError('loadModel', 'options.variant', 'a build this engine validates', v);
+  const inWorker = options.worker ?? (!isNode && typeof Worker !== 'undefined');
+  if (typeof inWorker !== 'boolean') throw argError('loadModel', 'options.worker', 'a boolean', inWorker);
+  if (inWorker && (isNode || typeof Worker === 'undefined'))
+    throw argError('loadModel', 'options.worker', 'false here (Worker models are for browsers)', inWorker);
   const f = resolveFiles(files);
-  const { signal, onProgress } = options;
+  const { signal } = options;
   const configText = typeof f.config === 'object' && !isFileSource(f.config) ? JSON.stringify(f.config) : await readText(f.config as FileSource, 'files.config', signal);
-  const wasm = await instantiatePretrained(options.variant, threads);
-  const heap = () => new Uint8Array(wasm.memoryBuffer());
-  const { size, reader } = await open(f.weights, 'files.weights', signal);
-  const chunks = new Chunks(reader, signal);
-  const stage = wasm._malloc(STAGING);
-  let id = 0;
+  const weights = await open(f.weights, 'files.weights', signal);
+  // The build is chosen here, not in the Worker, so a Worker's numbers equal this thread's.
+  const engineOptions: EngineOptions = {
+    variant: v ?? (fastestSingleThreaded() as EngineOptions['variant']), threads, quantize: options.quantize === 'int8', onProgress: options.onProgress, signal,
+  };
+  let engine: Engine;
+  let workerError: string | undefined;
   try {
-    const first = await chunks.exactly(8);
-    heap().set(first, stage);
-    const { length: n } = filled<{ length: number }>((out) => wasm.pretrainedHeaderLength(stage, size || Number.MAX_SAFE_INTEGER, out),
-      failIn('loadModel: model.safetensors'));
-    const header = await chunks.exactly(n);
-    if (header.length < n) throw new Error(`loadModel: model.safetensors: the file ends inside its ${n}-byte header (truncated)`);
-    let fileSize = size;
-    if (!fileSize) {
-      // No Content-Length: the data section ends where the last tensor does.
-      const h = JSON.parse(new TextDecoder().decode(header)) as Record<string, { data_offsets?: number[] }>;
-      fileSize = 8 + n + Math.max(0, ...Object.values(h).map((t) => t.data_offsets?.[1] ?? 0));
-    }
-    const hp = wasm._malloc(n);
-    heap().set(header, hp);
-    const maxBytes = Math.max(0, HEAP_LIMIT - wasm.heapUsed() - HEAP_MARGIN);
-    let info: PretrainedInfoOut;
-    try {
-      info = filled<PretrainedInfoOut>((out) => wasm.pretrainedOpen({ config: configText, header: hp, headerLength: n, fileSize, maxBytes, quantize: options.quantize === 'int8' }, out),
-        failIn('loadModel'));
-    } finally {
-      wasm._free(hp);
-    }
-    id = info.id;
-    let offset = 0;
-    onProgress?.({ loaded: 8 + n, total: size });
-    for (let c = await chunks.next(); c; c = await chunks.next()) {
-      for (let at = 0; at < c.byteLength; at += STAGING) {
-        const piece = c.subarray(at, Math.min(c.byteLength, at + STAGING));
-        heap().set(piece, stage);
-        check(wasm.pretrainedFeed(id, offset, stage, piece.byteLength), 'loadModel');
-        offset += piece.byteLength;
-      }
-      onProgress?.({ loaded: 8 + n + offset, total: size });
-    }
-    check(wasm.pretrainedFinish(id), 'loadModel');
-    const tokenizer = await loadTokenizer(f, info.family, signal);
-    if (tokenizer.vocabSize > info.vocab)
-      throw new Error(`loadModel: the tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary ${info.vocab}`);
-    return new PretrainedModel(wasm, info, tokenizer);
+    engine = inWorker ? await WorkerEngine.open(configText, weights, engineOptions) : await openEngine(configText, weights, engineOptions);
   } catch (e) {
-    chunks.cancel();
-    if (id) wasm.pretrainedDispose(id);
-    wasm.pretrainedSetThreads(1);
-    wasm.terminateWorkers();
+    // By default a page where no Worker may start (its CSP, say) runs the model on its own thread.
+    if (!(e instanceof NoWorker) || options.worker === true) throw e instanceof NoWorker ? new Error(`loadModel: no Worker could start: ${e.message}`) : e;
+    workerError = `no Worker could start, the model runs on this thread: ${e.message}`;
+    engine = await openEngine(configText, weights, engineOptions);
+  }
+  try {
+    const tokenizer = await loadTokenizer(f, engine.info.family, signal);
+    if (tokenizer.vocabSize > engine.info.vocab)
+      throw new Error(`loadModel: the tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary ${engine.info.vocab}`);
+    return new PretrainedModel(engine, tokenizer, engine instanceof WorkerEngine ? 'worker' : 'caller', workerError);
+  } catch (e) {
+    engine.dispose();
     throw e;
-  } finally {
-    wasm._free(stage);
   }
 }
 
@@ -272,9 +242,15 @@ export class PretrainedModel {
   readonly info: ModelInfo;
   private disposed = false;
   private busy = false;
+  private readonly raw: PretrainedInfoOut;
 
-  /** @internal Use loadModel(). */
-  constructor(private readonly wasm: PretrainedWasm, private readonly raw: PretrainedInfoOut, readonly tokenizer: Tokenizer) {
+  /**
+   * @internal Use loadModel(). `runsIn`: 'worker', a browser Worker of the model's own; 'caller',
+   * the thread that called loadModel(). `workerError`: why a browser model runs on the calling
+   * thread instead of its default Worker, if it does.
+   */
+  constructor(private readonly engine: Engine, readonly tokenizer: Tokenizer, readonly runsIn: 'worker' | 'caller', readonly workerError?: string) {
+    const raw = (this.raw = engine.info);
     this.info = {
       architecture: raw.architecture, family: raw.family, layers: raw.layers, heads: raw.heads, hidden: raw.hidden,
       vocabSize: raw.vocab, positions: raw.positions, parameterBytes: raw.parameterBytes,
@@ -310,22 +286,12 @@ export class PretrainedModel {
     return { ids };
   }
 
-  private run(ids: number[], types: number[] | undefined, attentions: boolean, extend: boolean, call: string): PretrainedRunOut {
-    const w = this.wasm;
-    const p = w._malloc(4 * Math.max(1, ids.length)), tp = types ? w._malloc(4 * ids.length) : null;
-    try {
-      new Int32Array(w.memoryBuffer(), p, ids.length).set(ids);
-      if (types && tp !== null) new Int32Array(w.memoryBuffer(), tp, ids.length).set(types);
-      return filled<PretrainedRunOut>((out) => w.pretrainedRun({ id: this.raw.id, ids: p, n: ids.length, types: tp, attentions, extend }, out),
-        failIn(call));
-    } finally {
-      w._free(p);
-      if (tp !== null) w._free(tp);
-    }
+  private run(ids: number[], types: number[] | undefined, attentions: boolean, extend: boolean, call: string): Promise<PretrainedRunOut> {
+    return this.engine.run({ ids, types, attentions, extend, call });
   }
 
   /** The whole sequence at once: logits (or BertModel's hidden states) and, on request, every attention map. */
-  forward(input: string | readonly number[] | Int32Array, options: ForwardOptions = {}): ForwardResult {
+  async forward(input: string | readonly number[] | Int32Array, options: ForwardOptions = {}): Promise<ForwardResult> {
     this.live('forward');
     if (options === null || typeof options !== 'object') throw argError('forward', 'options', 'an object', options);
     const { ids, types: tokTypes } = this.ids(input, 'forward');
@@ -336,7 +302,7 @@ export class PretrainedModel {
         throw argError('forward', 'options.tokenTypes', `an array of ${ids.length} token types`, options.tokenTypes);
       types = [...options.tokenTypes];
     }
-    const r = this.run(ids, types, options.attentions === true, false, 'forward');
+    const r = await this.run(ids, types, options.attentions === true, false, 'forward');
     const out: ForwardResult = {
       ids, tokens: ids.map((i) => this.tokenizer.token(i)), logits: { data: r.logits, shape: [r.rows, r.cols] },
       kind: this.raw.logits ? 'logits' : 'hidden',
@@ -365,7 +331,7 @@ export class PretrainedModel {
     const L = this.raw.layers, H = this.raw.heads;
     this.busy = true;
     try {
-      let r = this.run(ids, undefined, true, false, 'generate');
+      let r = await this.run(ids, undefined, true, false, 'generate');
       for (let step = 0; step < maxTokens; step++) {
         const V = r.cols, last = r.logits.subarray((r.rows - 1) * V, r.rows * V);
         const { id, probability } = sample(last, temperature, topK, topP, rand);
@@ -374,15 +340,18 @@ export class PretrainedModel {
         yield { id, token: this.tokenizer.token(id), position: ctx, probability, attention: { data: attention, shape: [L, H, ctx] } };
         if ((stopAtEndOfText && id === eot) || step === maxTokens - 1) break;
         if (this.disposed) return;
-        r = this.run([id], undefined, true, true, 'generate');
+        r = await this.run([id], undefined, true, true, 'generate');
       }
+    } catch (e) {
+      // dispose() while a step ran: the generation ends, as it does between steps.
+      if (!this.disposed) throw e;
     } finally {
       this.busy = false;
     }
   }
 
   /** BERT with its MLM head: the most likely tokens at each [MASK]. */
-  fillMask(text: string, options: { topK?: number } = {}): { tokens: string[]; masks: MaskPrediction[] } {
+  async fillMask(text: string, options: { topK?: number } = {}): Promise<{ tokens: string[]; masks: MaskPrediction[] }> {
     this.live('fillMask');
     if (!(this.tokenizer instanceof WordPiece) || !this.raw.logits) throw new Error(`fillMask: ${this.raw.architecture} has no masked-LM head (BertForMaskedLM has)`);
     const topK = options.topK ?? 5;
@@ -391,7 +360,7 @@ export class PretrainedModel {
     const { ids, tokens, types } = this.tokenize(text);
     const positions = ids.flatMap((x, i) => (x === mask ? [i] : []));
     if (!positions.length) throw argError('fillMask', 'text', 'a text with [MASK]', text);
-    const r = this.run(ids, types, false, false, 'fillMask');
+    const r = await this.run(ids, types, false, false, 'fillMask');
     const masks = positions.map((position) => {
       const row = r.logits.subarray(position * r.cols, (position + 1) * r.cols);
       const p = softmax(row);
@@ -403,15 +372,14 @@ export class PretrainedModel {
 
   /** Bytes of WebAssembly memory this model's instance holds (parameters, KV cache, buffers). */
   heapBytes(): number {
-    return this.disposed ? 0 : this.wasm.memoryBuffer().byteLength;
+    return this.disposed ? 0 : this.engine.heapBytes();
   }
 
+  /** Frees the model's instance (a Worker model: ends its Worker); a generation in progress ends. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.wasm.pretrainedDispose(this.raw.id);
-    this.wasm.pretrainedSetThreads(1);
-    this.wasm.terminateWorkers();
+    this.engine.dispose();
   }
   [disposeSymbol](): void {
     this.dispose();

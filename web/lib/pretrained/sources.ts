@@ -8,7 +8,8 @@ export type FileSource = string | URL | Blob | Response | ArrayBuffer | Uint8Arr
 export interface Opened {
   /** Byte length, or 0 when unknown (a Response without Content-Length). */
   size: number;
-  reader: ReadableStreamDefaultReader<Uint8Array>;
+  /** The bytes; a browser can transfer it to the Worker that loads the model. */
+  stream: ReadableStream<Uint8Array>;
 }
 
 export function isFileSource(x: unknown): x is FileSource {
@@ -25,13 +26,13 @@ export async function open(src: FileSource, what: string, signal?: AbortSignal):
   if (src instanceof Uint8Array || src instanceof ArrayBuffer) {
     const bytes = src instanceof Uint8Array ? src : new Uint8Array(src);
     const stream = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } });
-    return { size: bytes.byteLength, reader: stream.getReader() };
+    return { size: bytes.byteLength, stream };
   }
-  if (typeof Blob !== 'undefined' && src instanceof Blob) return { size: src.size, reader: src.stream().getReader() as ReadableStreamDefaultReader<Uint8Array> };
+  if (typeof Blob !== 'undefined' && src instanceof Blob) return { size: src.size, stream: src.stream() as ReadableStream<Uint8Array> };
   if (typeof Response !== 'undefined' && src instanceof Response) {
     if (!src.body) throw new Error(`loadModel: ${what}: the Response has no body (already read?)`);
     const len = Number(src.headers.get('content-length') ?? 0);
-    return { size: Number.isFinite(len) ? len : 0, reader: src.body.getReader() };
+    return { size: Number.isFinite(len) ? len : 0, stream: src.body };
   }
   throw argError('loadModel', what, 'a URL, File, Blob, Response, ArrayBuffer or Uint8Array', src);
 }
@@ -41,7 +42,10 @@ export class Chunks {
   private pending: Uint8Array[] = [];
   private buffered = 0;
   private done = false;
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>, private readonly signal?: AbortSignal) {}
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  constructor(stream: ReadableStream<Uint8Array>, private readonly signal?: AbortSignal) {
+    this.reader = stream.getReader();
+  }
 
   private async pull(): Promise<boolean> {
     if (this.done) return false;
@@ -82,8 +86,8 @@ export class Chunks {
 }
 
 export async function readText(src: FileSource, what: string, signal?: AbortSignal): Promise<string> {
-  const { reader } = await open(src, what, signal);
-  const c = new Chunks(reader, signal);
+  const { stream } = await open(src, what, signal);
+  const c = new Chunks(stream, signal);
   const parts: Uint8Array[] = [];
   for (let p = await c.next(); p; p = await c.next()) parts.push(p);
   return new TextDecoder().decode(await new Blob(parts as BlobPart[]).arrayBuffer());

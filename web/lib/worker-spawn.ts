@@ -1,0 +1,92 @@
+// Starts a module Worker in a browser wherever one can start (the trainer's and the checkpoints'
+// Workers). First the caller's literal `new Worker(new URL('./x.js', import.meta.url), { type:
+// 'module' })`, which Vite and webpack recognise and bundle; where that is refused (the package
+// served from another origin than the page: SecurityError) a same-origin `blob:` module Worker
+// whose only line imports the worker script by its absolute URL, so the script's own
+// import.meta.url, and with it the .wasm and the glue, still resolve on the package's origin; then
+// the same line as a data: URL. A Worker counts as started once it has posted {type: 'ready'}; an
+// error before that tries the next way.
+
+export interface SpawnedWorker<In> {
+  post(m: In, transfer?: Transferable[]): void;
+  terminate(): void;
+}
+
+export interface SpawnedWorkerEvents<Out> {
+  message(m: Out): void;
+  /** The Worker failed after it had started. */
+  failed(reason: string): void;
+}
+
+type Attempt = { how: string; make: () => Worker; cleanup?: () => void };
+
+/** A module whose only line imports the worker script by its absolute URL. */
+const bootstrap = (scriptUrl: string) => `import ${JSON.stringify(scriptUrl)};`;
+
+function blobAttempt(scriptUrl: string): Attempt {
+  let url = '';
+  return {
+    how: 'a blob: bootstrap',
+    make: () => {
+      url = URL.createObjectURL(new Blob([bootstrap(scriptUrl)], { type: 'text/javascript' }));
+      return new Worker(url, { type: 'module' });
+    },
+    cleanup: () => url && URL.revokeObjectURL(url),
+  };
+}
+
+/**
+ * `direct` spells the bundlers' literal; `scriptUrl` is the same script's absolute URL, for the
+ * bootstraps. Resolves with the started Worker, or rejects saying why each way failed.
+ */
+export function spawnBrowserWorker<In, Out extends { type: string }>(direct: () => Worker, scriptUrl: string,
+  on: SpawnedWorkerEvents<Out>): Promise<SpawnedWorker<In>> {
+  if (typeof Worker === 'undefined') return Promise.reject(new Error('this environment has no Worker'));
+  const attempts: Attempt[] = [
+    { how: 'the package URL', make: direct },
+    blobAttempt(scriptUrl),
+    // An opaque-origin page (a sandboxed iframe without allow-same-origin) cannot start a Worker
+    // from its own blob: URLs in Chromium; a data: URL Worker (opaque origin itself) can, and
+    // imports the package with CORS like the page does.
+    { how: 'a data: bootstrap', make: () => new Worker(`data:text/javascript,${encodeURIComponent(bootstrap(scriptUrl))}`, { type: 'module' }) },
+  ];
+  const why: string[] = [];
+  const next = (resolve: (w: SpawnedWorker<In>) => void, reject: (e: Error) => void): void => {
+    const a = attempts.shift();
+    if (!a) {
+      reject(new Error(why.join('; ')));
+      return;
+    }
+    let w: Worker;
+    try {
+      w = a.make();
+    } catch (e) {
+      a.cleanup?.();
+      why.push(`${a.how}: ${e instanceof Error ? e.message : String(e)}`);
+      next(resolve, reject);
+      return;
+    }
+    let ready = false;
+    w.onmessage = (e: MessageEvent<Out>) => {
+      if (e.data.type !== 'ready') on.message(e.data);
+      else if (!ready) {
+        ready = true;
+        a.cleanup?.();
+        resolve({ post: (m, transfer) => w.postMessage(m, transfer ?? []), terminate: () => w.terminate() });
+      }
+    };
+    w.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      w.terminate();
+      const reason = e.message || 'the Worker script failed to load';
+      if (ready) {
+        on.failed(reason);
+        return;
+      }
+      a.cleanup?.();
+      why.push(`${a.how}: ${reason}`);
+      next(resolve, reject);
+    };
+  };
+  return new Promise(next);
+}
