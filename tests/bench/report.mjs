@@ -141,7 +141,7 @@ function relaxedSection(results, jobs, out, simd1) {
     .map((p) => rowOf(p, j)).filter((r) => r && r.maxError <= results.tolerance).reduce((b, r) => (!b || r.ms < b.ms ? r : b), null);
   const ratio = (a, b) => (a && b ? `${fmt(b.ms / a.ms, 2)}x` : '-');
   out.push('', '## Relaxed SIMD (f32x4.relaxed_madd) against SIMD128', '');
-  out.push('Speed-up = time of the SIMD128 build / time of the relaxed build, both timed in the same rounds; fractions of the peak kernels measured in the same rounds (mul+add: peak.c, FMA: peak_fma.c).', '');
+  out.push('Speed-up = time of the SIMD128 build / time of the relaxed build, both timed in the same rounds; fractions of the peak kernels measured in the same rounds (mul+add: peak.c, FMA: peak.c with -DPEAK_FMA).', '');
   out.push('| shape | relaxed 1t GFLOP/s | simd 1t GFLOP/s | speed-up 1t | of FMA peak | of mul+add peak | vs fastest ORT-web 1t | speed-up 2t | vs fastest ORT-web 2t |');
   out.push('|---|---|---|---|---|---|---|---|---|');
   for (const j of jobs) {

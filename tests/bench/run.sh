@@ -9,8 +9,8 @@ bash scripts/build.sh
 # The mul+add peak kernel: tiny, rebuilt so the numbers come from this toolchain.
 emcc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -o tests/bench/peak/peak.wasm tests/bench/peak/peak.c
 # Its FMA twin: the marker import becomes f32x4.relaxed_madd, as in the relaxed builds.
-emcc -O3 -msimd128 --no-entry -sSTANDALONE_WASM -sERROR_ON_UNDEFINED_SYMBOLS=0 -Wno-undefined \
-  -o tests/bench/peak/peak_fma.wasm tests/bench/peak/peak_fma.c 2> /dev/null
+emcc -O3 -msimd128 -DPEAK_FMA --no-entry -sSTANDALONE_WASM -sERROR_ON_UNDEFINED_SYMBOLS=0 -Wno-undefined \
+  -o tests/bench/peak/peak_fma.wasm tests/bench/peak/peak.c 2> /dev/null
 node scripts/relax-wasm.mjs tests/bench/peak/peak_fma.wasm > /dev/null
 # Relaxed SIMD is behind this flag in Node 20 (on by default from 21, where the flag may be gone).
 relaxed=()

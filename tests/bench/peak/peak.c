@@ -1,10 +1,21 @@
 // SIMD128 f32x4 mul+add peak: 12 independent chains a = a * y + x (enough to cover the mul and
 // add latencies on two mul and two add pipes), 8 flops per f32x4 mul+add pair. The chain runs
 // through the mul so the compiler cannot hoist it. SIMD128 has no FMA.
-// Built by tests/bench/build-peak.sh into peak.wasm, called from the benchmark.
+// With -DPEAK_FMA, its FMA twin: each step one f32x4.relaxed_madd (8 flops) instead of a mul and
+// an add. clang 14 cannot emit the final opcode, so the step calls the marker import of
+// cpp/kernels/madd.hpp and tests/bench/run.sh passes peak_fma.wasm through scripts/relax-wasm.mjs,
+// as the relaxed builds are (it needs relaxed SIMD: Node 20 with --experimental-wasm-relaxed-simd,
+// Node >= 21, Chromium >= 114).
+// Built by tests/bench/run.sh into peak.wasm and peak_fma.wasm, called from the benchmark.
 #include <wasm_simd128.h>
 
+#ifdef PEAK_FMA
+__attribute__((import_module("env"), import_name("attnlab_madd"), const, nothrow))
+v128_t attnlab_madd(v128_t a, v128_t b, v128_t c);
+#define STEP(a, x) a = attnlab_madd(a, y, x)
+#else
 #define STEP(a, x) a = wasm_f32x4_add(wasm_f32x4_mul(a, y), x)
+#endif
 
 __attribute__((export_name("peak"))) float peak(int iterations, float seed) {
   const v128_t y = wasm_f32x4_splat(0.999999f);
