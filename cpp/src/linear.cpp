@@ -8,31 +8,28 @@
 
 namespace attnlab {
 namespace {
-constexpr int64_t kRowsPerTask = 32;  // rows of x per task: their [32, in] block stays in cache
-}
+constexpr int64_t kRowsPerTask = 32;    // rows of x per task: their [32, in] block stays in cache
+constexpr int64_t kPanelsPerTask = 32;  // 256 output columns per task: one row still splits
+}  // namespace
 
-void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* W,
-            const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool) {
-  // W's rows become 8-column panels of the micro-kernel's b operand (O(in * out), once).
-  const int64_t panel_size = 8 * in;
-  std::unique_ptr<float[]> panels(new float[kernels::panels_size(out, in)]);
-  const int64_t num_panels = (out + 7) / 8;
-  parallel_for(pool, num_panels, [&](int64_t p) {
-    kernels::pack_panels(W + p * 8 * in, in, std::min<int64_t>(8, out - p * 8), in,
-                         panels.get() + p * panel_size);
-  });
-  parallel_for(pool, (rows + kRowsPerTask - 1) / kRowsPerTask, [&](int64_t t) {
-    const int64_t r0 = t * kRowsPerTask, r1 = std::min(rows, r0 + kRowsPerTask);
-    // The task's rows interleaved by 4 (gemm_4x8's A operand), once for all panels.
+void linear_panels(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* panels,
+                   const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool) {
+  const int64_t panel_size = 8 * in, num_panels = (out + 7) / 8;
+  const int64_t row_blocks = (rows + kRowsPerTask - 1) / kRowsPerTask;
+  const int64_t col_blocks = (num_panels + kPanelsPerTask - 1) / kPanelsPerTask;
+  parallel_for(pool, row_blocks * col_blocks, [&](int64_t t) {
+    const int64_t r0 = t / col_blocks * kRowsPerTask, r1 = std::min(rows, r0 + kRowsPerTask);
+    const int64_t p0 = t % col_blocks * kPanelsPerTask, p1 = std::min(num_panels, p0 + kPanelsPerTask);
+    // The task's rows interleaved by 4 (gemm_4x8's A operand), once for all its panels.
     const int64_t R = (r1 - r0 + 3) / 4 * 4;
     std::unique_ptr<float[]> xs(new float[R * in]);
     for (int64_t g = 0; g < R; g += 4)
       kernels::pack_rows4(x + (r0 + g) * ldx, ldx, std::min<int64_t>(4, r1 - r0 - g), in, xs.get() + g * in);
     float tail[4 * 16];  // the last block when fewer than 4 rows are left
     // Panels in pairs where both are full (gemm_4x16: twice the accumulators, the same bits).
-    for (int64_t p = 0; p < num_panels;) {
-      const float* panel = panels.get() + p * panel_size;
-      const bool pair = out - p * 8 >= 16;
+    for (int64_t p = p0; p < p1;) {
+      const float* panel = panels + p * panel_size;
+      const bool pair = p + 1 < p1 && out - p * 8 >= 16;
       const int64_t n = pair ? 16 : std::min<int64_t>(8, out - p * 8);
       for (int64_t g = 0; g < R; g += 4) {
         float* yg = y + (r0 + g) * ldy + p * 8;
@@ -51,8 +48,18 @@ void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* 
     }
     if (bias)
       for (int64_t r = r0; r < r1; ++r)
-        for (int64_t j = 0; j < out; ++j) y[r * ldy + j] += bias[j];
+        for (int64_t j = p0 * 8; j < std::min(out, p1 * 8); ++j) y[r * ldy + j] += bias[j];
   });
+}
+
+void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* W,
+            const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool) {
+  // W's rows become 8-column panels of the micro-kernel's b operand (O(in * out), once).
+  std::unique_ptr<float[]> panels(new float[kernels::panels_size(out, in)]);
+  parallel_for(pool, (out + 7) / 8, [&](int64_t p) {
+    kernels::pack_panels(W + p * 8 * in, in, std::min<int64_t>(8, out - p * 8), in, panels.get() + p * 8 * in);
+  });
+  linear_panels(x, ldx, rows, in, panels.get(), bias, out, y, ldy, pool);
 }
 
 }  // namespace attnlab

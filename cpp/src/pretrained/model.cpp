@@ -13,7 +13,7 @@
 // Attention runs on the engine's fused kernel (attend_slices over a prompt, attend_slice per new
 // token against the KV cache, whose keys are kept as the kernel's 8-key panels as in
 // nn/model.cpp's Transformer decoder), the dense layers on attnlab::linear's kernels with the
-// weights packed once at load (packed_linear.hpp), or, when asked to quantise, as int8 rows with
+// weights packed once at load (attnlab::linear_panels), or, when asked to quantise, as int8 rows with
 // one scale each (as the .atl models' int8, nn/weights.cpp) on the translators' int8 product
 // (nn::gemm_nt_q8), quantised while they stream in so the fp32 weights never all exist at once.
 #include <algorithm>
@@ -23,10 +23,10 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/linear.hpp"
 #include "attnlab/nn/gemm.hpp"
 #include "attnlab/pretrained.hpp"
 #include "kernels.hpp"
-#include "packed_linear.hpp"
 
 namespace attnlab::pretrained {
 namespace {
@@ -52,7 +52,7 @@ struct Slot {
   int64_t ldw = 0;
   std::vector<uint8_t> stage;          // raw bytes not yet quantised (a row; Conv1D: the tensor)
   uint64_t alloc() const {
-    return q8 ? 0 : pack_out ? static_cast<uint64_t>(packed_size(pack_out, pack_in)) : count;
+    return q8 ? 0 : pack_out ? static_cast<uint64_t>(kernels::panels_size(pack_out, pack_in)) : count;
   }
   const float** target = nullptr;
   uint64_t received = 0;
@@ -118,7 +118,7 @@ void gelu(float* x, int64_t n, bool exact) {
 }
 
 void dense(const float* x, int64_t n, const Lin& l, float* y, ThreadPool* pool) {
-  if (!l.q8.q) return packed_linear(x, n, l.in, l.w, l.b, l.out, y, pool);
+  if (!l.q8.q) return linear_panels(x, l.in, n, l.in, l.w, l.b, l.out, y, l.out, pool);
   nn::gemm_nt_q8(x, n, l.in, l.q8.q, l.q8.scale, l.q8.ldw, l.out, y, pool);
   if (l.b)
     for (int64_t r = 0; r < n; ++r)
@@ -274,8 +274,12 @@ struct Model::Impl {
       for (int64_t c = 0; c < cfg.hidden; ++c) row[c] = wte_q8.scale[r] * kernels::q8_row_at(wte_q8.q, wte_q8.ldw, r, c);
       return;
     }
-    if (wte_packed) packed_row(wte, cfg.hidden, r, row);
-    else std::copy_n(wte + r * cfg.hidden, cfg.hidden, row);
+    if (wte_packed) {  // a row of the packed (tied) output matrix: column r % 8 of its panel
+      const float* p = wte + (r / 8) * 8 * cfg.hidden + r % 8;
+      for (int64_t c = 0; c < cfg.hidden; ++c) row[c] = p[c * 8];
+      return;
+    }
+    std::copy_n(wte + r * cfg.hidden, cfg.hidden, row);
   }
 
   void check_ids(const std::vector<int32_t>& ids, int64_t start, const char* call) const {
@@ -617,7 +621,7 @@ void Model::finish() {
     }
     if (s.pack_out) {
       tmp.assign(f, f + s.count);
-      pack_weights(tmp.data(), s.pack_out, s.pack_in, f);
+      kernels::pack_panels(tmp.data(), s.pack_in, s.pack_out, s.pack_in, f);
     }
   }
   m.ready = true;
