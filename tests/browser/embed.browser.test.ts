@@ -4,13 +4,13 @@
 // page (plain iframe, and sandboxed with and without allow-same-origin), served by the demo's own
 // preview server (its headers are the hosting requirement under test). No network beyond these.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import { build, createServer, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launch, repoRoot } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
@@ -55,9 +55,20 @@ function coursePage(pkg: string): string {
     const { weights } = lib.attention(x, x, x, { causal: true, returnWeights: true });
     const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
     const t = tr.translate('Il fait beau.');
+    // The trainer: progress, then cancel at the first event; nothing may arrive after cancel().
+    const progress = [];
+    let cancelled = false, afterCancel = 0;
+    const session = lib.createTrainer({ task: 'reverse', hidden: 16, evalEvery: 5, evalSize: 10, maxSeconds: 60, targetAccuracy: 1,
+      onProgress: (p) => {
+        if (cancelled) afterCancel++;
+        progress.push(p.step);
+        if (!cancelled) { cancelled = true; session.cancel(); }
+      } });
+    const done = await session.done;
     document.body.dataset.result = JSON.stringify({
-      variant: lib.variant, reason: lib.variantReason, threads: lib.threads, isolated: crossOriginIsolated,
+      variant: lib.variant, reason: lib.variantReason, threads: lib.threads, isolated: crossOriginIsolated, origin: self.origin,
       w: [weights.data[0], weights.data[1], weights.data[5] + weights.data[6]], translation: t.text,
+      trainer: { thread: done.thread, reason: done.reason, progress: progress.length, afterCancel, workerError: done.workerError ?? null },
     });
   } catch (e) {
     document.body.dataset.result = JSON.stringify({ error: String(e && e.stack || e) });
@@ -110,8 +121,15 @@ async function open(url: string): Promise<Visit> {
 }
 
 async function courseResult(page: Page) {
-  await page.waitForSelector('body[data-result]', { state: 'attached', timeout: 60_000 });
+  await page.waitForSelector('body[data-result]', { state: 'attached', timeout: 150_000 });
   return JSON.parse((await page.getAttribute('body', 'data-result'))!);
+}
+
+/** The course page's trainer: it reported progress on `thread`, and cancel() ended it with nothing after. */
+function expectTrainer(t: { thread: string; reason: string; progress: number; afterCancel: number; workerError: string | null }, thread: 'worker' | 'main') {
+  expect(t).toMatchObject({ thread, reason: 'cancelled', afterCancel: 0 });
+  expect(t.progress).toBeGreaterThan(0);
+  expect(t.workerError === null).toBe(thread === 'worker');
 }
 
 beforeAll(async () => {
@@ -151,6 +169,7 @@ describe('the package from a CDN origin, on a course page of another origin', ()
     expect(r.w[1]).toBe(0);
     expect(r.w[2]).toBeCloseTo(1, 6);
     expect(r.translation.length).toBeGreaterThan(3);
+    expectTrainer(r.trainer, 'worker');
     const w = await widgets(v.page);
     expect(w).toEqual({
       regression: { finite: true, svg: true }, heatmap: 0.75, beams: 2,
@@ -161,7 +180,7 @@ describe('the package from a CDN origin, on a course page of another origin', ()
     });
     expect(v.problems).toEqual([]);
     await v.page.close();
-  });
+  }, 180_000);
 
   test('cross-origin isolated page: the threaded build runs, its workers started from the CDN', async () => {
     const v = await open(`${isolatedCourse.url}course.html`);
@@ -170,15 +189,17 @@ describe('the package from a CDN origin, on a course page of another origin', ()
     expect(r).toMatchObject({ variant: 'relaxed-simd-threads', isolated: true, reason: "'relaxed-simd-threads' is the fastest build, and it runs here" });
     expect(r.threads).toBeGreaterThanOrEqual(2);
     expect(r.w[0]).toBe(1);
+    expectTrainer(r.trainer, 'worker');
     const w = await widgets(v.page);
     expect(Object.entries(w).filter(([, x]) => x === null)).toEqual([]);
     expect(v.problems).toEqual([]);
     await v.page.close();
-  });
+  }, 180_000);
 });
 
 // The built site framed by a course page (the LMS iframe snippet): each page in embed mode.
-const FRAMED = ['index', 'pooling', 'heads', 'translation', 'embed'] as const;
+// Every page of the site, each Worker it starts included.
+const FRAMED = ['index', 'pooling', 'scoring', 'heads', 'translation', 'positional', 'efficient', 'performance', 'embed'] as const;
 const SANDBOXES = [
   ['a plain iframe', null],
   ['a sandboxed iframe (allow-scripts)', 'allow-scripts'],
@@ -221,12 +242,52 @@ describe('a package host without Cross-Origin-Resource-Policy, on an isolated co
     expect(r).toMatchObject({ variant: 'relaxed-simd', threads: 1, isolated: true });
     expect(r.reason).toMatch(/^'relaxed-simd-threads' failed to start \(.+\): 'relaxed-simd' is the fastest build that runs here$/);
     expect(r.w[0]).toBe(1);
+    // The trainer's Worker starts from a same-origin bootstrap that imports its module: that works here.
+    expectTrainer(r.trainer, 'worker');
     const w = await widgets(v.page);
     expect(Object.entries(w).filter(([, x]) => x === null)).toEqual([]);
     // What the browser itself reports about the refused worker scripts is all there is.
     expect(v.problems.filter((p) => !/attnlab-(relaxed-)?simd-threads\.(worker\.)?js/.test(p))).toEqual([]);
     await v.page.close();
-  });
+  }, 180_000);
+});
+
+// The course page itself framed (a notebook's output frame, an LMS page that frames the author's
+// HTML): the package from the CDN (127.0.0.1), the course page (localhost:B) in a frame of a page on
+// a third origin (localhost:C), plain and sandboxed.
+describe.each(SANDBOXES)('a course page using the CDN, in %s of a page of a third origin', (_, sandbox) => {
+  test('load() and its variant, attention, a translation, trainer progress and cancel, every widget from attributes alone', async () => {
+    const path = `/host-${sandbox?.replace(/\W+/g, '-') ?? 'plain'}.html`;
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
+<body style="margin: 0"><iframe name="course" src="${course.url}course.html" title="course"${sandbox ? ` sandbox="${sandbox}"` : ''}
+  style="width: 100%; height: 2400px; border: 0"></iframe></body></html>`;
+    const host = await serveStatic(outDir, false, { host: 'localhost', pages: { [path]: html } });
+    expect(new URL(host.url).origin).not.toBe(new URL(course.url).origin);
+    const v = await open(`${host.url}${path.slice(1)}`);
+    try {
+      const frame = () => v.page.frames().find((f) => f.name() === 'course')!;
+      const raw = await until('the framed course page', () => frame().evaluate(() => document.body.dataset.result), (x) => x !== undefined, 90_000);
+      const r = JSON.parse(raw!);
+      expect(r.error).toBeUndefined();
+      expect(r).toMatchObject({ variant: 'relaxed-simd', threads: 1, isolated: false, origin: sandbox === 'allow-scripts' ? 'null' : new URL(course.url).origin });
+      expect(r.reason).toMatch(/^'relaxed-simd-threads' needs SharedArrayBuffer, .*: 'relaxed-simd' is the fastest build that runs here$/);
+      expect(r.w[0]).toBe(1);
+      expect(r.w[1]).toBe(0);
+      expect(r.w[2]).toBeCloseTo(1, 6);
+      expect(r.translation.length).toBeGreaterThan(3);
+      expectTrainer(r.trainer, 'worker');
+      const w = await widgets(frame());
+      expect(w).toMatchObject({
+        regression: { finite: true, svg: true }, heatmap: 0.75, beams: 2,
+        headView: { heads: expect.any(Number), tokens: true }, modelView: { layers: expect.any(Number), heads: expect.any(Number) },
+        translate: expect.stringMatching(/tired/i), translateSrc: expect.stringMatching(/fatigu/i),
+      });
+      expect(v.problems).toEqual([]);
+    } finally {
+      await v.page.close();
+      await host.close();
+    }
+  }, 240_000);
 });
 
 describe.each(SANDBOXES)('the built site in %s on a course page of another origin', (_, sandbox) => {
@@ -244,6 +305,34 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
         },
         pooling: async (f) => {
           await until('pooling: the regression widget', () => inFrame<boolean>(f, "document.querySelector('attn-regression').result !== null"), (x) => x);
+          // The page's trainer (a Worker; from a blob: in an opaque origin): progress, then cancel.
+          await f.click('#train');
+          const step = await until('pooling: training progress', () => inFrame<number>(f, "Number(document.getElementById('train-status').dataset.step)"), (n) => n >= 2, 60_000);
+          await f.click('#cancel');
+          const after = await inFrame<{ cancelled?: string; done?: string; text: string; step: number }>(f,
+            "({ ...document.getElementById('train-status').dataset, text: document.getElementById('train-status').textContent, step: Number(document.getElementById('train-status').dataset.step) })");
+          expect(after).toMatchObject({ cancelled: '1', text: expect.stringMatching(/^Cancelled after step \d+: h stays /) });
+          expect(after.done).toBeUndefined();
+          expect(after.step).toBeGreaterThanOrEqual(step);
+          // Stopped: no step arrives after the cancel.
+          await new Promise((r) => setTimeout(r, 300));
+          expect(await inFrame<number>(f, "Number(document.getElementById('train-status').dataset.step)")).toBe(after.step);
+        },
+        scoring: async () => {},
+        positional: async () => {},
+        efficient: async (f) => {
+          // Its cost chart is measured in a Worker: a first measurement, then cancel.
+          await f.click('#run-cost');
+          await until('efficient: a measurement', () => inFrame<string>(f, "document.getElementById('cost-status').textContent"), (t) => /^S = \d+/.test(t), 60_000);
+          await f.click('#cancel-cost');
+          expect(await inFrame<string>(f, "document.getElementById('cost-status').textContent")).toBe('Cancelled.');
+        },
+        performance: async (f) => {
+          // The benchmark runs in a Worker: it starts a build, then cancel.
+          await f.click('#run');
+          await until('performance: running', () => inFrame<string>(f, "document.getElementById('bench-status').textContent"), (t) => /^Running /.test(t), 60_000);
+          await f.click('#cancel');
+          expect(await inFrame<string | undefined>(f, 'document.body.dataset.bench')).toBe('cancelled');
         },
         heads: async (f) => {
           await until('heads: lines drawn', () => inFrame<number>(f, "document.getElementById('head-view').lineCount"), (n) => n > 0);
@@ -279,7 +368,70 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
       await v.page.close();
       await server.close();
     }
-  }, 240_000);
+  }, 480_000);
+});
+
+describe('the built site framed by a cross-origin isolated course page', () => {
+  test('with the LMS snippet\'s allow="cross-origin-isolated" the framed page is isolated and runs the threaded build; without it, one thread', async () => {
+    const frames = [['with', ' allow="clipboard-write; cross-origin-isolated"'], ['without', '']] as const;
+    const path = '/isolated-frames.html';
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>isolated course</title><link rel="icon" href="data:,"></head>
+<body>${frames.map(([name, allow]) => `<iframe name="${name}" src="${siteUrl}index.html#embed=1" title="${name}"${allow} style="width: 100%; height: 500px; border: 0"></iframe>`).join('\n')}</body></html>`;
+    const server = await serveStatic(outDir, true, { host: 'localhost', pages: { [path]: html } });
+    const v = await open(`${server.url}${path.slice(1)}`);
+    try {
+      expect(await v.page.evaluate(() => crossOriginIsolated)).toBe(true);
+      const seen: Record<string, unknown> = {};
+      for (const [name] of frames) {
+        await v.page.locator(`iframe[name="${name}"]`).scrollIntoViewIfNeeded();
+        const f = () => v.page.frames().find((x) => x.name() === name)!;
+        await until(`${name}: body[data-result]`, () => inFrame<string | undefined>(f(), 'document.body.dataset.result'), (r) => r !== undefined, 60_000);
+        seen[name] = await inFrame(f(), "({ result: document.body.dataset.result, isolated: self.crossOriginIsolated, variant: document.getElementById('variant').textContent })");
+      }
+      expect(seen).toEqual({
+        with: { result: 'ok', isolated: true, variant: 'simd-threads' },
+        without: { result: 'ok', isolated: false, variant: 'simd' },
+      });
+      expect(v.problems).toEqual([]);
+    } finally {
+      await v.page.close();
+      await server.close();
+    }
+  }, 180_000);
+});
+
+describe('the hosting requirement, as the site\'s own servers send it', () => {
+  // npm start runs Vite's dev server with web/demo/vite.config.ts (scripts/start.sh); vite preview
+  // serves the build. Every response of both: CORS and CORP for frames, COOP and COEP for threads.
+  const WANT = {
+    'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin',
+    'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp',
+  };
+  const headersOf = async (url: string) => {
+    const r = await fetch(url, { headers: { Origin: 'null' } });
+    await r.arrayBuffer();
+    expect(r.status, url).toBe(200);
+    return Object.fromEntries(Object.keys(WANT).map((k) => [k, r.headers.get(k)]));
+  };
+
+  test('npm start (the dev server): pages, modules and .wasm', async () => {
+    const dev = await createServer({ configFile, logLevel: 'warn', server: { port: 0, strictPort: false, hmr: false } });
+    await dev.listen();
+    try {
+      const base = dev.resolvedUrls!.local[0];
+      for (const path of ['index.html', 'embed.html', 'main.ts', '@fs' + join(repoRoot, 'dist', 'wasm', 'attnlab-simd.wasm')]) expect(await headersOf(base + path), path).toEqual(WANT);
+    } finally {
+      await dev.close();
+    }
+  });
+
+  test('vite preview (the built site): pages, scripts, stylesheet, .wasm and the service worker', async () => {
+    const index = await (await fetch(`${siteUrl}index.html`)).text();
+    const assets = [...index.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThan(1);
+    const wasm = readdirSync(join(outDir, 'assets')).find((f) => f.endsWith('.wasm'))!;
+    for (const path of ['index.html', 'translation.html', 'sw.js', `assets/${wasm}`, ...assets]) expect(await headersOf(siteUrl + path), path).toEqual(WANT);
+  });
 });
 
 /** Every attnlab element on a page has drawn what its attributes ask for (polled). */
@@ -379,6 +531,45 @@ describe("the embed page's recipes, run as written", () => {
       expect(v.problems, name).toEqual([]);
       await v.close();
     }
+  });
+
+  test('a view no widget reproduces (scoring): every recipe frames the page, in its state', async () => {
+    const r = await recipes('scoring.html', 'logd=9&causal=1');
+    expect(r.iframe).toMatch(/^<iframe src="[^"]*scoring\.html#logd=9&amp;causal=1&amp;embed=1"/);
+    expect(r.cdn).toBe(r.iframe);
+    expect(runNotebookCell(r.notebook)).toBe(r.iframe);
+    expect(rawBlock(r.myst, '```{raw} html')).toBe(r.iframe);
+    const v = await run(rawBlock(r.quarto, '```{=html}'));
+    const f = () => v.page.frames()[1];
+    await until('the framed scoring page', () => f()?.evaluate('document.body.dataset.result') as Promise<string | undefined>, (x) => x === 'ok', 60_000);
+    // The view's state reached the page: d = 2^9, causal mask on.
+    expect(await f().evaluate("({ d: document.getElementById('dim').value, causal: document.getElementById('causal').checked })")).toEqual({ d: '9', causal: true });
+    expect(v.problems).toEqual([]);
+    await v.close();
+  });
+
+  test('heads view of the decoder, with a layer and the heads chosen: the widgets show that part', async () => {
+    const r = await recipes('heads.html', 'src=il+pleut+.&kind=decoder&layer=0&heads=1');
+    expect(r.cdn).toContain('<attn-head-view model="fra-eng" text="il pleut ." part="decoder" layer="1" heads="2"></attn-head-view>');
+    const v = await run(r.cdn);
+    expect(Object.values(await allDrawn(v.page)).every(Boolean)).toBe(true);
+    const hv = await v.page.evaluate(() => {
+      const e = document.querySelector('attn-head-view') as unknown as { leftTokens: string[]; rightTokens: string[]; activeHeads: number[]; data: number[][][] };
+      return { same: JSON.stringify(e.leftTokens) === JSON.stringify(e.rightTokens), active: e.activeHeads, heads: e.data.length,
+        // Decoder self-attention is causal: nothing above the diagonal.
+        causal: e.data.every((m) => m.every((row, i) => row.every((w, j) => j <= i || w < 1e-6))) };
+    });
+    expect(hv).toMatchObject({ same: true, active: [1], causal: true });
+    expect(hv.heads).toBeGreaterThan(1);
+    // A head number that is no head is left out, and the widget says so.
+    await v.page.evaluate(() => document.querySelector('attn-head-view')!.setAttribute('heads', '1 99'));
+    const said = await until('the heads attribute read again', () => v.page.evaluate(() => {
+      const e = document.querySelector('attn-head-view') as unknown as HTMLElement & { activeHeads: number[] };
+      return { active: e.activeHeads, readout: e.shadowRoot!.querySelector('.plot + .readout')?.textContent ?? '' };
+    }), (x) => x.readout.startsWith('attn-head-view'), 10_000);
+    expect(said).toEqual({ active: [0], readout: expect.stringMatching(new RegExp(`^attn-head-view: the heads attribute: expected head numbers from 1 to ${hv.heads}, got '99'\\. 1 of ${hv.heads} heads shown`)) });
+    expect(v.problems).toEqual([]);
+    await v.close();
   });
 
   test('the LMS iframe snippet and the resize script: the framed view loads, in its state, and fits', async () => {

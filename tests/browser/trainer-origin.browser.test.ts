@@ -1,8 +1,8 @@
 // The trainer as a course author embeds it: the built package on one origin (the "CDN": CORS `*`,
 // CORP cross-origin), the course page on another, imported by absolute URL with no bundler. On a
-// plain page, a cross-origin isolated page and in sandboxed iframes (allow-scripts, with and
-// without allow-same-origin), createTrainer() reports progress and cancel() settles `done` within
-// 100 ms. A direct `new Worker(cross-origin URL)` is refused there (SecurityError): the trainer
+// plain page, a cross-origin isolated page, in a plain iframe and in sandboxed iframes
+// (allow-scripts, with and without allow-same-origin), createTrainer() reports progress and
+// cancel() settles `done` within 100 ms. A direct `new Worker(cross-origin URL)` is refused there (SecurityError): the trainer
 // must start its Worker through a same-origin bootstrap, or train on the page in slices.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -67,15 +67,16 @@ try {
 }
 </script>`;
 
-const framePage = (sandbox: string) => `<!doctype html><meta charset="utf-8"><title>frame</title><link rel="icon" href="data:,">
+const framePage = (sandbox: string | null) => `<!doctype html><meta charset="utf-8"><title>frame</title><link rel="icon" href="data:,">
 <script>addEventListener('message', (e) => { if (e.data && e.data.trainer) window.__result = e.data.trainer; });</script>
-<iframe sandbox="${sandbox}" src="/trainer.html"></iframe>`;
+<iframe${sandbox === null ? '' : ` sandbox="${sandbox}"`} src="/trainer.html"></iframe>`;
 
 beforeAll(async () => {
   [browser, pkg] = await Promise.all([launch(), servePackage(repoRoot)]);
   site = await servePages({
     '/trainer.html': { html: trainerPage(pkg.url) },
     '/isolated.html': { html: trainerPage(pkg.url), isolated: true },
+    '/framed.html': { html: framePage(null) },
     '/sandboxed.html': { html: framePage('allow-scripts') },
     '/sandboxed-same-origin.html': { html: framePage('allow-scripts allow-same-origin') },
     // No Worker may start at all here: the trainer falls back to the page's own thread.
@@ -103,6 +104,7 @@ describe('createTrainer with the package on another origin', () => {
   const cases: [string, string, { thread: string; isolated: boolean; opaque: boolean }][] = [
     ['plain page', '/trainer.html', { thread: 'worker', isolated: false, opaque: false }],
     ['cross-origin isolated page', '/isolated.html', { thread: 'worker', isolated: true, opaque: false }],
+    ['plain iframe', '/framed.html', { thread: 'worker', isolated: false, opaque: false }],
     ['sandboxed iframe (allow-scripts)', '/sandboxed.html', { thread: 'worker', isolated: false, opaque: true }],
     ['sandboxed iframe (allow-scripts allow-same-origin)', '/sandboxed-same-origin.html', { thread: 'worker', isolated: false, opaque: false }],
     ["a page whose CSP refuses every Worker (worker-src 'none')", '/no-worker.html', { thread: 'main', isolated: false, opaque: false }],

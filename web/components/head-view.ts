@@ -7,7 +7,7 @@ import { toMatrices, type TensorLike } from './matrix.js';
 
 export class AttnHeadView extends AttnElement {
   static get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'data', 'tokens', 'left-tokens', 'right-tokens', 'label', 'threshold', 'layer', ...ATTENTION_ATTRIBUTES];
+    return [...super.observedAttributes, 'data', 'tokens', 'left-tokens', 'right-tokens', 'label', 'threshold', 'layer', 'heads', ...ATTENTION_ATTRIBUTES];
   }
 
   #heads: number[][][] = [];
@@ -21,6 +21,8 @@ export class AttnHeadView extends AttnElement {
   #readout: HTMLDivElement;
   #lines = 0;
   #sentence: SentenceAttention | null = null;
+  /** What is wrong with the `heads` attribute, shown in the readout; '' when nothing is. */
+  #headsProblem = '';
   /** model/src + text attributes: the shipped Transformer's attention on that sentence. */
   #follow = attentionFollower(this, (a) => {
     this.#sentence = a;
@@ -65,7 +67,7 @@ export class AttnHeadView extends AttnElement {
       : toMatrices(t as TensorLike | number[][][] | null);
     const keep = this.#active.length === mats.length;
     this.#heads = mats;
-    if (!keep) this.#active = mats.map(() => true);
+    if (!keep) this.#active = this.#headsFromAttribute();
     this.#buildButtons();
     this.invalidate();
   }
@@ -92,6 +94,22 @@ export class AttnHeadView extends AttnElement {
     this.invalidate();
   }
 
+  /**
+   * The heads the `heads` attribute names (1-based, e.g. "1 3", as an embed recipe writes the
+   * heads chosen on the site), else all. A number that is no head here is left out, and said so.
+   */
+  #headsFromAttribute(): boolean[] {
+    const attr = this.getAttribute('heads');
+    this.#headsProblem = '';
+    if (attr === null || !this.#heads.length) return this.#heads.map(() => true);
+    const words = attr.split(/[\s,]+/).filter(Boolean);
+    const H = this.#heads.length;
+    const bad = words.filter((w) => !/^\d+$/.test(w) || Number(w) < 1 || Number(w) > H);
+    if (bad.length) this.#headsProblem = `${this.localName}: the heads attribute: expected head numbers from 1 to ${H}, got '${bad.join(' ')}'. `;
+    const shown = new Set(words.filter((w) => !bad.includes(w)).map((w) => Number(w) - 1));
+    return this.#heads.map((_, i) => shown.size === 0 || shown.has(i));
+  }
+
   /** Lines drawn in the last render. */
   get lineCount(): number {
     return this.#lines;
@@ -111,6 +129,11 @@ export class AttnHeadView extends AttnElement {
   protected attributeChanged(name: string): void {
     if (ATTENTION_ATTRIBUTES.includes(name)) this.#follow();
     else if (name === 'layer') this.#showLayer();
+    else if (name === 'heads') {
+      this.#active = this.#headsFromAttribute();
+      this.#syncButtons();
+      this.invalidate();
+    }
     else if (name === 'data') this.data = jsonAttr<number[][][]>(this, 'data') ?? null;
     else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens') ?? null;
     else if (name === 'left-tokens') this.leftTokens = labelsAttr(this, 'left-tokens') ?? null;
@@ -238,7 +261,7 @@ export class AttnHeadView extends AttnElement {
       const tok = (focus.side === 'left' ? L : R)[focus.index];
       this.#readout.textContent = `${focus.side === 'left' ? 'query' : 'key'} “${tok}” — strongest ${focus.side === 'left' ? 'key' : 'query'} per head: ${parts.join('; ')}`;
     } else {
-      this.#readout.textContent = `${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}.`;
+      this.#readout.textContent = `${this.#headsProblem}${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}.`;
     }
   }
 

@@ -2,6 +2,7 @@
 // HTML alone, loaded from a CDN; the iframe for an LMS; a notebook cell; a Jupyter Book / MyST and a
 // Quarto raw-HTML block. Pure functions of their arguments: tests/browser/embed.browser.test.ts
 // runs what they generate.
+import { decodePoints, HEADS_DEFAULT_SOURCE, TRANSLATION_EXAMPLES } from './site/view-state';
 
 export const CDNS = {
   jsdelivr: (version: string) => `https://cdn.jsdelivr.net/npm/attnlab@${version}/`,
@@ -14,23 +15,37 @@ const attrs = (a: Record<string, string | undefined>) =>
   Object.entries(a).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => ` ${k}="${esc(v!)}"`).join('');
 
 /**
- * The widget that shows a page's view, with the view's state as attributes, or null for pages
- * whose view is not one widget (those embed as an iframe).
+ * The widget that shows a page's view, with the view's state as attributes, or null for views no
+ * widget reproduces (a page of several figures, the heads page's untrained model): those embed as
+ * an iframe of the page, whose hash keeps the whole state. A key the hash lacks takes the page's
+ * own default (site/view-state.ts), so the widget shows what the page showed.
  */
 export function widgetMarkup(page: string, state: URLSearchParams): string | null {
   const get = (k: string) => state.get(k) ?? undefined;
   switch (page) {
-    case 'pooling.html':
-      return `<attn-regression${attrs({ kernel: get('kernel') ?? 'gaussian', bandwidth: get('h') ?? '0.5', n: get('n') ?? '40', seed: get('seed') })}></attn-regression>`;
-    case 'heads.html': {
-      // The heads page shows a Transformer's self-attention (kind=self) or cross-attention.
-      const text = get('src') ?? 'Il fait beau aujourd’hui.';
-      const part = get('kind') === 'cross' ? 'cross' : 'encoder';
-      const layer = state.has('layer') ? String(Number(state.get('layer')) + 1) : undefined;
-      return `<attn-head-view${attrs({ model: 'fra-eng', text, part, layer })}></attn-head-view>\n<attn-model-view${attrs({ model: 'fra-eng', text, part })}></attn-model-view>`;
+    case 'pooling.html': {
+      // Points placed by hand (pts=) replace the seeded sample (n, seed).
+      const pts = state.has('pts') ? decodePoints(state.get('pts')!) : undefined;
+      const points = pts ? JSON.stringify(pts.map((p) => [p.x, p.y])) : undefined;
+      return `<attn-regression${attrs({ kernel: get('kernel') ?? 'gaussian', bandwidth: get('h') ?? '0.5',
+        ...(points ? { points } : { n: get('n') ?? '40', seed: get('seed') }) })}></attn-regression>`;
     }
-    case 'translation.html':
-      return `<attn-translate${attrs({ model: get('dir') ?? 'fra-eng', arch: get('arch') ?? 'transformer', beam: get('beam'), value: get('text') ?? 'Je suis étudiant.' })}></attn-translate>`;
+    case 'heads.html': {
+      // The heads page shows the trained Transformer's encoder or decoder self-attention, or its
+      // cross-attention; its untrained comparison has random weights no widget loads.
+      if (get('model') === 'untrained') return null;
+      const text = get('src') ?? HEADS_DEFAULT_SOURCE;
+      const kind = get('kind');
+      const part = kind === 'cross' || kind === 'decoder' ? kind : 'encoder';
+      // The page counts layers and heads from 0 (layer=1 is the second); the widgets from 1.
+      const layer = state.has('layer') && /^\d+$/.test(state.get('layer')!) ? String(Number(state.get('layer')) + 1) : undefined;
+      const heads = state.has('heads') ? state.get('heads')!.split('.').filter((h) => /^\d+$/.test(h)).map((h) => Number(h) + 1).join(' ') : undefined;
+      return `<attn-head-view${attrs({ model: 'fra-eng', text, part, layer, heads })}></attn-head-view>\n<attn-model-view${attrs({ model: 'fra-eng', text, part })}></attn-model-view>`;
+    }
+    case 'translation.html': {
+      const dir = get('dir') === 'eng-fra' ? 'eng-fra' : 'fra-eng';
+      return `<attn-translate${attrs({ model: dir, arch: get('arch') ?? 'transformer', beam: get('beam'), value: get('text') ?? TRANSLATION_EXAMPLES[dir][0] })}></attn-translate>`;
+    }
     default:
       return null;
   }

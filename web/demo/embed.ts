@@ -94,25 +94,24 @@ function frameUrl(file: string): string {
   return `${new URL(file, base).href}#${p.toString()}`;
 }
 
-// A view that is not one widget embeds as an iframe; its HTML recipes show the example heatmap.
-const EXAMPLE = `<attn-heatmap row-labels="je suis étudiant" col-labels="I am a student"
-  data="[[0.9,0.05,0.03,0.02],[0.05,0.85,0.05,0.05],[0.02,0.03,0.15,0.8]]"></attn-heatmap>`;
-
 function update(): void {
   const file = pageSel.input.value;
   const cdn = cdnSel.input.value as CdnName;
   const title = ready.find((p) => p.file === file)?.title ?? 'attnlab';
   const markup = widgetMarkup(file, viewState(file));
+  const url = frameUrl(file);
+  const iframe = iframeSnippet(url, `attnlab: ${title}`);
+  // A view no widget reproduces is framed in every recipe: the iframe is HTML too, and its URL
+  // carries the view's whole state.
   widgetNote.textContent = markup
     ? `${title}: this view as HTML alone; the widget loads attnlab (and the model it names) from the CDN.`
-    : `${title} is not a single widget: embed it with the iframe below. The HTML recipes show an example heatmap.`;
-  const html = cdnSnippet(CDNS[cdn](__ATTNLAB_VERSION__), markup ?? EXAMPLE);
+    : `${title}: this view is not a single widget, so every recipe frames the page in this state (an iframe is HTML too).`;
+  const html = markup ? cdnSnippet(CDNS[cdn](__ATTNLAB_VERSION__), markup) : iframe;
   cdnCode.code.textContent = html;
   notebookCode.code.textContent = notebookCell(html);
   mystCode.code.textContent = mystBlock(html);
   quartoCode.code.textContent = quartoBlock(html);
-  const url = frameUrl(file);
-  iframeCode.code.textContent = iframeSnippet(url, `attnlab: ${title}`);
+  iframeCode.code.textContent = iframe;
   frame.src = url;
   frame.title = `Embedded attnlab page: ${title}`;
   writeHash({ page: file, cdn, view: file === state.page ? state.view : null });

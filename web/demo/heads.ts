@@ -9,6 +9,7 @@ import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
 import { Cancelled, WorkerTranslator } from './site/translator-client';
+import { HEADS_DEFAULT_SOURCE } from './site/view-state';
 
 initPage('heads.html');
 
@@ -23,7 +24,7 @@ const KIND_TITLES: Record<Kind, string> = {
 const hash = readHash();
 const state = {
   // French source: the trained model translates French → English.
-  src: (hash.get('src') ?? 'le chat est assis sur le tapis .').slice(0, 200),
+  src: (hash.get('src') ?? HEADS_DEFAULT_SOURCE).slice(0, 200),
   tgt: (hash.get('tgt') ?? 'the cat sat on the mat .').slice(0, 200),
   kind: param<Kind>('kind', 'encoder', oneOf(KINDS)),
   layer: param('layer', 0, num(0, 11)),

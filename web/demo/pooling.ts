@@ -9,6 +9,7 @@ import { $, checkbox, el, select, slider } from './site/dom';
 import { frac, math, row, sub, sum, t, text } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
+import { decodePoints, encodePoints } from './site/view-state';
 import { looLoss } from './nw-loss';
 import type { TrainMessage, TrainRequest } from './train.worker';
 
@@ -20,14 +21,6 @@ const H_MAX = 3;
 const toH = (v: number) => H_MIN * (H_MAX / H_MIN) ** (v / 100);
 const toSlider = (h: number) => (100 * Math.log(h / H_MIN)) / Math.log(H_MAX / H_MIN);
 
-function encodePoints(p: Point[]): string {
-  return p.map((q) => `${q.x.toFixed(2)}_${q.y.toFixed(2)}`).join('~');
-}
-function decodePoints(s: string): Point[] | undefined {
-  const pts = s.split('~').map((pair) => pair.split('_').map(Number));
-  if (!pts.length || pts.length > 300 || pts.some((p) => p.length !== 2 || !p.every(Number.isFinite))) return undefined;
-  return pts.map(([x, y]) => ({ x, y }));
-}
 
 const state = {
   kernel: param<KernelName>('kernel', 'gaussian', oneOf(KERNELS)),

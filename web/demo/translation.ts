@@ -7,15 +7,13 @@ import { frac, math, row, sqrt, sub, subsup, sum, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
 import { Cancelled, WorkerTranslator } from './site/translator-client';
+import { TRANSLATION_EXAMPLES } from './site/view-state';
 
 initPage('translation.html');
 
 const DIRS = ['fra-eng', 'eng-fra'] as const;
 const ARCHS = ['transformer', 'gru'] as const;
-const EXAMPLES: Record<(typeof DIRS)[number], string[]> = {
-  'fra-eng': ['je suis étudiant .', 'il est très fatigué .', 'nous sommes en retard .', 'elle est plus grande que moi .'],
-  'eng-fra': ['i am a student .', 'he is very tired .', 'we are late .', 'she is taller than me .'],
-};
+const EXAMPLES: Record<(typeof DIRS)[number], readonly string[]> = TRANSLATION_EXAMPLES;
 const state = {
   dir: param('dir', 'fra-eng', oneOf(DIRS)),
   arch: param('arch', 'transformer', oneOf(ARCHS)),

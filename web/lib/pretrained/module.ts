@@ -107,7 +107,7 @@ const assets: Record<PretrainedVariant, GlueAssets<PretrainedWasm>> = {
 /**
  * A fresh instance per model: its heap holds that model alone, and dispose() frees it whole.
  * `threads` > 1 takes the build's threaded twin (SharedArrayBuffer: Node, or a cross-origin isolated
- * page serving attnlab from its own origin).
+ * page; attnlab may be on another origin, whose host sends CORP: instantiateGlue starts the pool).
  */
 export async function instantiatePretrained(variant?: 'scalar' | 'simd' | 'relaxed-simd', threads = 1): Promise<PretrainedWasm> {
   if (threads > 1 && !threadsSupported())
