@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,15 +25,40 @@ void check_params(const LshParams& p) {
   });
 }
 
+// Query i's row of one round in double precision: for scores float32 cannot hold (|qk_i| past
+// 3.4e38 makes q.k +inf, or inf - inf = NaN), as the fused kernel's exact_row.
+double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D, int64_t Dv,
+                     double scale, bool causal, int64_t i, const int32_t* keys, int64_t W,
+                     float* out) {
+  std::unique_ptr<double[]> buf(new double[W + Dv]());
+  double *s = buf.get(), *o = s + W;
+  const float* qi = qk + i * D;
+  double m = -HUGE_VAL, sum = 0.0;
+  for (int64_t w = 0; w < W; ++w) {
+    const int64_t j = keys[w];
+    double dot = 0.0;
+    for (int64_t c = 0; c < D && j != i; ++c) dot += static_cast<double>(qi[c]) * kn[j * D + c];
+    s[w] = causal && j > i ? -HUGE_VAL : j == i ? kLshSelfScore : scale * dot;
+    m = std::max(m, s[w]);
+  }
+  for (int64_t w = 0; w < W; ++w) sum += (s[w] = std::exp(s[w] - m));
+  for (int64_t w = 0; w < W; ++w)
+    if (s[w] != 0.0)
+      for (int64_t c = 0; c < Dv; ++c) o[c] += s[w] * v[keys[w] * Dv + c];
+  for (int64_t c = 0; c < Dv; ++c) out[c] = static_cast<float>(o[c] / sum);
+  return m + std::log(sum);
+}
+
 // Query i's row in one round: `keys` [W] the positions in its window (the chunk before, then its
 // own). s [W] scratch; out [Dv] the round's output; returns the log of the softmax denominator.
 // Kept out of line (Emscripten's exception trampolines, as sparse_row).
-[[gnu::noinline]] float lsh_row(const float* qk, const float* kn, const float* v, int64_t D,
-                                int64_t Dv, float scale, bool causal, int64_t i,
-                                const int32_t* keys, int64_t W, float* s, float* out,
-                                int32_t* seen) {
+[[gnu::noinline]] double lsh_row(const float* qk, const float* kn, const float* v, int64_t D,
+                                 int64_t Dv, float scale, bool causal, int64_t i,
+                                 const int32_t* keys, int64_t W, float* s, float* out,
+                                 int32_t* seen) {
   const float* qi = qk + i * D;
   int64_t others = 0;
+  bool exact = false;  // a score past float32: +inf, or NaN from inf - inf in the dot product
   for (int64_t w = 0; w < W; ++w) {
     const int64_t j = keys[w];
     if (causal && j > i) {
@@ -41,22 +67,24 @@ void check_params(const LshParams& p) {
       s[w] = kLshSelfScore;
     } else {
       s[w] = scale * kernels::dot(qi, kn + j * D, D);
+      exact |= std::isnan(s[w]) || std::isinf(s[w]);
       ++others;
     }
   }
   if (seen) {
     for (int64_t w = 0; w < W; ++w) {
-      const bool hidden = std::isinf(s[w]) || (keys[w] == i && others > 0);
+      const bool hidden = (causal && keys[w] > i) || (keys[w] == i && others > 0);
       seen[w] = hidden ? -1 : keys[w];
     }
   }
+  if (exact) return lsh_exact_row(qk, kn, v, D, Dv, scale, causal, i, keys, W, out);
   const float m = kernels::max(s, W);  // finite: the window holds query i's own key
   const float sum = kernels::exp_shift_sum(s, m, W);
   std::memset(out, 0, sizeof(float) * static_cast<size_t>(Dv));
   for (int64_t w = 0; w < W; ++w) {
     if (s[w] != 0.0f) kernels::axpy(s[w] / sum, v + keys[w] * Dv, out, Dv);
   }
-  return m + std::log(sum);
+  return static_cast<double>(m) + std::log(static_cast<double>(sum));
 }
 
 // One round of one batch slice: hash, counting sort by bucket (stable, so ties keep position
@@ -65,10 +93,10 @@ void check_params(const LshParams& p) {
 [[gnu::noinline]] void lsh_round(const float* qk, const float* kn, const float* v, int64_t S,
                                  int64_t D, int64_t Dv, const float* R, const LshParams& p,
                                  int64_t L, int32_t* bucket, int32_t* order, int32_t* counts,
-                                 float* s, float* rounds_out, float* lse, int32_t* attended) {
+                                 float* s, float* rounds_out, double* lse, int32_t* attended) {
   LshParams one = p;
   one.n_hashes = 1;
-  lsh_hash(qk, S, D, R, one, bucket);
+  lsh_hash(kn, S, D, R, one, bucket);  // the unit keys: the same buckets, and no overflow
   std::fill(counts, counts + p.n_buckets + 1, 0);
   for (int64_t j = 0; j < S; ++j) ++counts[bucket[j] + 1];
   for (int64_t c = 0; c < p.n_buckets; ++c) counts[c + 1] += counts[c];
@@ -153,10 +181,20 @@ void lsh_attention(const float* qk, const float* v, int64_t batch, int64_t S, in
   std::vector<float> kn(static_cast<size_t>(batch * S * D));
   parallel_for(pool, batch * S, [&](int64_t j) {
     const float* x = qk + j * D;
-    const float norm = std::sqrt(kernels::dot(x, x, D));
-    for (int64_t c = 0; c < D; ++c) kn[j * D + c] = norm > 0.0f ? x[c] / norm : 0.0f;
+    const float n2 = kernels::dot(x, x, D);
+    if (n2 >= std::numeric_limits<float>::min() && n2 < std::numeric_limits<float>::infinity()) {
+      const float norm = std::sqrt(n2);
+      for (int64_t c = 0; c < D; ++c) kn[j * D + c] = x[c] / norm;
+    } else {
+      // |x|^2 past float32 (components beyond ~1e19) or below its normal range (~1e-19): in double.
+      double d2 = 0.0;
+      for (int64_t c = 0; c < D; ++c) d2 += static_cast<double>(x[c]) * x[c];
+      const double norm = std::sqrt(d2);
+      for (int64_t c = 0; c < D; ++c) kn[j * D + c] = norm > 0.0 ? static_cast<float>(x[c] / norm) : 0.0f;
+    }
   });
-  std::vector<float> rounds(static_cast<size_t>(batch * H * S * Dv)), lse(static_cast<size_t>(batch * H * S));
+  std::vector<float> rounds(static_cast<size_t>(batch * H * S * Dv));
+  std::vector<double> lse(static_cast<size_t>(batch * H * S));
   parallel_for(pool, batch * H, [&](int64_t t) {
     const int64_t b = t / H, r = t % H;
     std::vector<int32_t> ints(static_cast<size_t>(2 * S + p.n_buckets + 1));
@@ -169,14 +207,14 @@ void lsh_attention(const float* qk, const float* v, int64_t batch, int64_t S, in
   });
   parallel_for(pool, batch, [&](int64_t b) {
     for (int64_t i = 0; i < S; ++i) {
-      float m = -std::numeric_limits<float>::infinity();
-      for (int64_t r = 0; r < H; ++r) m = std::max(m, lse[(b * H + r) * S + i]);
-      float total = 0.0f;
-      for (int64_t r = 0; r < H; ++r) total += std::exp(lse[(b * H + r) * S + i] - m);
+      const double* li = lse.data() + b * H * S + i;  // round r's at li[r * S]
+      double m = -HUGE_VAL, total = 0.0;
+      for (int64_t r = 0; r < H; ++r) m = std::max(m, li[r * S]);
+      for (int64_t r = 0; r < H; ++r) total += std::exp(li[r * S] - m);
       float* oi = out + (b * S + i) * Dv;
       std::memset(oi, 0, sizeof(float) * static_cast<size_t>(Dv));
       for (int64_t r = 0; r < H; ++r) {
-        const float w = std::exp(lse[(b * H + r) * S + i] - m) / total;
+        const auto w = static_cast<float>(std::exp(li[r * S] - m) / total);
         kernels::axpy(w, rounds.data() + ((b * H + r) * S + i) * Dv, oi, Dv);
       }
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,40 @@ namespace {
 
 constexpr int64_t kRowsPerTask = 16;
 
+// Row i of one slice in double precision, max-subtracted: the right weights and output for scores
+// float32 cannot hold (|q.(k + a_K)| past 3.4e38, or every visible score overflowing to -inf),
+// as the fused kernel's exact_row. Rows whose keys are all masked get zeros, as there.
+void shaw_exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D,
+                    int64_t Dv, float scale, const MaskSet& masks, const ShawParams& r) {
+  const int64_t k = r.max_distance;
+  std::unique_ptr<double[]> buf(new double[hi + Dv]());
+  double *s = buf.get(), *o = s + hi;
+  const float* qi = sl.q + i * sl.q_stride;
+  for (int64_t j = 0; j < hi; ++j) {
+    const float *kj = sl.k + j * sl.k_stride, *a = r.keys + (std::clamp<int64_t>(j - i, -k, k) + k) * D;
+    double dot = 0.0;
+    for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(qi[d]) * kj[d] + static_cast<double>(qi[d]) * a[d];
+    s[j] = dot * scale;
+  }
+  apply_element_masks_span(masks, sl.b, i, 0, s, hi);
+  double m = -HUGE_VAL, sum = 0.0;
+  for (int64_t j = 0; j < hi; ++j) m = std::max(m, s[j]);
+  for (int64_t j = 0; j < hi; ++j) sum += (s[j] = m == -HUGE_VAL ? 0.0 : std::exp(s[j] - m));
+  const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+  for (int64_t j = 0; j < hi; ++j) {
+    if (s[j] == 0.0) continue;
+    const float *vj = sl.v + j * sl.v_stride, *a = r.values ? r.values + (std::clamp<int64_t>(j - i, -k, k) + k) * Dv : nullptr;
+    for (int64_t c = 0; c < Dv; ++c) o[c] += s[j] * (static_cast<double>(vj[c]) + (a ? a[c] : 0.0));
+  }
+  float* oi = sl.out + i * sl.out_stride;
+  for (int64_t c = 0; c < Dv; ++c) oi[c] = static_cast<float>(o[c] * inv);
+  if (sl.weights) {
+    float* wi = sl.weights + i * Sk;
+    for (int64_t j = 0; j < hi; ++j) wi[j] = static_cast<float>(s[j] * inv);
+    std::fill(wi + hi, wi + Sk, 0.0f);
+  }
+}
+
 // Row i of one slice. Buffers: s [Sk], qa and wsum [2k + 1]. Kept out of line, away from the
 // caller's vectors, for the reason sparse_row gives (Emscripten's exception trampolines).
 [[gnu::noinline]] void shaw_row(const AttentionSlice& sl, int64_t i, int64_t Sk, int64_t D,
@@ -89,6 +125,14 @@ constexpr int64_t kRowsPerTask = 16;
   const int64_t hi = visible_keys(masks, sl.b, i, Sk);
   for (int64_t j = 0; j < hi; ++j) s[j] = scale * (kernels::dot(qi, sl.k + j * sl.k_stride, D) + qa[rel(j)]);
   apply_element_masks(masks, sl.b, i, s, hi);
+  // A score past float32 (+inf, or inf - inf = NaN) or every visible one at -inf (overflowed or
+  // masked): the row in double instead. One check of the row's maximum and output otherwise.
+  bool exact = hi > 0 && kernels::max(s, hi) == -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < hi; ++j) exact |= std::isnan(s[j]) || s[j] == std::numeric_limits<float>::infinity();
+  if (exact) {
+    shaw_exact_row(sl, i, hi, Sk, D, Dv, scale, masks, r);
+    return;
+  }
   softmax_row(s, hi);
   float* oi = sl.out + i * sl.out_stride;
   std::memset(oi, 0, sizeof(float) * static_cast<size_t>(Dv));
@@ -101,6 +145,12 @@ constexpr int64_t kRowsPerTask = 16;
     for (int64_t j = 0; j < hi; ++j) wsum[rel(j)] += s[j];
     for (int64_t t = 0; t < R; ++t) {
       if (wsum[t] != 0.0f) kernels::axpy(wsum[t], r.values + t * Dv, oi, Dv);
+    }
+  }
+  for (int64_t c = 0; c < Dv; ++c) {
+    if (!std::isfinite(oi[c])) {
+      shaw_exact_row(sl, i, hi, Sk, D, Dv, scale, masks, r);
+      return;
     }
   }
   if (sl.weights) {
