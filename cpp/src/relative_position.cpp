@@ -34,6 +34,10 @@ void check_t5(const T5Params& p) {
            " (" + (p.bidirectional ? "bidirectional" : "causal") + " scheme), got " +
            std::to_string(p.num_buckets);
   });
+  require(!p.bidirectional || p.num_buckets % 2 == 0, [&] {
+    return "t5.numBuckets: expected an even integer (bidirectional scheme: half the buckets per direction), got " +
+           std::to_string(p.num_buckets);
+  });
   const int64_t max_exact = per_direction / 2;
   require(p.max_distance > max_exact, [&] {
     return "t5.maxDistance: expected an integer > " + std::to_string(max_exact) +

@@ -103,6 +103,8 @@ TEST(T5, RejectsBucketsAndDistancesOutOfRange) {
   EXPECT_THROW(check_t5({3, 128, true}), Error);   // 1 bucket per direction
   EXPECT_THROW(check_t5({1, 128, false}), Error);
   EXPECT_THROW(check_t5({32, 8, true}), Error);    // maxDistance inside the exact buckets
+  EXPECT_THROW(check_t5({33, 128, true}), Error);  // odd: a bucket no distance reaches
+  EXPECT_NO_THROW(check_t5({33, 128, false}));
   EXPECT_NO_THROW(check_t5({32, 9, true}));
   EXPECT_NO_THROW(check_t5({2, 2, false}));
   std::vector<float> w(3 * 8), table(3 * 7);

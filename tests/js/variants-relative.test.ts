@@ -124,6 +124,7 @@ describe.each(VARIANTS)('%s', (variant) => {
       [{ t5: {} }, /^attention: options\.t5\.weights: expected the learned bias, a tensor \[2, numBuckets\]/],
       [{ t5: { weights: randn([3, 8], 1) } }, /^attention: options\.t5\.weights: expected shape \[2, numBuckets\].*got \[3, 8\]/],
       [{ t5: { weights: randn([2, 3], 1) } }, /^attention: options\.t5\.weights: expected numBuckets >= 4 \(bidirectional scheme\), got shape \[2, 3\]/],
+      [{ t5: { weights: randn([2, 9], 1) } }, /^attention: options\.t5\.weights: expected an even numBuckets \(bidirectional scheme: half the buckets per direction\), got shape \[2, 9\]$/],
       [{ t5: { weights: randn([2, 32], 1), maxDistance: 8 } }, /^attention: options\.t5\.maxDistance: expected an integer > 8 .*got 8/],
       [{ t5: { weights: randn([2, 8], 1), bidirectional: 1 } }, /^attention: options\.t5\.bidirectional: expected/],
       [{ shaw: { keys: randn([5, 8], 1) } }, /^attention: options\.shaw\.maxDistance: expected an integer >= 0, got undefined/],

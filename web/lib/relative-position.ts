@@ -42,6 +42,9 @@ export function checkT5(fn: string, name: string, x: unknown, heads: number, hea
   if (perDirection < 2) {
     throw new Error(`${fn}: ${name}.weights: expected numBuckets >= ${bidirectional ? 4 : 2} (${bidirectional ? 'bidirectional' : 'causal'} scheme), got shape ${shapeString(W.shape)}`);
   }
+  if (bidirectional && numBuckets % 2 !== 0) {
+    throw new Error(`${fn}: ${name}.weights: expected an even numBuckets (bidirectional scheme: half the buckets per direction), got shape ${shapeString(W.shape)}`);
+  }
   const maxExact = Math.floor(perDirection / 2);
   const maxDistance = o.maxDistance === undefined ? 128 : checkInt(fn, `${name}.maxDistance`, o.maxDistance, 0);
   if (maxDistance <= maxExact) {
