@@ -15,6 +15,10 @@
 namespace attnlab {
 namespace {
 
+// A query of norm up to this scores in float32 without overflow (a score, and each partial sum of
+// it, is at most |qk_i|: the keys are unit vectors).
+constexpr float kMaxFastNorm = 1e38f;
+
 void check_params(const LshParams& p) {
   require(p.n_buckets >= 2 && p.n_buckets % 2 == 0, [&] {
     return "nBuckets: expected an even integer >= 2 (buckets come in +/- pairs of rotated axes), got " +
@@ -25,8 +29,8 @@ void check_params(const LshParams& p) {
   });
 }
 
-// Query i's row of one round in double precision: for scores float32 cannot hold (|qk_i| past
-// 3.4e38 makes q.k +inf, or inf - inf = NaN), as the fused kernel's exact_row.
+// Query i's row of one round in double precision, for a query whose scores float32 may not hold
+// (|qk_i| near or past 3.4e38: q.k +inf, or inf - inf = NaN), as the fused kernel's exact_row.
 double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D, int64_t Dv,
                      double scale, bool causal, int64_t i, const int32_t* keys, int64_t W,
                      float* out) {
@@ -51,14 +55,15 @@ double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D
 
 // Query i's row in one round: `keys` [W] the positions in its window (the chunk before, then its
 // own). s [W] scratch; out [Dv] the round's output; returns the log of the softmax denominator.
+// `exact`: |qk_i| may take a score past float32 (each score is at most |qk_i|, Cauchy-Schwarz
+// against a unit key, and so is each partial sum): the row in double instead.
 // Kept out of line (Emscripten's exception trampolines, as sparse_row).
 [[gnu::noinline]] double lsh_row(const float* qk, const float* kn, const float* v, int64_t D,
-                                 int64_t Dv, float scale, bool causal, int64_t i,
+                                 int64_t Dv, float scale, bool causal, bool exact, int64_t i,
                                  const int32_t* keys, int64_t W, float* s, float* out,
                                  int32_t* seen) {
   const float* qi = qk + i * D;
   int64_t others = 0;
-  bool exact = false;  // a score past float32: +inf, or NaN from inf - inf in the dot product
   for (int64_t w = 0; w < W; ++w) {
     const int64_t j = keys[w];
     if (causal && j > i) {
@@ -66,8 +71,7 @@ double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D
     } else if (j == i) {
       s[w] = kLshSelfScore;
     } else {
-      s[w] = scale * kernels::dot(qi, kn + j * D, D);
-      exact |= std::isnan(s[w]) || std::isinf(s[w]);
+      s[w] = exact ? 0.0f : scale * kernels::dot(qi, kn + j * D, D);
       ++others;
     }
   }
@@ -92,8 +96,9 @@ double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D
 // work: S * 2 + n_buckets + 1 ints (buckets, order, counts) and 2 * chunk floats.
 [[gnu::noinline]] void lsh_round(const float* qk, const float* kn, const float* v, int64_t S,
                                  int64_t D, int64_t Dv, const float* R, const LshParams& p,
-                                 int64_t L, int32_t* bucket, int32_t* order, int32_t* counts,
-                                 float* s, float* rounds_out, double* lse, int32_t* attended) {
+                                 int64_t L, const float* norm, int32_t* bucket, int32_t* order,
+                                 int32_t* counts, float* s, float* rounds_out, double* lse,
+                                 int32_t* attended) {
   LshParams one = p;
   one.n_hashes = 1;
   lsh_hash(kn, S, D, R, one, bucket);  // the unit keys: the same buckets, and no overflow
@@ -111,7 +116,7 @@ double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D
     std::copy(order + c * L, order + c * L + L, window.begin() + (W - L));
     for (int64_t t = c * L; t < c * L + L; ++t) {
       const int64_t i = order[t];
-      lse[i] = lsh_row(qk, kn, v, D, Dv, scale, p.causal, i, window.data(), W, s,
+      lse[i] = lsh_row(qk, kn, v, D, Dv, scale, p.causal, !(norm[i] <= kMaxFastNorm), i, window.data(), W, s,
                        rounds_out + i * Dv, attended ? attended + i * W : nullptr);
     }
   }
@@ -178,19 +183,20 @@ void lsh_attention(const float* qk, const float* v, int64_t batch, int64_t S, in
   std::vector<float> R(static_cast<size_t>(H * D * (p.n_buckets / 2)));
   lsh_rotations(p, D, R.data());
   // Unit keys, then each (slice, round), then the rounds' combination per slice.
-  std::vector<float> kn(static_cast<size_t>(batch * S * D));
+  std::vector<float> kn(static_cast<size_t>(batch * S * D)), norm(static_cast<size_t>(batch * S));
   parallel_for(pool, batch * S, [&](int64_t j) {
     const float* x = qk + j * D;
     const float n2 = kernels::dot(x, x, D);
     if (n2 >= std::numeric_limits<float>::min() && n2 < std::numeric_limits<float>::infinity()) {
-      const float norm = std::sqrt(n2);
-      for (int64_t c = 0; c < D; ++c) kn[j * D + c] = x[c] / norm;
+      norm[j] = std::sqrt(n2);
+      for (int64_t c = 0; c < D; ++c) kn[j * D + c] = x[c] / norm[j];
     } else {
       // |x|^2 past float32 (components beyond ~1e19) or below its normal range (~1e-19): in double.
       double d2 = 0.0;
       for (int64_t c = 0; c < D; ++c) d2 += static_cast<double>(x[c]) * x[c];
-      const double norm = std::sqrt(d2);
-      for (int64_t c = 0; c < D; ++c) kn[j * D + c] = norm > 0.0 ? static_cast<float>(x[c] / norm) : 0.0f;
+      const double nd = std::sqrt(d2);
+      norm[j] = static_cast<float>(nd);  // +inf past float32: that query's rows go to double
+      for (int64_t c = 0; c < D; ++c) kn[j * D + c] = nd > 0.0 ? static_cast<float>(x[c] / nd) : 0.0f;
     }
   });
   std::vector<float> rounds(static_cast<size_t>(batch * H * S * Dv));
@@ -201,7 +207,7 @@ void lsh_attention(const float* qk, const float* v, int64_t batch, int64_t S, in
     std::vector<float> s(static_cast<size_t>(W));
     int32_t* bucket = buckets ? buckets + t * S : ints.data();
     lsh_round(qk + b * S * D, kn.data() + b * S * D, v + b * S * Dv, S, D, Dv,
-              R.data() + r * D * (p.n_buckets / 2), p, L, bucket, ints.data() + S,
+              R.data() + r * D * (p.n_buckets / 2), p, L, norm.data() + b * S, bucket, ints.data() + S,
               ints.data() + 2 * S, s.data(), rounds.data() + t * S * Dv, lse.data() + t * S,
               attended ? attended + t * S * W : nullptr);
   });
