@@ -54,6 +54,7 @@ describe.each(VARIANTS)('%s', (variant) => {
     expect(got.shape).toEqual([2, 6, 30]);
     expect(Array.from(got.data)).toEqual(Array.from(t5Bias(weights, 6, 30, true, 12).data));
     expect(() => libs[variant].t5Bias(weights, 6, 30, { maxDistance: 3 })).toThrow(/^t5Bias: options\.maxDistance: expected an integer > 3 /);
+    expect(() => libs[variant].t5Bias(weights, 1e5, 1e5)).toThrow(/^t5Bias: Sq, Sk: expected a bias \[heads, Sq, Sk\] of at most 2\^31 - 1 elements \(a Float32Array\), got \[2, 100000, 100000\]$/);
   });
 
   const E = 12, H = 3, hd = E / H;

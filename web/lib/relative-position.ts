@@ -110,6 +110,9 @@ export function t5Bias(m: WasmModule, weights: unknown, Sq: unknown, Sk: unknown
   const o = checkOptions(fn, 'options', options, ['bidirectional', 'maxDistance']);
   const t5 = checkT5(fn, 'options', { ...o, weights: W }, W.shape[0], "weights' rows")!;
   const H = t5.heads, len = rows + cols - 1;
+  if (H * rows * cols > 2 ** 31 - 1) {
+    throw new Error(`${fn}: Sq, Sk: expected a bias [heads, Sq, Sk] of at most 2^31 - 1 elements (a Float32Array), got [${H}, ${rows}, ${cols}]`);
+  }
   const data = new Float32Array(H * rows * cols);
   const table = withT5Table(m, { fn, t5, t5Table: null }, rows, cols).t5Table;
   if (table) {
