@@ -31,7 +31,7 @@ void check_params(const LshParams& p) {
 
 // Query i's row of one round in double precision, for a query whose scores float32 may not hold
 // (|qk_i| near or past 3.4e38: q.k +inf, or inf - inf = NaN), as the fused kernel's exact_row.
-double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D, int64_t Dv,
+[[gnu::noinline]] double lsh_exact_row(const float* qk, const float* kn, const float* v, int64_t D, int64_t Dv,
                      double scale, bool causal, int64_t i, const int32_t* keys, int64_t W,
                      float* out) {
   std::unique_ptr<double[]> buf(new double[W + Dv]());

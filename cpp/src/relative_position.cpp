@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -86,11 +84,12 @@ constexpr int64_t kRowsPerTask = 16;
 // Row i of one slice in double precision, max-subtracted: the right weights and output for scores
 // float32 cannot hold (|q.(k + a_K)| past 3.4e38, or every visible score overflowing to -inf),
 // as the fused kernel's exact_row. Rows whose keys are all masked get zeros, as there.
-void shaw_exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D,
-                    int64_t Dv, float scale, const MaskSet& masks, const ShawParams& r) {
+// buf [hi + Dv] scratch, the caller's (no allocation, so no cleanup code on this path).
+[[gnu::noinline]] void shaw_exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D,
+                    int64_t Dv, float scale, const MaskSet& masks, const ShawParams& r, double* buf) {
   const int64_t k = r.max_distance;
-  std::unique_ptr<double[]> buf(new double[hi + Dv]());
-  double *s = buf.get(), *o = s + hi;
+  double *s = buf, *o = s + hi;
+  std::fill(o, o + Dv, 0.0);
   const float* qi = sl.q + i * sl.q_stride;
   for (int64_t j = 0; j < hi; ++j) {
     const float *kj = sl.k + j * sl.k_stride, *a = r.keys + (std::clamp<int64_t>(j - i, -k, k) + k) * D;
@@ -117,24 +116,28 @@ void shaw_exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk,
   }
 }
 
-// Row i of one slice. Buffers: s [Sk], qa and wsum [2k + 1]. Kept out of line, away from the
-// caller's vectors, for the reason sparse_row gives (Emscripten's exception trampolines).
+// Row i of one slice. Buffers: s [Sk], qa and wsum [2k + 1], exact_buf [Sk + Dv]. Kept out of
+// line, away from the caller's vectors, for the reason sparse_row gives (Emscripten's exception
+// trampolines).
 [[gnu::noinline]] void shaw_row(const AttentionSlice& sl, int64_t i, int64_t Sk, int64_t D,
                                 int64_t Dv, float scale, const MaskSet& masks,
-                                const ShawParams& r, float* s, float* qa, float* wsum) {
+                                const ShawParams& r, float* s, float* qa, float* wsum, double* exact_buf) {
   const int64_t k = r.max_distance, R = 2 * k + 1;
   const float* qi = sl.q + i * sl.q_stride;
   for (int64_t t = 0; t < R; ++t) qa[t] = kernels::dot(qi, r.keys + t * D, D);
   const auto rel = [&](int64_t j) { return std::clamp<int64_t>(j - i, -k, k) + k; };
   const int64_t hi = visible_keys(masks, sl.b, i, Sk);
   for (int64_t j = 0; j < hi; ++j) s[j] = scale * (kernels::dot(qi, sl.k + j * sl.k_stride, D) + qa[rel(j)]);
-  apply_element_masks(masks, sl.b, i, s, hi);
-  // A score past float32 (+inf, or inf - inf = NaN) or every visible one at -inf (overflowed or
-  // masked): the row in double instead. One check of the row's maximum and output otherwise.
-  bool exact = hi > 0 && kernels::max(s, hi) == -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < hi; ++j) exact |= std::isnan(s[j]) || s[j] == std::numeric_limits<float>::infinity();
+  // A score past float32 (±inf, or inf - inf = NaN) makes the sum of squares non-finite (so do
+  // scores past 1.8e19, which the double row gets right too): one SIMD pass, not a test per score.
+  // Then, after the masks, a score an additive mask pushed past float32 or every visible one -inf.
+  bool exact = !std::isfinite(kernels::dot(s, s, hi));
+  if (!exact) {
+    apply_element_masks(masks, sl.b, i, s, hi);
+    exact = hi > 0 && !std::isfinite(kernels::max(s, hi));
+  }
   if (exact) {
-    shaw_exact_row(sl, i, hi, Sk, D, Dv, scale, masks, r);
+    shaw_exact_row(sl, i, hi, Sk, D, Dv, scale, masks, r, exact_buf);
     return;
   }
   softmax_row(s, hi);
@@ -149,12 +152,6 @@ void shaw_exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk,
     for (int64_t j = 0; j < hi; ++j) wsum[rel(j)] += s[j];
     for (int64_t t = 0; t < R; ++t) {
       if (wsum[t] != 0.0f) kernels::axpy(wsum[t], r.values + t * Dv, oi, Dv);
-    }
-  }
-  for (int64_t c = 0; c < Dv; ++c) {
-    if (!std::isfinite(oi[c])) {
-      shaw_exact_row(sl, i, hi, Sk, D, Dv, scale, masks, r);
-      return;
     }
   }
   if (sl.weights) {
@@ -180,9 +177,10 @@ void shaw_attend_slices(int64_t batch, const std::function<AttentionSlice(int64_
     const AttentionSlice sl = slice(t / blocks);
     const int64_t i0 = (t % blocks) * kRowsPerTask, i1 = std::min(Sq, i0 + kRowsPerTask);
     std::vector<float> work(static_cast<size_t>(Sk + 2 * R));
+    std::vector<double> exact_buf(static_cast<size_t>(Sk + Dv));
     for (int64_t i = i0; i < i1; ++i) {
       shaw_row(sl, i, Sk, D, Dv, scale, masks, shaw, work.data(), work.data() + Sk,
-               work.data() + Sk + R);
+               work.data() + Sk + R, exact_buf.data());
     }
   });
 }
