@@ -4,6 +4,7 @@
 #include <emscripten/val.h>
 
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ std::string guarded(F&& f) {
     return e.what();
   } catch (const std::bad_alloc&) {
     return "out of memory: the WebAssembly heap could not grow enough for this call";
+  } catch (const std::length_error&) {
+    // A buffer past size_t on wasm32 (4 GiB): more than the heap's 2 GiB in any case.
+    return "out of memory: this call's working memory exceeds the WebAssembly heap's 2 GiB limit";
   } catch (const std::exception& e) {
     return std::string("internal error: ") + e.what();
   }

@@ -32,6 +32,10 @@ void check_t5(const T5Params& p) {
            " (" + (p.bidirectional ? "bidirectional" : "causal") + " scheme), got " +
            std::to_string(p.num_buckets);
   });
+  require(!p.bidirectional || p.num_buckets % 2 == 0, [&] {
+    return "t5.numBuckets: expected an even integer (bidirectional scheme: half the buckets per direction), got " +
+           std::to_string(p.num_buckets);
+  });
   const int64_t max_exact = per_direction / 2;
   require(p.max_distance > max_exact, [&] {
     return "t5.maxDistance: expected an integer > " + std::to_string(max_exact) +
@@ -77,18 +81,65 @@ namespace {
 
 constexpr int64_t kRowsPerTask = 16;
 
-// Row i of one slice. Buffers: s [Sk], qa and wsum [2k + 1]. Kept out of line, away from the
-// caller's vectors, for the reason sparse_row gives (Emscripten's exception trampolines).
+// Row i of one slice in double precision, max-subtracted: the right weights and output for scores
+// float32 cannot hold (|q.(k + a_K)| past 3.4e38, or every visible score overflowing to -inf),
+// as the fused kernel's exact_row. Rows whose keys are all masked get zeros, as there.
+// buf [hi + Dv] scratch, the caller's (no allocation, so no cleanup code on this path).
+[[gnu::noinline]] void shaw_exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D,
+                    int64_t Dv, float scale, const MaskSet& masks, const ShawParams& r, double* buf) {
+  const int64_t k = r.max_distance;
+  double *s = buf, *o = s + hi;
+  std::fill(o, o + Dv, 0.0);
+  const float* qi = sl.q + i * sl.q_stride;
+  for (int64_t j = 0; j < hi; ++j) {
+    const float *kj = sl.k + j * sl.k_stride, *a = r.keys + (std::clamp<int64_t>(j - i, -k, k) + k) * D;
+    double dot = 0.0;
+    for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(qi[d]) * kj[d] + static_cast<double>(qi[d]) * a[d];
+    s[j] = dot * scale;
+  }
+  apply_element_masks_span(masks, sl.b, i, 0, s, hi);
+  double m = -HUGE_VAL, sum = 0.0;
+  for (int64_t j = 0; j < hi; ++j) m = std::max(m, s[j]);
+  for (int64_t j = 0; j < hi; ++j) sum += (s[j] = m == -HUGE_VAL ? 0.0 : std::exp(s[j] - m));
+  const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+  for (int64_t j = 0; j < hi; ++j) {
+    if (s[j] == 0.0) continue;
+    const float *vj = sl.v + j * sl.v_stride, *a = r.values ? r.values + (std::clamp<int64_t>(j - i, -k, k) + k) * Dv : nullptr;
+    for (int64_t c = 0; c < Dv; ++c) o[c] += s[j] * (static_cast<double>(vj[c]) + (a ? a[c] : 0.0));
+  }
+  float* oi = sl.out + i * sl.out_stride;
+  for (int64_t c = 0; c < Dv; ++c) oi[c] = static_cast<float>(o[c] * inv);
+  if (sl.weights) {
+    float* wi = sl.weights + i * Sk;
+    for (int64_t j = 0; j < hi; ++j) wi[j] = static_cast<float>(s[j] * inv);
+    std::fill(wi + hi, wi + Sk, 0.0f);
+  }
+}
+
+// Row i of one slice. Buffers: s [Sk], qa and wsum [2k + 1], exact_buf [Sk + Dv]. Kept out of
+// line, away from the caller's vectors, for the reason sparse_row gives (Emscripten's exception
+// trampolines).
 [[gnu::noinline]] void shaw_row(const AttentionSlice& sl, int64_t i, int64_t Sk, int64_t D,
                                 int64_t Dv, float scale, const MaskSet& masks,
-                                const ShawParams& r, float* s, float* qa, float* wsum) {
+                                const ShawParams& r, float* s, float* qa, float* wsum, double* exact_buf) {
   const int64_t k = r.max_distance, R = 2 * k + 1;
   const float* qi = sl.q + i * sl.q_stride;
   for (int64_t t = 0; t < R; ++t) qa[t] = kernels::dot(qi, r.keys + t * D, D);
   const auto rel = [&](int64_t j) { return std::clamp<int64_t>(j - i, -k, k) + k; };
   const int64_t hi = visible_keys(masks, sl.b, i, Sk);
   for (int64_t j = 0; j < hi; ++j) s[j] = scale * (kernels::dot(qi, sl.k + j * sl.k_stride, D) + qa[rel(j)]);
-  apply_element_masks(masks, sl.b, i, s, hi);
+  // A score past float32 (±inf, or inf - inf = NaN) makes the sum of squares non-finite (so do
+  // scores past 1.8e19, which the double row gets right too): one SIMD pass, not a test per score.
+  // Then, after the masks, a score an additive mask pushed past float32 or every visible one -inf.
+  bool exact = !std::isfinite(kernels::dot(s, s, hi));
+  if (!exact) {
+    apply_element_masks(masks, sl.b, i, s, hi);
+    exact = hi > 0 && !std::isfinite(kernels::max(s, hi));
+  }
+  if (exact) {
+    shaw_exact_row(sl, i, hi, Sk, D, Dv, scale, masks, r, exact_buf);
+    return;
+  }
   softmax_row(s, hi);
   float* oi = sl.out + i * sl.out_stride;
   std::memset(oi, 0, sizeof(float) * static_cast<size_t>(Dv));
@@ -126,9 +177,10 @@ void shaw_attend_slices(int64_t batch, const std::function<AttentionSlice(int64_
     const AttentionSlice sl = slice(t / blocks);
     const int64_t i0 = (t % blocks) * kRowsPerTask, i1 = std::min(Sq, i0 + kRowsPerTask);
     std::vector<float> work(static_cast<size_t>(Sk + 2 * R));
+    std::vector<double> exact_buf(static_cast<size_t>(Sk + Dv));
     for (int64_t i = i0; i < i1; ++i) {
       shaw_row(sl, i, Sk, D, Dv, scale, masks, shaw, work.data(), work.data() + Sk,
-               work.data() + Sk + R);
+               work.data() + Sk + R, exact_buf.data());
     }
   });
 }

@@ -57,6 +57,18 @@ void check(const SynthesizerParams& p, int64_t S, int64_t D) {
   });
 }
 
+// The arguments a kind's scores are made from, as JavaScript names them (for errors).
+const char* score_source(const SynthesizerParams& p) {
+  const bool dot = p.dot_weight > 0.0f;
+  switch (p.kind) {
+    case SynthKind::Dense: return dot ? "x, options.dense, options.dot" : "x, options.dense";
+    case SynthKind::FactorizedDense: return dot ? "x, options.factorA, options.factorB, options.dot" : "x, options.factorA, options.factorB";
+    case SynthKind::Random: return "options.R, options.dot";  // R alone is finite
+    case SynthKind::FactorizedRandom: return dot ? "options.R1, options.R2, options.dot" : "options.R1, options.R2";
+  }
+  return "";
+}
+
 // y [m.out] = W2 relu(W1 x + b1) + b2; h [m.hidden] scratch.
 void mlp(const SynthMlp& m, const float* x, int64_t D, float* h, float* y) {
   for (int64_t t = 0; t < m.hidden; ++t) {
@@ -95,6 +107,14 @@ void mlp(const SynthMlp& m, const float* x, int64_t D, float* h, float* y) {
     const float ws = 1.0f - p.dot_weight, wd = p.dot_weight / std::sqrt(static_cast<float>(p.Dqk));
     const float* qi = p.q + (b * S + i) * p.Dqk;
     for (int64_t j = 0; j < hi; ++j) s[j] = ws * s[j] + wd * kernels::dot(qi, p.k + (b * S + j) * p.Dqk, p.Dqk);
+  }
+  for (int64_t j = 0; j < hi; ++j) {
+    // Scores are the learned parameters' output: past float32 there is no right answer to give.
+    require(std::isfinite(s[j]), [&] {
+      return std::string(score_source(p)) + ": the scores overflow float32 (beyond ±3.4e38) at query " +
+             std::to_string(i) + ", key " + std::to_string(j) + " of slice " + std::to_string(b) +
+             "; scale the parameters or inputs down";
+    });
   }
   softmax_row(s, hi);
   std::memset(out, 0, sizeof(float) * static_cast<size_t>(Dv));

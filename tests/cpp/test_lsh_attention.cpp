@@ -144,6 +144,36 @@ TEST(LshAttention, MatchesFloat64OfTheSameAlgorithm) {
   }
 }
 
+// Shared query-keys whose |x|^2 overflows (1e20) or underflows (1e-25) float32, and queries whose
+// scores do (2e38): the same buckets, windows and outputs as float64. Before, such keys were
+// zeroed (every score 0: a plain average) and such rows were NaN.
+TEST(LshAttention, HugeAndTinyInputsMatchFloat64) {
+  const int64_t batch = 2, S = 32, D = 8, Dv = 3;
+  const auto base = ref::random(batch * S * D, 1), v = ref::random(batch * S * Dv, 2);
+  for (const float mag : {1e-25f, 1e20f, 2e38f}) {
+    std::vector<float> qk(base);
+    // 2e38: entries in [1e38, 2e38], so |qk_i| and the scores pass float32 (about 4e38).
+    for (auto& x : qk) x = mag == 2e38f ? mag * (0.75f + 0.25f * x) : mag * x;
+    for (const bool causal : {false, true}) {
+      LshParams p;
+      p.n_buckets = 4;
+      p.n_hashes = 2;
+      p.causal = causal;
+      p.seed = 5;
+      const int64_t W = 2 * (S / 4);
+      std::vector<float> out(batch * S * Dv);
+      std::vector<int32_t> buckets(batch * 2 * S), attended(batch * 2 * S * W);
+      lsh_attention(qk.data(), v.data(), batch, S, D, Dv, p, out.data(), buckets.data(),
+                    attended.data(), nullptr);
+      const RefLsh want = ref_lsh(qk, v, batch, S, D, Dv, p);
+      EXPECT_EQ(buckets, want.buckets) << mag;
+      EXPECT_EQ(attended, want.attended) << mag;
+      for (float o : out) ASSERT_TRUE(std::isfinite(o)) << mag;
+      EXPECT_LE(ref::max_error(out, want.out), 1e-5) << mag << " causal " << causal;
+    }
+  }
+}
+
 TEST(LshAttention, ThreadCountInvariance) {
   // Without the optional outputs, on 3 threads: the same output, bit for bit.
   const int64_t batch = 3, S = 48, D = 6, Dv = 5;

@@ -103,6 +103,8 @@ TEST(T5, RejectsBucketsAndDistancesOutOfRange) {
   EXPECT_THROW(check_t5({3, 128, true}), Error);   // 1 bucket per direction
   EXPECT_THROW(check_t5({1, 128, false}), Error);
   EXPECT_THROW(check_t5({32, 8, true}), Error);    // maxDistance inside the exact buckets
+  EXPECT_THROW(check_t5({33, 128, true}), Error);  // odd: a bucket no distance reaches
+  EXPECT_NO_THROW(check_t5({33, 128, false}));
   EXPECT_NO_THROW(check_t5({32, 9, true}));
   EXPECT_NO_THROW(check_t5({2, 2, false}));
   std::vector<float> w(3 * 8), table(3 * 7);
@@ -130,6 +132,43 @@ TEST(Shaw, AttentionAgainstFloat64) {
              want_weights);
     EXPECT_LE(ref::max_error(out, want_out), kTol) << Sq << " " << Sk << " " << kmax;
     EXPECT_LE(ref::max_error(weights, want_weights), kTol) << Sq << " " << Sk << " " << kmax;
+  }
+}
+
+// Scores float32 cannot hold (1e40; inf - inf between q.k and q.a_K; every visible score at
+// -1e40) get the float64 answer, as attention's fused kernel gives: before, such rows came out
+// as NaN-free zeros or equal shares.
+TEST(Shaw, ScoresPastFloat32MatchFloat64) {
+  const int64_t batch = 2, Sq = 6, Sk = 7, D = 4, Dv = 3, kmax = 2;
+  const auto scaled = [](std::vector<float> x, float s, bool positive) {
+    for (auto& e : x) e = s * (positive ? std::abs(e) + 0.1f : e);
+    return x;
+  };
+  const auto base_q = ref::random(batch * Sq * D, 1), base_k = ref::random(batch * Sk * D, 2);
+  const auto v = ref::random(batch * Sk * Dv, 3), aV = ref::random((2 * kmax + 1) * Dv, 5);
+  const auto aK1 = ref::random((2 * kmax + 1) * D, 4);
+  struct Case { const char* name; std::vector<float> q, k, aK; bool causal; };
+  const std::vector<Case> cases = {
+      {"scores of 1e40", scaled(base_q, 1e20f, false), scaled(base_k, 1e20f, false), aK1, false},
+      {"q.k against q.a_K, both past float32", scaled(base_q, 1e20f, true), scaled(base_k, 1e20f, true),
+       scaled(aK1, -1e20f, true), true},
+      {"every score near -1e40", scaled(base_q, 1e20f, true), scaled(base_k, -1e20f, true), aK1, true},
+  };
+  for (const Case& c : cases) {
+    MaskSet masks;
+    masks.causal = c.causal;
+    const ShawParams shaw{c.aK.data(), aV.data(), kmax};
+    std::vector<float> out(batch * Sq * Dv), weights(batch * Sq * Sk);
+    const float scale = 0.5f;
+    shaw_attention(c.q.data(), c.k.data(), v.data(), batch, Sq, Sk, D, Dv, scale, shaw, masks,
+                   out.data(), weights.data(), nullptr);
+    std::vector<double> want_out, want_weights;
+    ref_shaw(c.q, c.k, v, batch, Sq, Sk, D, Dv, scale, c.aK, &aV, kmax,
+             [causal = c.causal](int64_t, int64_t i, int64_t j) { return !causal || j <= i; }, want_out,
+             want_weights);
+    for (float o : out) ASSERT_TRUE(std::isfinite(o)) << c.name;
+    EXPECT_LE(ref::max_error(out, want_out), kTol) << c.name;
+    EXPECT_LE(ref::max_error(weights, want_weights), kTol) << c.name;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "attnlab/error.hpp"
@@ -121,6 +122,39 @@ TEST(Synthesizer, RejectsMissingParametersAndBadFactors) {
   EXPECT_THROW(run(p), Error);
   p.kind = SynthKind::FactorizedRandom;
   EXPECT_THROW(run(p), Error);
+}
+
+// Scores past float32 are the learned parameters' doing: an Error naming them, never NaN or a
+// guessed softmax (they were +inf or NaN rows before).
+TEST(Synthesizer, ScoresPastFloat32AreAnErrorNamingTheParameters) {
+  const auto x = ref::random(S * D, 1), v = ref::random(S * Dv, 2);
+  std::vector<float> out(S * Dv);
+  const auto message = [&](const SynthesizerParams& p) -> std::string {
+    try {
+      synthesizer(x.data(), v.data(), 1, S, D, Dv, p, out.data(), nullptr, nullptr);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  auto R1 = ref::random(S * 2, 3), R2 = ref::random(S * 2, 4);
+  for (auto& r : R1) r *= 1e20f;
+  for (auto& r : R2) r *= 1e20f;
+  SynthesizerParams p;
+  p.kind = SynthKind::FactorizedRandom;
+  p.R1 = R1.data();
+  p.R2 = R2.data();
+  p.rank = 2;
+  EXPECT_EQ(message(p).rfind("options.R1, options.R2: the scores overflow float32", 0), 0u) << message(p);
+  Mlp dense(S, 10);
+  for (auto& w : dense.W1) w *= 1e20f;  // hidden units near 1e20,
+  for (auto& w : dense.W2) w *= 1e20f;  // scores near 1e40
+  p = SynthesizerParams{};
+  p.mlp = dense.view(S);
+  EXPECT_EQ(message(p).rfind("x, options.dense: the scores overflow float32", 0), 0u) << message(p);
+  // The same parameters scaled back are fine.
+  for (auto& w : dense.W2) w /= 1e20f;
+  EXPECT_EQ(message(p), "no error");
 }
 
 TEST(Synthesizer, ThreadCountInvariance) {

@@ -3,7 +3,8 @@
 // (tests/js/reference.ts); the fused kernel recomputes such rows exactly (flash_attention.cpp).
 import { load, type Attnlab, type Tensor } from 'attnlab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randn, refAttention, refMultiHead } from './reference';
+import { maxError, randn, refAttention, refMultiHead } from './reference';
+import { refLsh, refShaw } from './reference-relative';
 
 const T = (data: number[], shape: number[]): Tensor => ({ data: Float32Array.from(data), shape });
 const scaled = (t: Tensor, s: number): Tensor => ({ data: t.data.map((x) => x * s), shape: t.shape });
@@ -89,6 +90,42 @@ for (const variant of ['scalar', 'simd'] as const) {
         expect(relError(r.weights!.data, want.weights.data), String(!!keyPaddingMask)).toBeLessThan(1e-4);
         expect(relError(r.output.data, want.output.data), String(!!keyPaddingMask)).toBeLessThan(1e-4);
       }
+    });
+
+    // Issue 18's variants, to the same rule.
+    it('lshAttention with qk of 1e20 (|qk|^2 past float32), 2e38 (scores past it) and 1e-25 matches float64', () => {
+      const v = randn([2, 16, 3], 21);
+      const base = randn([2, 16, 8], 20);
+      // Entries in [1e38, 2e38]: |qk_i| and q.k near 4e38.
+      const huge: Tensor = { data: base.data.map((x) => 2e38 * (0.75 + 0.25 * Math.tanh(x))), shape: base.shape };
+      for (const [mag, qk] of [[1e20, scaled(base, 1e20)], [2e38, huge], [1e-25, scaled(base, 1e-25)]] as const) {
+        const o = { nBuckets: 4, nHashes: 2, causal: true, seed: 2 };
+        const r = lib.lshAttention(qk, v, { ...o, returnBuckets: true });
+        const want = refLsh(qk, v, o);
+        expect(Array.from(r.buckets!.data), String(mag)).toEqual(Array.from(want.buckets));
+        expect(r.output.data.every(Number.isFinite), String(mag)).toBe(true);
+        expect(maxError(r.output.data, want.out), String(mag)).toBeLessThan(1e-5);
+      }
+    });
+
+    it("attention with shaw whose scores pass float32 (1e40, and every score near -1e40) matches float64", () => {
+      const D = 4, Dv = 3, kmax = 1;
+      const pos = (t: Tensor, s: number): Tensor => ({ data: t.data.map((x) => s * (Math.abs(x) + 0.1)), shape: t.shape });
+      const keys = randn([2 * kmax + 1, D], 22), values = randn([2 * kmax + 1, Dv], 23), v = randn([2, 5, Dv], 24);
+      for (const [q, k] of [[scaled(randn([2, 5, D], 25), 1e20), scaled(randn([2, 5, D], 26), 1e20)], [pos(randn([2, 5, D], 25), 1e20), pos(randn([2, 5, D], 26), -1e20)]]) {
+        const r = lib.attention(q, k, v, { shaw: { maxDistance: kmax, keys, values }, causal: true, returnWeights: true });
+        const want = refShaw(q.data, k.data, v.data, 2, 5, 5, D, Dv, keys.data, values.data, kmax, { causal: true });
+        expect(r.output.data.every(Number.isFinite)).toBe(true);
+        expect(maxError(r.output.data, want.out)).toBeLessThan(1e-5);
+        expect(maxError(r.weights!.data, want.weights)).toBeLessThan(1e-5);
+      }
+    });
+
+    it('synthesizer whose scores pass float32 is an Error naming its parameters; the instance keeps working', () => {
+      const v = randn([6, 2], 27), R1 = scaled(randn([6, 2], 28), 1e20), R2 = scaled(randn([6, 2], 29), 1e20);
+      expect(() => lib.synthesizer(null, v, { kind: 'factorized-random', R1, R2 })).toThrowError(/^synthesizer: options\.R1, options\.R2: the scores overflow float32 \(beyond ±3\.4e38\) at query 0, key 0 of slice 0; scale the parameters or inputs down$/);
+      const small = lib.synthesizer(null, v, { kind: 'factorized-random', R1: scaled(R1, 1e-20), R2: scaled(R2, 1e-20) });
+      expect(small.output.data.every(Number.isFinite)).toBe(true);
     });
 
     it('multiHeadAttention whose projection passes float32 is an Error naming the input', () => {

@@ -36,6 +36,9 @@ describe.each(VARIANTS)('%s', (variant) => {
       [qk, v, { nHashes: 0, nBuckets: 4 }, /^lshAttention: options\.nHashes: expected an integer >= 1, got 0$/],
       [qk, randn([11, 2], 5), { nBuckets: 4 }, /^lshAttention: v: expected shape \[12, 2\] .*got \[11, 2\]$/],
       [qk, v, { nBuckets: 4, buckets: 2 }, /^lshAttention: options: unknown option 'buckets'|^lshAttention: options/],
+      // Working memory past the heap's 2 GiB: named, not the core's "internal error: vector".
+      [qk, v, { nBuckets: 1e9, chunkSize: 2 }, /^lshAttention: options\.nBuckets, options\.nHashes: expected working memory within the WebAssembly heap's 2 GiB limit, got \d+ bytes \(rotations nHashes x D x nBuckets \/ 2 = 1 x 4 x 500000000 floats/],
+      [qk, v, { nBuckets: 2, nHashes: 1e9 }, /^lshAttention: options\.nBuckets, options\.nHashes: expected working memory within the WebAssembly heap's 2 GiB limit/],
     ];
     for (const [a, b, o, message] of bad) expect(() => lib.lshAttention(a as never, b as never, o)).toThrow(message);
     expect(lib.lshAttention(qk, v, { nBuckets: 4 }).output.shape).toEqual([12, 2]);
@@ -96,6 +99,10 @@ describe.each(VARIANTS)('%s', (variant) => {
       [x, { kind: 'random', dense }, /^synthesizer: options: /],
     ];
     for (const [a, o, message] of bad) expect(() => lib.synthesizer(a as never, v, o as never)).toThrow(message);
+    // Fixed random forms past the heap's 2 GiB.
+    expect(() => lib.synthesizer(null, v, { kind: 'factorized-random', rank: 1e9 })).toThrow(/^synthesizer: options\.rank: expected fixed random R1, R2 \[S, rank\] within the WebAssembly heap's 2 GiB limit, got \[12, 1000000000\]: 96000000000 bytes$/);
+    const long = { data: new Float32Array(60000), shape: [60000, 1] };
+    expect(() => lib.synthesizer(null, long, { kind: 'random' })).toThrow(/^synthesizer: v: expected S with a fixed random R \[S, S\] \(no options\.R\) within the WebAssembly heap's 2 GiB limit, got S = 60000: 14400000000 bytes$/);
     expect(lib.synthesizer(x, v, { kind: 'dense', dense }).output.shape).toEqual([B, S, Dv]);
   });
 });

@@ -54,6 +54,7 @@ describe.each(VARIANTS)('%s', (variant) => {
     expect(got.shape).toEqual([2, 6, 30]);
     expect(Array.from(got.data)).toEqual(Array.from(t5Bias(weights, 6, 30, true, 12).data));
     expect(() => libs[variant].t5Bias(weights, 6, 30, { maxDistance: 3 })).toThrow(/^t5Bias: options\.maxDistance: expected an integer > 3 /);
+    expect(() => libs[variant].t5Bias(weights, 1e5, 1e5)).toThrow(/^t5Bias: Sq, Sk: expected a bias \[heads, Sq, Sk\] of at most 2\^31 - 1 elements \(a Float32Array\), got \[2, 100000, 100000\]$/);
   });
 
   const E = 12, H = 3, hd = E / H;
@@ -124,6 +125,7 @@ describe.each(VARIANTS)('%s', (variant) => {
       [{ t5: {} }, /^attention: options\.t5\.weights: expected the learned bias, a tensor \[2, numBuckets\]/],
       [{ t5: { weights: randn([3, 8], 1) } }, /^attention: options\.t5\.weights: expected shape \[2, numBuckets\].*got \[3, 8\]/],
       [{ t5: { weights: randn([2, 3], 1) } }, /^attention: options\.t5\.weights: expected numBuckets >= 4 \(bidirectional scheme\), got shape \[2, 3\]/],
+      [{ t5: { weights: randn([2, 9], 1) } }, /^attention: options\.t5\.weights: expected an even numBuckets \(bidirectional scheme: half the buckets per direction\), got shape \[2, 9\]$/],
       [{ t5: { weights: randn([2, 32], 1), maxDistance: 8 } }, /^attention: options\.t5\.maxDistance: expected an integer > 8 .*got 8/],
       [{ t5: { weights: randn([2, 8], 1), bidirectional: 1 } }, /^attention: options\.t5\.bidirectional: expected/],
       [{ shaw: { keys: randn([5, 8], 1) } }, /^attention: options\.shaw\.maxDistance: expected an integer >= 0, got undefined/],

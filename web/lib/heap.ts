@@ -1,7 +1,7 @@
 import { jsFiniteScan, type FiniteScan } from './tensor.js';
 import type { WasmModule } from './wasm-module.js';
 
-const MAX_BYTES = 2 ** 31 - 1;  // the heap's hard ceiling (2 GiB)
+export const MAX_BYTES = 2 ** 31 - 1;  // the heap's hard ceiling (2 GiB)
 
 /**
  * The WebAssembly allocations of one call: inputs copied in, outputs copied out into JS-owned

@@ -1,4 +1,4 @@
-import { withScratch } from './heap.js';
+import { MAX_BYTES, withScratch } from './heap.js';
 import { checkBool, checkInt, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
 import type { LshAttentionOptions, LshAttentionResult } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -37,6 +37,12 @@ export function lshAttention(m: WasmModule, qk: unknown, v: unknown, options?: L
   const chunk = chunkSize || S / nBuckets;
   const W = S / chunk > 1 ? 2 * chunk : chunk;
   const outLen = batch * S * Dv, bLen = batch * nHashes * S, aLen = bLen * W;
+  // The core's working memory: the rotations [nHashes, D, nBuckets / 2], each round's outputs
+  // and log-sum-exps, the unit keys and their norms.
+  const work = 4 * nHashes * D * (nBuckets / 2) + batch * nHashes * S * (4 * Dv + 8) + 4 * batch * S * (D + 1);
+  if (work > MAX_BYTES) {
+    throw new Error(`${fn}: options.nBuckets, options.nHashes: expected working memory within the WebAssembly heap's 2 GiB limit, got ${work} bytes (rotations nHashes x D x nBuckets / 2 = ${nHashes} x ${D} x ${nBuckets / 2} floats, and each round's outputs)`);
+  }
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const buckets = returnBuckets ? s.alloc(bLen * 4) : null;

@@ -42,6 +42,9 @@ export function checkT5(fn: string, name: string, x: unknown, heads: number, hea
   if (perDirection < 2) {
     throw new Error(`${fn}: ${name}.weights: expected numBuckets >= ${bidirectional ? 4 : 2} (${bidirectional ? 'bidirectional' : 'causal'} scheme), got shape ${shapeString(W.shape)}`);
   }
+  if (bidirectional && numBuckets % 2 !== 0) {
+    throw new Error(`${fn}: ${name}.weights: expected an even numBuckets (bidirectional scheme: half the buckets per direction), got shape ${shapeString(W.shape)}`);
+  }
   const maxExact = Math.floor(perDirection / 2);
   const maxDistance = o.maxDistance === undefined ? 128 : checkInt(fn, `${name}.maxDistance`, o.maxDistance, 0);
   if (maxDistance <= maxExact) {
@@ -107,6 +110,9 @@ export function t5Bias(m: WasmModule, weights: unknown, Sq: unknown, Sk: unknown
   const o = checkOptions(fn, 'options', options, ['bidirectional', 'maxDistance']);
   const t5 = checkT5(fn, 'options', { ...o, weights: W }, W.shape[0], "weights' rows")!;
   const H = t5.heads, len = rows + cols - 1;
+  if (H * rows * cols > 2 ** 31 - 1) {
+    throw new Error(`${fn}: Sq, Sk: expected a bias [heads, Sq, Sk] of at most 2^31 - 1 elements (a Float32Array), got [${H}, ${rows}, ${cols}]`);
+  }
   const data = new Float32Array(H * rows * cols);
   const table = withT5Table(m, { fn, t5, t5Table: null }, rows, cols).t5Table;
   if (table) {

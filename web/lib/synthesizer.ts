@@ -1,4 +1,4 @@
-import { withScratch, type Scratch } from './heap.js';
+import { MAX_BYTES, withScratch, type Scratch } from './heap.js';
 import { argError } from './errors.js';
 import { checkBool, checkInt, checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
 import type { AttentionResult, SynthesizerOptions, Tensor } from './types.js';
@@ -98,6 +98,12 @@ export function synthesizer(m: WasmModule, x: unknown, v: unknown, options: Synt
 
   const batch = numel(lead);
   const outLen = batch * S * Dv, wLen = batch * S * S;
+  // The fixed random forms are drawn in the core's heap.
+  const drawn = kind === 'random' && !R ? 4 * S * S : kind === 'factorized-random' && !R1 ? 8 * S * rank : 0;
+  if (drawn > MAX_BYTES) {
+    const what = kind === 'random' ? `v: expected S with a fixed random R [S, S] (no options.R) within the WebAssembly heap's 2 GiB limit, got S = ${S}` : `options.rank: expected fixed random R1, R2 [S, rank] within the WebAssembly heap's 2 GiB limit, got [${S}, ${rank}]`;
+    throw new Error(`${fn}: ${what}: ${drawn} bytes`);
+  }
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const weights = returnWeights ? s.alloc(wLen * 4) : null;

@@ -2,7 +2,7 @@
 //
 // Queries and keys share one projection (qk): the key of token j is qk_j / |qk_j|, its query
 // qk_j. Each of n_hashes rounds hashes the tokens by a random rotation R [D, n_buckets / 2]
-// (angular LSH: bucket = argmax [x R, -x R]), sorts them by (bucket, position), cuts the sorted
+// (angular LSH: bucket = argmax [x R, -x R], x the unit key, which buckets as qk_j does), sorts them by (bucket, position), cuts the sorted
 // sequence into chunks of `chunk` tokens, and lets each query attend to the keys of its chunk and
 // of the chunk before (the first chunk's being the last: Reformer's look-one-back wraps). A
 // token's own key scores -1e5, as in Reformer, so it is attended only when it sees no other key.
@@ -10,6 +10,7 @@
 // exp(lse_r - logsumexp_r(lse_r)), lse_r the log of a round's softmax denominator: the softmax
 // over the union of the rounds' keys, a key seen in several rounds counting once per round.
 //
+// Scores past float32 (|qk_i| beyond 3.4e38) make that row's round in double precision.
 // Cost per round: hashing O(S D n_buckets / 2), a counting sort O(S + n_buckets), attention
 // O(S * 2 chunk * (D + Dv)); memory O(n_hashes S Dv).
 #pragma once
