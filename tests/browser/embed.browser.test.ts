@@ -300,7 +300,7 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
       // What each page must show once loaded, read inside its frame.
       const checks: Record<(typeof FRAMED)[number], (f: Frame) => Promise<void>> = {
         index: async (f) => {
-          expect(await inFrame(f, "document.getElementById('variant').textContent")).toBe('simd');
+          expect(await inFrame(f, "document.getElementById('variant').textContent")).toBe('relaxed-simd');
           expect(await inFrame(f, 'self.origin')).toBe(sandbox === 'allow-scripts' ? 'null' : new URL(siteUrl).origin);
         },
         pooling: async (f) => {
@@ -389,8 +389,8 @@ describe('the built site framed by a cross-origin isolated course page', () => {
         seen[name] = await inFrame(f(), "({ result: document.body.dataset.result, isolated: self.crossOriginIsolated, variant: document.getElementById('variant').textContent })");
       }
       expect(seen).toEqual({
-        with: { result: 'ok', isolated: true, variant: 'simd-threads' },
-        without: { result: 'ok', isolated: false, variant: 'simd' },
+        with: { result: 'ok', isolated: true, variant: 'relaxed-simd-threads' },
+        without: { result: 'ok', isolated: false, variant: 'relaxed-simd' },
       });
       expect(v.problems).toEqual([]);
     } finally {
