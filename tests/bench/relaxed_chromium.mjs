@@ -91,7 +91,9 @@ for (const [H, S] of C.shapes) for (const causal of [false, true]) {
     const ms = median(a.times);
     if (i >= peers.length) { result.roundPeaks.push({ ...job, kernel: a.p.name, gflops: a.p.flops / ms / 1e6, times: a.times }); continue; }
     const out = Float32Array.from((a.call.unpack ?? ((y) => y))(a.last));
-    result.peers[i].rows.push({ ...job, ms, gflops: 4 * H * S * S * D / ms / 1e6, maxError: maxError(out, want, H, S, D, rows), times: a.times });
+    // The work done: causal rows see S (S + 1) / 2 keys in all, not S^2 (so its fraction of a peak is comparable).
+    const flops = 4 * H * D * (causal ? S * (S + 1) / 2 : S * S);
+    result.peers[i].rows.push({ ...job, ms, gflops: flops / ms / 1e6, maxError: maxError(out, want, H, S, D, rows), times: a.times });
   }
   console.log('H' + H + ' S' + S + (causal ? ' causal' : '') + ': ' + all.map((a) => a.p.name + ' ' + median(a.times).toFixed(2)).join(', '));
 }
@@ -148,7 +150,7 @@ const md = [`# attnlab relaxed SIMD in headless Chromium, ${result.date.slice(0,
   `- machine: ${result.machine.cpu}, ${result.machine.cores} cores, 1-minute load ${fmt(result.machine.loadBefore)} before, ${fmt(result.machine.loadAfter)} after (other jobs shared the machine)`,
   `- browser: ${result.userAgent}; cross-origin isolated: ${result.crossOriginIsolated}`,
   `- packages: ${Object.entries(result.packages).map(([k, v]) => `${k} ${v}`).join(', ')}; attnlab at commit ${result.source}`,
-  `- float32, d = ${config.d}; median of ${config.runs} round-robin runs (${config.settleMs} ms pause, ${config.leadInMs} ms lead-in); GFLOP/s = 4*H*S*S*d per call; outputs within ${config.tolerance} of float64 (✗ otherwise)`,
+  `- float32, d = ${config.d}; median of ${config.runs} round-robin runs (${config.settleMs} ms pause, ${config.leadInMs} ms lead-in); GFLOP/s = 4*H*S*S*d per call (causal: 4*H*d*S(S+1)/2, the keys its rows see); outputs within ${config.tolerance} of float64 (✗ otherwise)`,
   '', '## Median ms / GFLOP/s', '', `| peer | threads | ${jobs.map(jobName).join(' | ')} |`, `|---|---|${jobs.map(() => '---|').join('')}`];
 for (const p of result.peers) {
   md.push(`| ${p.name} | ${p.threads} | ${jobs.map((j) => {
