@@ -459,6 +459,13 @@ describe('demo site, cross-origin isolated', () => {
     expect(await page.textContent('#trained-for')).toContain('short everyday sentence');
     // Several sentences are translated one by one; one past 48 pieces is flagged.
     await page.waitForFunction(() => (document.getElementById('translate') as unknown as { translator: unknown }).translator !== null, undefined, { timeout: 60_000 });
+    // The GRU model's first translation (the example sentence) done: typed text then is the only
+    // request (under load the example's run could still be in flight when the test typed).
+    const idle = () => page.waitForFunction(() => {
+      const w = document.getElementById('translate') as unknown as HTMLElement & { result: unknown };
+      return w.result !== null && (w.shadowRoot?.querySelector('button[type=submit]') as HTMLButtonElement | null)?.disabled === false;
+    }, undefined, { timeout: 60_000 });
+    await idle();
     await page.fill('#translate input[type=text]', `${'je suis fatigué et '.repeat(20)}content.`);
     await page.keyboard.press('Enter');
     await page.waitForSelector('#truncated:not([hidden])', { timeout: 60_000 });
