@@ -344,7 +344,7 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
         embed: async (f) => {
           // The copy button: the clipboard may be refused in a frame; it must say what happened, not throw.
           await f.click('#snippet-iframe-copy');
-          await until('embed: copy status', () => inFrame<string>(f, "document.querySelector('#snippet-iframe-copy + .stat').textContent"), (s) => /Copied|Selected/.test(s), 5000);
+          await until('embed: copy status', () => inFrame<string>(f, "document.querySelector('#snippet-iframe-copy + .stat').textContent"), (s) => /Copied|Selected/.test(s), 15_000);  // 5 s ran out once under load
         },
       };
       for (const p of FRAMED) {
