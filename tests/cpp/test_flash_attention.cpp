@@ -180,3 +180,23 @@ TEST(Linear, MatchesFloat64WithBiasStridesAndRowTails) {
       }
   }
 }
+
+// Wide inputs take fewer rows per task (their interleaved copy stays within L2: 64 rows at
+// in = 4100), so rows split into several blocks, with a short last one, and threads split the
+// columns finer: the same bits at any thread count, and float64's values.
+TEST(Linear, RowBlocksAndColumnSplitsOfWideInputs) {
+  const int64_t rows = 150, in = 4100, out = 45;
+  const auto x = ref::random(rows * in, 4), W = ref::random(out * in, 5), b = ref::random(out, 6);
+  std::vector<float> y(rows * out), y2 = y;
+  linear(x.data(), in, rows, in, W.data(), b.data(), out, y.data(), out, nullptr);
+  if (threads_available()) {
+    ThreadPool pool(2);
+    linear(x.data(), in, rows, in, W.data(), b.data(), out, y2.data(), out, &pool);
+    EXPECT_EQ(y, y2);
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < out; ++j) {
+      const double want = b[j] + ref::dot(&x[r * in], &W[j * in], in);
+      ASSERT_NEAR(y[r * out + j], want, 1e-4 * std::max(1.0, std::abs(want))) << r << "," << j;
+    }
+}
