@@ -6,6 +6,7 @@
 #include <map>
 
 #include "attnlab/nn/trainer.hpp"
+#include "attnlab/thread_pool.hpp"
 #include "attnlab/nn/translation_views.hpp"
 #include "marshal.hpp"
 
@@ -17,6 +18,7 @@ using emscripten::function;
 namespace {
 
 std::map<int, std::unique_ptr<Translator>> translators;
+std::unique_ptr<ThreadPool> pool;  // nnSetThreads(n): n > 1 on the -threads builds (the translators' int8 products)
 std::map<int, std::unique_ptr<ToyTrainer>> trainers;
 int next_id = 1;
 
@@ -48,7 +50,10 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
   function("translatorTranslate", +[](int id, std::string text, int beam, int max_len, double lp, val out) {
     return guarded([&] {
       const Translator& tr = held(translators, id, "translator");
-      const Translation t = tr.translate(text, {beam, max_len, static_cast<float>(lp)});
+      if (pool) pool->wake();  // sleeping workers wake while the source is tokenised and encoded
+      DecodeOptions opt{beam, max_len, static_cast<float>(lp)};
+      opt.pool = pool.get();
+      const Translation t = tr.translate(text, opt);
       const AttentionMaps maps = attention_maps(t);
       out.set("text", t.text);
       out.set("sourceTokens", strings(t.src_tokens));
@@ -105,6 +110,12 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
         example.set("attention", typed_copy(x.attention));
       }
       out.set("example", example);
+    });
+  });
+  function("nnSetThreads", +[](int n) {
+    return guarded([&] {
+      pool.reset();
+      if (n > 1) pool = std::make_unique<ThreadPool>(n);
     });
   });
   // Translators and trainers share the ids.

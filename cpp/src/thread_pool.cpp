@@ -84,10 +84,18 @@ void ThreadPool::run(int64_t n, const std::function<void(int64_t)>& task) {
   wake_.notify_all();
   drain();
   // Every task is claimed (drain returned): close the job, so a worker that wakes only now goes
-  // back to sleep instead of being waited for, and wait for those still running a task.
+  // back to sleep instead of being waited for, and wait for those still running a task: polling
+  // first, as the workers do, since a sleeping caller's wake-up would cost more than a short job.
   std::unique_lock<std::mutex> lock(mutex_);
   open_ = false;
-  done_.wait(lock, [&] { return active_ == 0; });
+  if (active_.load() > 0) {
+    lock.unlock();
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    while (active_.load(std::memory_order_acquire) > 0 && std::chrono::steady_clock::now() < until) {
+    }
+    lock.lock();
+    done_.wait(lock, [&] { return active_.load() == 0; });
+  }
   task_ = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }

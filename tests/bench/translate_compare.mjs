@@ -3,13 +3,15 @@
 // build, and their translate() calls alternate in rounds so machine load hits both alike.
 // Reports per side the median wall and CPU time (process.cpuUsage) per call over all rounds, the
 // ratio before / after, and whether both produced the same text.
-//   node tests/bench/translate_compare.mjs BEFORE_DIST AFTER_DIST [runs per round=20] [rounds=5]
+//   node tests/bench/translate_compare.mjs BEFORE_DIST AFTER_DIST [runs per round=20] [rounds=5] [after threads=1]
+// With after threads > 1 the after side runs the simd-threads build on that many threads (its
+// translators' int8 products on the pool) and the CPU column sums every thread: read the wall time.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const [beforeDir, afterDir] = process.argv.slice(2, 4).map((d) => resolve(d));
-const runs = Number(process.argv[4] ?? 20), rounds = Number(process.argv[5] ?? 5);
+const runs = Number(process.argv[4] ?? 20), rounds = Number(process.argv[5] ?? 5), threads = Number(process.argv[6] ?? 1);
 if (!beforeDir || !afterDir) throw new Error('usage: translate_compare.mjs BEFORE_DIST AFTER_DIST [runs] [rounds]');
 const sentences = {
   'fra-eng': {
@@ -21,10 +23,12 @@ const median = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const sides = [];
 for (const [name, dir] of [['before', beforeDir], ['after', afterDir]]) {
   const mod = await import(pathToFileURL(`${dir}/index.js`).href);
-  sides.push({ name, lib: await mod.load({ variant: 'simd' }) });
+  const threaded = name === 'after' && threads > 1;
+  sides.push({ name, lib: await mod.load(threaded ? { variant: 'simd-threads', threads } : { variant: 'simd' }) });
 }
 const models = new URL('../../web/models/', import.meta.url);
-console.log(`node ${process.version}, ${runs} runs x ${rounds} rounds per side, alternating; before ${beforeDir}, after ${afterDir}`);
+console.log(`node ${process.version}, ${runs} runs x ${rounds} rounds per side, alternating; before ${beforeDir} (simd, 1 thread), ` +
+  `after ${afterDir} (${sides[1].lib.variant}, ${sides[1].lib.threads} thread${sides[1].lib.threads > 1 ? 's' : ''})`);
 console.log('| model | words | beam | before wall ms | after wall ms | before CPU ms | after CPU ms | speed-up (wall) | speed-up (CPU) | same text |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const dir of Object.keys(sentences)) {

@@ -54,6 +54,35 @@ describe('shipped translators', () => {
   }
 });
 
+describe('translators on threads', () => {
+  it("a threaded instance's translators run their int8 products on its threads: the same texts, scores and attention, bit for bit", async () => {
+    const threaded = await load({ variant: 'simd-threads', threads: 2 });
+    try {
+      for (const arch of ['gru', 'transformer'] as const) {
+        const one = await lib.loadTranslator('fra-eng', { arch }), two = await threaded.loadTranslator('fra-eng', { arch });
+        for (const { text } of expected[`fra-eng-${arch}`].slice(0, 4)) {
+          for (const beam of [1, 5]) {
+            const a = one.translate(text, { beam }), b = two.translate(text, { beam });
+            expect(b.text).toBe(a.text);
+            expect(b.beams).toEqual(a.beams);
+            const [x, y] = [a.attention, b.attention];
+            if (x.kind === 'alignment' && y.kind === 'alignment') expect(y.alignment.data).toEqual(x.alignment.data);
+            else if (x.kind === 'transformer' && y.kind === 'transformer') {
+              expect(y.cross.data).toEqual(x.cross.data);
+              expect(y.decoderSelf.data).toEqual(x.decoderSelf.data);
+              expect(y.encoderSelf.data).toEqual(x.encoderSelf.data);
+            } else throw new Error(`attention kinds differ: ${x.kind} vs ${y.kind}`);
+          }
+        }
+        one.dispose();
+        two.dispose();
+      }
+    } finally {
+      threaded.dispose();
+    }
+  }, 60_000);
+});
+
 describe('model files', () => {
   const good = () => new Uint8Array(readFileSync(new URL('../../web/models/fra-eng-gru.atl', import.meta.url)));
   it('rejects truncated, bit-flipped, wrong-version and garbage files with clear errors', async () => {

@@ -107,7 +107,7 @@ export class Attnlab {
     return async () => {
       const mods = this.#mods;
       if (!mods.nn) {
-        mods.nn = instantiateNn(this.variant).then((nn) => (mods.nnReady = nn), (e: unknown) => {
+        mods.nn = instantiateNn(this.variant, this.threads).then((nn) => (mods.nnReady = nn), (e: unknown) => {
           mods.nn = null;
           throw new Error(`${fn}: the translators' and trainer's WebAssembly module (attnlab-nn-${this.variant}) did not load: ${e instanceof Error ? e.message : String(e)}`);
         });

@@ -163,11 +163,17 @@ export function instantiate(variant: Variant, poolSize: number): Promise<WasmMod
 }
 
 /**
- * The nn module of `variant`. Nothing in it runs on a thread pool, but Emscripten 3.1.6's threaded
- * factory never resolves with an empty pool: a threaded build gets one idle worker, unref'd in Node.
+ * The nn module of `variant`. On a threaded build the translators' int8 products run on `threads`
+ * threads (the trainer stays on one); Emscripten 3.1.6's threaded factory never resolves with an
+ * empty pool, so a threaded build gets at least one worker, idle with `threads` = 1. Workers are
+ * unref'd in Node.
  */
-export async function instantiateNn(variant: Variant): Promise<NnModule> {
-  const m = await instantiateGlue(nnAssets[variant], isThreaded(variant) ? 1 : 0);
+export async function instantiateNn(variant: Variant, threads = 1): Promise<NnModule> {
+  const m = await instantiateGlue(nnAssets[variant], isThreaded(variant) ? Math.max(1, threads - 1) : 0);
+  if (isThreaded(variant) && threads > 1) {
+    const err = m.nnSetThreads(threads);
+    if (err) throw new Error(err);
+  }
   if (isNode) m.unrefWorkers();
   return m;
 }

@@ -48,7 +48,8 @@ class ThreadPool {
   std::atomic<int64_t> next_{0};
   std::atomic<uint64_t> generation_{0};  // bumped per job so waiting workers know there is new work
   bool open_ = false;                     // guarded by mutex_
-  int active_ = 0;                        // workers inside the current job; guarded by mutex_
+  // Workers inside the current job: changed under mutex_, read without it by run()'s spin.
+  std::atomic<int> active_{0};
   std::atomic<bool> stopping_{false};
   std::exception_ptr error_;  // first exception a task threw in the current job
   std::atomic<int> started_{0};

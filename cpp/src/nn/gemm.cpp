@@ -153,10 +153,17 @@ void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const fl
   std::vector<float> sx(static_cast<size_t>(N));
   for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq.data() + i * ldw);
   // Up to 5 rows share each pass over the weights (a beam of 5 reads them once per step); more
-  // rows go in balanced groups (12 as 4 + 4 + 4, not 5 + 5 + 2). Tasks: a row group times 32
-  // tiles (256 outputs); each output is one task's, so any thread count gives the same bits.
-  constexpr int64_t kTilesPerTask = 32;
-  const int64_t groups = (N + 4) / 5, tiles = (M + 7) / 8, blocks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
+  // rows go in balanced groups (12 as 4 + 4 + 4, not 5 + 5 + 2). Tasks: a row group times up to
+  // 32 tiles (256 outputs), fewer where that leaves a pool's threads under 4 tasks each (a decoder
+  // step's 256-wide layers would be one task), but never under ~64K multiply-adds (a handoff to
+  // another thread costs a few microseconds: a GRU encoder's one-row products stay on this one).
+  // Each output is one task's, so any thread count gives the same bits.
+  const int64_t groups = (N + 4) / 5, tiles = (M + 7) / 8, threads = pool ? pool->size() : 1;
+  const int64_t rows_per_group = (N + groups - 1) / std::max<int64_t>(groups, 1);
+  const int64_t min_tiles = (65536 + 8 * rows_per_group * ldw - 1) / std::max<int64_t>(8 * rows_per_group * ldw, 1);
+  const int64_t want = threads > 1 ? std::max((tiles * groups + 4 * threads - 1) / (4 * threads), min_tiles) : 32;
+  const int64_t kTilesPerTask = std::clamp<int64_t>(want, 4, 32);
+  const int64_t blocks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
   std::vector<int64_t> first(static_cast<size_t>(groups + 1), 0);
   for (int64_t g = 0; g < groups; ++g) first[g + 1] = first[g] + (N - first[g]) / (groups - g);
   auto task = [&](int64_t k) {

@@ -264,10 +264,11 @@ class GruModel : public Model {
     std::vector<float> w;  // [rows, S] this step's attention
   };
 
-  std::unique_ptr<DecodeState> start(const std::vector<int>& src, const DecodeLimits&) const override {
+  std::unique_ptr<DecodeState> start(const std::vector<int>& src, const DecodeLimits& lim) const override {
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
     st->step_tp.grad_enabled = false;
+    st->enc_tp.pool = st->step_tp.pool = lim.pool;
     std::mt19937 rng(0);
     const int64_t S = std::max<int64_t>(1, static_cast<int64_t>(src.size()));
     std::vector<int> s = src;
@@ -458,6 +459,7 @@ class TransformerModel : public Model {
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
     st->step_tp.grad_enabled = false;
+    st->enc_tp.pool = st->step_tp.pool = lim.pool;
     std::mt19937 rng(0);
     std::vector<int> s = src;
     if (s.empty()) s.push_back(-1);

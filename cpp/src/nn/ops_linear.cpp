@@ -13,7 +13,7 @@ T linear(Tape& tp, T x, T W, T b) {
   const int64_t N = x->r, K = x->c, M = W->r;
   T y = tp.make(N, M, any_rg({x, W, b}));
   if (!y->requires_grad && !W->q8.empty())
-    gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data());
+    gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data(), tp.pool);
   else
     gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K);
   if (b)

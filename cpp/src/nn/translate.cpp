@@ -31,6 +31,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
   lim.rows = K;
   lim.steps = max_len + 1;
   lim.attention = opt.attention && enc_self;
+  lim.pool = opt.pool;
   auto st = m.start(src, lim);
   if (enc_self) *enc_self = st->enc_self;
   auto lp = [&](size_t len) { return std::pow((5.f + static_cast<float>(len)) / 6.f, opt.length_penalty); };

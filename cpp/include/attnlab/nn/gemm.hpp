@@ -20,8 +20,8 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate);
 // C [N, M] = A [N, K] W^T for int8 weights W [M, ldw] (rows zero-padded to ldw, a multiple of 16,
 // K <= ldw) packed by kernels::pack_q8_tiles into Wt, with per-row scales: each row of A quantised
-// to int16, exact integer dot products, one float scale per pair. Tasks of 256 outputs on `pool`
-// (null: this thread); the same bits at any thread count.
+// to int16, exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on
+// `pool` (null: this thread); the same bits at any thread count.
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
                 int64_t M, float* C, ThreadPool* pool = nullptr);
 

@@ -67,6 +67,7 @@ struct DecodeLimits {
   int64_t rows = 8;
   int64_t steps = 128;
   bool attention = true;  // collect the encoder's self-attention (Transformer)
+  ThreadPool* pool = nullptr;  // threads for the decode's int8 products (Tape::pool)
 };
 
 class Model {

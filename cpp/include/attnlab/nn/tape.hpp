@@ -4,14 +4,18 @@
 // result into a new tensor owned by the tape and, when any input needs a gradient, records one
 // backward closure. The closures run in reverse order in Tape::backward. Each op's backward is
 // checked against finite differences in tests/cpp/test_nn_grad.cpp. Sequences are handled by the
-// caller (rows = batch x time, laid out as the op documents); everything is single-threaded and
-// deterministic.
+// caller (rows = batch x time, laid out as the op documents). Deterministic: an inference tape may
+// lend its int8 products a thread pool (each output is still one task's, so the same bits).
 #pragma once
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <string>
 #include <vector>
+
+namespace attnlab {
+class ThreadPool;
+}
 
 namespace attnlab::nn {
 
@@ -38,6 +42,8 @@ class Tape {
  public:
   // When false, ops record nothing (inference).
   bool grad_enabled = true;
+  // Threads for the int8 weight products of inference (a translator's decode); null: this thread.
+  ThreadPool* pool = nullptr;
   // A zeroed r x c tensor (a recycled node when clear() left one).
   T make(int64_t r, int64_t c, bool rg = false);
   // A tensor holding constant data (no gradient).
