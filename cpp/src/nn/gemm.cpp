@@ -63,6 +63,12 @@ void q8_rows(const int16_t* xq, int64_t ldx, const float* sx, const int8_t* Wt, 
   }
 }
 
+// n floats of a scratch vector, grown (never shrunk) as needed; every product writes all it reads.
+float* space(std::vector<float>& v, int64_t n) {
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  return v.data();
+}
+
 // Rows of the streamed operand per pass, packed as panels of kPanel columns that stay in cache
 // while every row group of the other operand uses them.
 constexpr int64_t kChunk = 256, kPanel = 32;
@@ -82,64 +88,70 @@ void pack_column_panels(const float* x, int64_t ldx, int64_t rows, int64_t cols,
 
 }  // namespace
 
-void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K) {
+void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K, GemmScratch* scratch) {
   // B's rows become the columns of kPanel-wide panels (once), A's rows are interleaved by 4; each
   // panel stays in cache while every row group of A passes it. The same order of sums per
   // element as attnlab::linear (whose 8-wide panels suit its threaded tasks): the same bits.
   const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
-  std::vector<float> a4(static_cast<size_t>(groups * 4 * K)), bp(static_cast<size_t>(panels * kPanel * K));
+  GemmScratch own;
+  float* a4 = space((scratch ? scratch : &own)->a, groups * 4 * K);
+  float* bp = space((scratch ? scratch : &own)->b, panels * kPanel * K);
   for (int64_t g = 0; g < groups; ++g)
-    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4.data() + g * 4 * K);
+    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
   for (int64_t p = 0; p < panels; ++p) {
-    float* o = bp.data() + p * kPanel * K;
+    float* o = bp + p * kPanel * K;
     const int64_t w = std::min(kPanel, M - p * kPanel);
     for (int64_t c = 0; c < kPanel; ++c)
       for (int64_t k = 0; k < K; ++k) o[k * kPanel + c] = c < w ? B[(p * kPanel + c) * K + k] : 0.f;
   }
   for (int64_t p = 0; p < panels; ++p)
     for (int64_t g = 0; g < groups; ++g)
-      rows4_times(K, a4.data() + g * 4 * K, bp.data() + p * kPanel * K, kPanel, C + g * 4 * M + p * kPanel, M,
+      rows4_times(K, a4 + g * 4 * K, bp + p * kPanel * K, kPanel, C + g * 4 * M + p * kPanel, M,
                   std::min<int64_t>(4, N - g * 4), std::min(kPanel, M - p * kPanel), false);
 }
 
-void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc) {
+void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc, GemmScratch* scratch) {
   // B in chunks of kChunk rows, each packed into 32-column panels and used by every row of A
   // while it is in cache (a Linear's input gradient reads the whole weight matrix, 1.5 MB for
   // the tutorial GRU's output layer). Each element still sums its K products in order (carried
   // in C between chunks), so neither changes a bit.
   const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
-  std::vector<float> a4(static_cast<size_t>(groups * 4 * K)), bp(static_cast<size_t>(panels * kPanel * std::min(kChunk, K)));
+  GemmScratch own;
+  float* a4 = space((scratch ? scratch : &own)->a, groups * 4 * K);
+  float* bp = space((scratch ? scratch : &own)->b, panels * kPanel * std::min(kChunk, K));
   for (int64_t g = 0; g < groups; ++g)
-    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4.data() + g * 4 * K);
+    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kChunk) {
     const int64_t kd = std::min(kChunk, K - k0);
-    pack_column_panels(B + k0 * M, M, kd, M, bp.data());
+    pack_column_panels(B + k0 * M, M, kd, M, bp);
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t g = 0; g < groups; ++g)
-        rows4_times(kd, a4.data() + g * 4 * K + k0 * 4, bp.data() + p * kPanel * kd, kPanel, C + g * 4 * M + p * kPanel, M,
+        rows4_times(kd, a4 + g * 4 * K + k0 * 4, bp + p * kPanel * kd, kPanel, C + g * 4 * M + p * kPanel, M,
                     std::min<int64_t>(4, N - g * 4), std::min(kPanel, M - p * kPanel), acc || k0 > 0);
     if (K == 0) break;
   }
 }
 
-void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc) {
+void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc, GemmScratch* scratch) {
   // The same over chunks of the N rows of A and B (B is the layer's input: 786 KB for the shipped
   // Transformer's batches). Rows k..k+3 of A^T are columns of A: interleaved by 4 as the
   // kernel's A operand, for every k of the chunk at once.
   const int64_t groups = (K + 3) / 4, panels = (M + kPanel - 1) / kPanel, nc = std::min(kChunk, N);
-  std::vector<float> a4(static_cast<size_t>(groups * 4 * nc)), bp(static_cast<size_t>(panels * kPanel * nc));
+  GemmScratch own;
+  float* a4 = space((scratch ? scratch : &own)->a, groups * 4 * nc);
+  float* bp = space((scratch ? scratch : &own)->b, panels * kPanel * nc);
   for (int64_t n0 = 0; n0 < N || n0 == 0; n0 += kChunk) {
     const int64_t nd = std::min(kChunk, N - n0);
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t m = std::min<int64_t>(4, K - g * 4);
-      float* ag = a4.data() + g * 4 * nd;
+      float* ag = a4 + g * 4 * nd;
       for (int64_t n = 0; n < nd; ++n)
         for (int64_t r = 0; r < 4; ++r) ag[n * 4 + r] = r < m ? A[(n0 + n) * K + g * 4 + r] : 0.f;
     }
-    pack_column_panels(B + n0 * M, M, nd, M, bp.data());
+    pack_column_panels(B + n0 * M, M, nd, M, bp);
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t g = 0; g < groups; ++g)
-        rows4_times(nd, a4.data() + g * 4 * nd, bp.data() + p * kPanel * nd, kPanel, C + g * 4 * M + p * kPanel, M,
+        rows4_times(nd, a4 + g * 4 * nd, bp + p * kPanel * nd, kPanel, C + g * 4 * M + p * kPanel, M,
                     std::min<int64_t>(4, K - g * 4), std::min(kPanel, M - p * kPanel), acc || n0 > 0);
     if (N == 0) break;
   }

@@ -15,15 +15,15 @@ T linear(Tape& tp, T x, T W, T b) {
   if (!y->requires_grad && !W->q8.empty())
     gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data(), tp.pool);
   else
-    gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K);
+    gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K, &tp.gemm);
   if (b)
     for (int64_t i = 0; i < N; ++i)
       for (int64_t j = 0; j < M; ++j) y->v[i * M + j] += b->v[j];
   if (y->requires_grad)
-    tp.record([=] {
+    tp.record([=, s = &tp.gemm] {
       const float* dy = y->grad();
-      if (x->requires_grad) gemm_nn(dy, W->v.data(), x->grad(), N, M, K, true);
-      if (W->requires_grad) gemm_tn(dy, x->v.data(), W->grad(), N, M, K, true);
+      if (x->requires_grad) gemm_nn(dy, W->v.data(), x->grad(), N, M, K, true, s);
+      if (W->requires_grad) gemm_tn(dy, x->v.data(), W->grad(), N, M, K, true, s);
       if (b && b->requires_grad) {
         float* db = b->grad();
         for (int64_t i = 0; i < N; ++i)

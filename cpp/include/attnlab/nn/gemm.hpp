@@ -5,6 +5,7 @@
 // kernels' twin contract); native builds may differ in the last bit where they fuse multiply-adds.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 namespace attnlab {
 class ThreadPool;
@@ -12,12 +13,21 @@ class ThreadPool;
 
 namespace attnlab::nn {
 
+// The packed operands' space, kept between products by whoever calls them often (a Tape: a
+// training step's products would otherwise allocate, page in and zero megabytes each; natively
+// that was 17% of the tutorial GRU recipe's time). Null: the product allocates its own.
+struct GemmScratch {
+  std::vector<float> a, b;
+};
+
 // C [N, M] = A [N, K] B^T, B [M, K] (a Linear's forward: x W^T).
-void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K);
+void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K, GemmScratch* scratch = nullptr);
 // C [K, M] (+)= A^T [K, N] B [N, M] (A [N, K]): a Linear's weight gradient dy^T x.
-void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate);
+void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate,
+             GemmScratch* scratch = nullptr);
 // C [N, M] (+)= A [N, K] B [K, M]: a Linear's input gradient dy W.
-void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate);
+void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate,
+             GemmScratch* scratch = nullptr);
 // C [N, M] = A [N, K] W^T for int8 weights W [M, ldw] (rows zero-padded to ldw, a multiple of 16,
 // K <= ldw) packed by kernels::pack_q8_tiles into Wt, with per-row scales: each row of A quantised
 // to int16, exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/nn/gemm.hpp"
+
 namespace attnlab {
 class ThreadPool;
 }
@@ -44,6 +46,8 @@ class Tape {
   bool grad_enabled = true;
   // Threads for the int8 weight products of inference (a translator's decode); null: this thread.
   ThreadPool* pool = nullptr;
+  // The fp32 products' packing space, kept between ops and passes.
+  GemmScratch gemm;
   // A zeroed r x c tensor (a recycled node when clear() left one).
   T make(int64_t r, int64_t c, bool rg = false);
   // A tensor holding constant data (no gradient).
