@@ -18,6 +18,7 @@ int64_t rows_per_task(int64_t in) { return std::clamp<int64_t>(kRowBytes / (4 * 
 
 void linear_panels(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* panels,
                    const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool) {
+  if (rows <= 0 || out <= 0) return;
   const int64_t panel_size = 8 * in, num_panels = (out + 7) / 8;
   const int64_t kRowsPerTask = rows_per_task(in);
   const int64_t row_blocks = (rows + kRowsPerTask - 1) / kRowsPerTask;

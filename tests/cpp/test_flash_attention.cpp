@@ -194,6 +194,9 @@ TEST(Linear, RowBlocksAndColumnSplitsOfWideInputs) {
     linear(x.data(), in, rows, in, W.data(), b.data(), out, y2.data(), out, &pool);
     EXPECT_EQ(y, y2);
   }
+  std::vector<float> none(1, -7.0f);  // no rows: nothing written, no task sizing divides by zero
+  linear(x.data(), in, 0, in, W.data(), b.data(), out, none.data(), out, nullptr);
+  EXPECT_EQ(none[0], -7.0f);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < out; ++j) {
       const double want = b[j] + ref::dot(&x[r * in], &W[j * in], in);

@@ -7,6 +7,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/nn/translate.hpp"
+#include "attnlab/thread_pool.hpp"
 
 using namespace attnlab::nn;
 
@@ -223,6 +224,32 @@ TEST(NnDecode, GreedyEqualsBeamOneAndBeamReturnsAttention) {
     if (arch == "transformer") {
       EXPECT_EQ(t1.enc_self.size(), static_cast<size_t>(2 * 2) * t1.src_ids.size() * t1.src_ids.size());
     }
+  }
+}
+
+// A translator's int8 products on a thread pool (the -threads builds): each output is one task's,
+// so a beam search on 2 threads returns the same texts, scores and attention, bit for bit.
+TEST(NnDecode, ThreadCountDoesNotChangeTranslations) {
+  attnlab::ThreadPool pool(2);
+  for (const std::string arch : {"gru", "transformer"}) {
+    Fixture f = tiny(arch);
+    const auto bytes = save_model(*f.model, f.src, f.tgt, DType::I8);
+    auto tr = Translator::load(bytes.data(), bytes.size());
+    DecodeOptions one;
+    one.beam = 4;
+    one.max_len = 8;
+    DecodeOptions two = one;
+    two.pool = &pool;
+    const Translation a = tr->translate("le chien mange la pomme.", one), b = tr->translate("le chien mange la pomme.", two);
+    EXPECT_EQ(a.text, b.text) << arch;
+    ASSERT_EQ(a.beams.size(), b.beams.size()) << arch;
+    for (size_t i = 0; i < a.beams.size(); ++i) {
+      EXPECT_EQ(a.beams[i].ids, b.beams[i].ids) << arch;
+      EXPECT_EQ(a.beams[i].score, b.beams[i].score) << arch;
+      EXPECT_EQ(a.beams[i].cross, b.beams[i].cross) << arch;
+      EXPECT_EQ(a.beams[i].self, b.beams[i].self) << arch;
+    }
+    EXPECT_EQ(a.enc_self, b.enc_self) << arch;
   }
 }
 
