@@ -1,9 +1,18 @@
 // <attn-head-view>: tokens on two sides, a line from each query token (left) to each key token
 // (right) weighted by attention, one colour per head. Click a head to toggle it, double-click
 // (or Shift+Enter) to show it alone. Hover or arrow keys pick a token to show only its lines.
+// Long inputs (more than COMPACT tokens a side, up to a 512-token model's) get a compact layout:
+// rows a few pixels tall in a scrolling box, every k-th label (the picked token's always, in
+// full in the readout), and the lines on a canvas, the strongest few per query token and head
+// until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
 import { AttnElement, define, fmt, h, jsonAttr, labelsAttr, s } from './base.js';
 import { ATTENTION_ATTRIBUTES, attentionFollower, type SentenceAttention } from './lib.js';
 import { toMatrices, type TensorLike } from './matrix.js';
+
+/** Tokens a side beyond which the layout is compact. */
+const COMPACT = 64;
+/** Compact layout without a picked token: lines per query token and head, the strongest. */
+const TOP_LINES = 2;
 
 export class AttnHeadView extends AttnElement {
   static get observedAttributes(): string[] {
@@ -20,6 +29,9 @@ export class AttnHeadView extends AttnElement {
   #plot: HTMLDivElement;
   #readout: HTMLDivElement;
   #lines = 0;
+  #canvas: HTMLCanvasElement | null = null;
+  /** The last render's geometry, for the pointer over rows without a label. */
+  #geom = { rowH: 22, W: 0, n: 0, compact: false };
   #sentence: SentenceAttention | null = null;
   /** What is wrong with the `heads` attribute, shown in the readout; '' when nothing is. */
   #headsProblem = '';
@@ -38,7 +50,7 @@ export class AttnHeadView extends AttnElement {
     this.frame.append(this.#buttons, this.#plot, this.#readout);
     this.#plot.addEventListener('pointermove', (e) => {
       const t = (e.target as Element).closest?.('[data-side]');
-      const f = t ? { side: t.getAttribute('data-side') as 'left' | 'right', index: Number(t.getAttribute('data-index')) } : null;
+      const f = t ? { side: t.getAttribute('data-side') as 'left' | 'right', index: Number(t.getAttribute('data-index')) } : this.#rowAt(e);
       if (f?.side !== this.#focus?.side || f?.index !== this.#focus?.index) {
         this.#focus = f;
         this.invalidate();
@@ -57,7 +69,10 @@ export class AttnHeadView extends AttnElement {
 .heads button .sw { width: 10px; height: 10px; border-radius: 2px; display: inline-block; }
 .heads button[aria-pressed="false"] { opacity: 0.6; text-decoration: line-through; }
 .plot { outline: none; border-radius: 4px; }
-.plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }`;
+.plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.plot.compact { max-height: 640px; overflow-y: auto; }
+.stack { position: relative; }
+.stack canvas, .stack svg { position: absolute; left: 0; top: 0; }`;
   }
 
   /** Attention per head: [H, L, S] tensor or nested arrays ([L, S] is one head). */
@@ -113,6 +128,22 @@ export class AttnHeadView extends AttnElement {
   /** Lines drawn in the last render. */
   get lineCount(): number {
     return this.#lines;
+  }
+
+  /** The vertical centre of token i's row in the plot, in CSS pixels from its top. */
+  rowCenter(i: number): number {
+    return 6 + i * this.#geom.rowH + this.#geom.rowH / 2;
+  }
+
+  /** In the compact layout, the token under the pointer by its row (labels are thinned there). */
+  #rowAt(e: PointerEvent): { side: 'left' | 'right'; index: number } | null {
+    const g = this.#geom, svg = this.#svg;
+    if (!g.compact || !svg || !g.n) return null;
+    const r = svg.getBoundingClientRect();
+    const index = Math.floor((e.clientY - r.top - 6) / g.rowH);
+    if (index < 0 || index >= g.n) return null;
+    const side = e.clientX - r.left < g.W / 2 ? 'left' : 'right';
+    return index < (side === 'left' ? this.leftTokens : this.rightTokens).length ? { side, index } : null;
   }
 
   /** The `layer` attribute's layer (1-based; default the last) of the sentence's attention. */
@@ -194,6 +225,9 @@ export class AttnHeadView extends AttnElement {
   }
 
   protected exportTarget(): SVGSVGElement | null {
+    // The compact layout's lines are on a canvas: exported as an image under the labels.
+    const img = this.#svg?.querySelector('image[data-lines]');
+    if (img && this.#canvas) img.setAttribute('href', this.#canvas.toDataURL());
     return this.#svg;
   }
 
@@ -203,53 +237,118 @@ export class AttnHeadView extends AttnElement {
     const L = this.leftTokens;
     const R = this.rightTokens;
     const label = this.getAttribute('label') ?? 'Attention head view';
-    this.#plot.setAttribute('aria-label', `${label}: ${L.length} query tokens on the left, ${R.length} key tokens on the right. Up and down arrows pick a query token; Escape shows all.`);
-    const rowH = 22;
+    this.#plot.setAttribute('aria-label', `${label}: ${L.length} query tokens on the left, ${R.length} key tokens on the right. Up and down arrows pick a query token (Page Up and Page Down: 10 at a time, Home and End: the first and last); Escape shows all.`);
     const n = Math.max(L.length, R.length);
+    const compact = n > COMPACT;
+    const rowH = compact ? Math.max(4, Math.min(22, Math.floor(1600 / n))) : 22;
+    const step = compact ? Math.ceil(13 / rowH) : 1;  // every step-th label
     const H = n * rowH + 12;
     const textW = Math.min(150, Math.max(40, 7.2 * Math.max(1, ...L.map((t) => t.length), ...R.map((t) => t.length)) + 10));
     const W = Math.max(260, Math.min(width, 560));
+    this.#geom = { rowH, W, n, compact };
     const xl = textW;
     const xr = W - textW;
-    const yl = (i: number) => 6 + i * rowH + rowH / 2;
+    const yl = (i: number) => this.rowCenter(i);
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
     svg.append(s('title', {}, label));
     const active = this.activeHeads;
     const threshold = Number(this.getAttribute('threshold') ?? 0.01);
-    const lines = s('g', { 'stroke-linecap': 'round' });
     let count = 0;
     const focus = this.#focus;
-    for (const hd of active) {
-      const m = this.#heads[hd];
-      const color = p.heads[hd % p.heads.length];
-      for (let i = 0; i < m.length; i++) {
-        if (focus?.side === 'left' && focus.index !== i) continue;
-        for (let j = 0; j < (m[i]?.length ?? 0); j++) {
-          if (focus?.side === 'right' && focus.index !== j) continue;
-          const w = m[i][j];
-          if (!(w > threshold)) continue;
-          count++;
-          lines.append(s('line', {
-            x1: xl + 4, y1: yl(i), x2: xr - 4, y2: yl(j), stroke: color,
-            'stroke-width': (1 + 3 * w).toFixed(2), 'stroke-opacity': Math.min(1, w * (focus ? 1.2 : 0.9) / Math.sqrt(active.length)).toFixed(3),
-          }));
+    // Each line: query i -> key j of head hd with weight w.
+    const each = (draw: (hd: number, color: string, i: number, j: number, w: number) => void) => {
+      for (const hd of active) {
+        const m = this.#heads[hd];
+        const color = p.heads[hd % p.heads.length];
+        for (let i = 0; i < m.length; i++) {
+          if (focus?.side === 'left' && focus.index !== i) continue;
+          const row = m[i] ?? [];
+          if (compact && !focus) {
+            for (const j of strongest(row, TOP_LINES, threshold)) draw(hd, color, i, j, row[j]);
+            continue;
+          }
+          for (let j = 0; j < row.length; j++) {
+            if (focus?.side === 'right' && focus.index !== j) continue;
+            if (row[j] > threshold) draw(hd, color, i, j, row[j]);
+          }
         }
       }
+    };
+    const opacity = (w: number) => Math.min(1, w * (focus ? 1.2 : 0.9) / Math.sqrt(active.length));
+    let stack: HTMLDivElement | null = null;
+    if (compact) {
+      // Lines on a canvas under the labels' SVG: thousands of SVG lines made every hover slow.
+      const dpr = Math.min(2, globalThis.devicePixelRatio || 1);
+      const canvas = this.#canvas ?? h('canvas', { 'aria-hidden': 'true' });
+      this.#canvas = canvas;
+      canvas.width = Math.ceil(W * dpr);
+      canvas.height = Math.ceil(H * dpr);
+      canvas.style.width = `${W}px`;
+      canvas.style.height = `${H}px`;
+      const ctx = canvas.getContext('2d')!;
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, W, H);
+      ctx.lineCap = 'round';
+      each((_, color, i, j, w) => {
+        count++;
+        ctx.strokeStyle = color;
+        ctx.globalAlpha = opacity(w);
+        ctx.lineWidth = 0.5 + 2 * w;
+        ctx.beginPath();
+        ctx.moveTo(xl + 4, yl(i));
+        ctx.lineTo(xr - 4, yl(j));
+        ctx.stroke();
+      });
+      svg.append(s('image', { 'data-lines': '', x: 0, y: 0, width: W, height: H, preserveAspectRatio: 'none' }));
+      stack = h('div', { className: 'stack' });
+      stack.style.width = `${W}px`;
+      stack.style.height = `${H}px`;
+    } else {
+      this.#canvas = null;
+      const lines = s('g', { 'stroke-linecap': 'round' });
+      each((_, color, i, j, w) => {
+        count++;
+        lines.append(s('line', {
+          x1: xl + 4, y1: yl(i), x2: xr - 4, y2: yl(j), stroke: color,
+          'stroke-width': (1 + 3 * w).toFixed(2), 'stroke-opacity': opacity(w).toFixed(3),
+        }));
+      });
+      svg.append(lines);
     }
     this.#lines = count;
-    svg.append(lines);
-    const text = s('g', { 'font-size': 13, fill: p.fg });
-    L.forEach((t, i) => text.append(s('text', {
-      x: xl - 6, y: yl(i) + 4, 'text-anchor': 'end', 'data-side': 'left', 'data-index': i,
-      'font-weight': focus?.side === 'left' && focus.index === i ? 'bold' : undefined,
-    }, t)));
-    R.forEach((t, j) => text.append(s('text', {
-      x: xr + 6, y: yl(j) + 4, 'data-side': 'right', 'data-index': j,
-      'font-weight': focus?.side === 'right' && focus.index === j ? 'bold' : undefined,
-    }, t)));
+    const text = s('g', { 'font-size': compact ? 11 : 13, fill: p.fg });
+    const shown = (side: 'left' | 'right', i: number) => i % step === 0 || (focus?.side === side && focus.index === i);
+    const picked = (side: 'left' | 'right', i: number) => focus?.side === side && focus.index === i;
+    L.forEach((t, i) => {
+      if (!shown('left', i)) return;
+      if (compact && picked('left', i)) text.append(s('rect', { x: 0, y: yl(i) - 8, width: xl - 2, height: 16, fill: p.bg, 'fill-opacity': 0.9 }));
+      text.append(s('text', {
+        x: xl - 6, y: yl(i) + 4, 'text-anchor': 'end', 'data-side': 'left', 'data-index': i,
+        'font-weight': picked('left', i) ? 'bold' : undefined,
+      }, t));
+    });
+    R.forEach((t, j) => {
+      if (!shown('right', j)) return;
+      if (compact && picked('right', j)) text.append(s('rect', { x: xr + 2, y: yl(j) - 8, width: W - xr - 2, height: 16, fill: p.bg, 'fill-opacity': 0.9 }));
+      text.append(s('text', {
+        x: xr + 6, y: yl(j) + 4, 'data-side': 'right', 'data-index': j,
+        'font-weight': picked('right', j) ? 'bold' : undefined,
+      }, t));
+    });
     svg.append(text);
     this.#svg = svg;
-    this.#plot.replaceChildren(svg);
+    this.#plot.classList.toggle('compact', compact);
+    if (stack && this.#canvas) {
+      stack.append(this.#canvas, svg);
+      this.#plot.replaceChildren(stack);
+      // Keep the picked token's row in view as the arrow keys move it.
+      if (focus) {
+        const y = yl(focus.index), top = this.#plot.scrollTop, vis = this.#plot.clientHeight;
+        if (vis && (y < top + 20 || y > top + vis - 20)) this.#plot.scrollTop = Math.max(0, y - vis / 2);
+      }
+    } else {
+      this.#plot.replaceChildren(svg);
+    }
     if (focus && this.#heads.length) {
       const parts = active.slice(0, 4).map((hd) => {
         const m = this.#heads[hd];
@@ -261,17 +360,22 @@ export class AttnHeadView extends AttnElement {
       const tok = (focus.side === 'left' ? L : R)[focus.index];
       this.#readout.textContent = `${focus.side === 'left' ? 'query' : 'key'} “${tok}” — strongest ${focus.side === 'left' ? 'key' : 'query'} per head: ${parts.join('; ')}`;
     } else {
-      this.#readout.textContent = `${this.#headsProblem}${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}.`;
+      this.#readout.textContent = `${this.#headsProblem}${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}` +
+        (compact ? ` (the strongest ${TOP_LINES} per query token and head; hover or use the arrow keys for all of one token's).` : '.');
     }
   }
 
   #key(e: KeyboardEvent): void {
     const n = this.leftTokens.length;
     if (!n) return;
-    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+    const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10 };
+    if (e.key in moves) {
       const cur = this.#focus?.side === 'left' ? this.#focus.index : -1;
-      const next = e.key === 'ArrowDown' ? (cur + 1) % n : (cur - 1 + n) % n;
+      const d = moves[e.key];
+      const next = Math.abs(d) === 1 ? (cur + d + n) % n : Math.max(0, Math.min(n - 1, (cur < 0 ? 0 : cur) + d));
       this.#focus = { side: 'left', index: next };
+    } else if (e.key === 'Home' || e.key === 'End') {
+      this.#focus = { side: 'left', index: e.key === 'Home' ? 0 : n - 1 };
     } else if (e.key === 'Escape') this.#focus = null;
     else if (/^Digit[1-9]$/.test(e.code) && Number(e.code.slice(5)) <= this.#heads.length) {
       const k = Number(e.code.slice(5));
@@ -281,6 +385,21 @@ export class AttnHeadView extends AttnElement {
     e.preventDefault();
     this.invalidate();
   }
+}
+
+/** Indices of the k largest entries of row above threshold, largest first. */
+function strongest(row: number[], k: number, threshold: number): number[] {
+  const best: number[] = [];
+  for (let j = 0; j < row.length; j++) {
+    if (!(row[j] > threshold)) continue;
+    let at = best.length;
+    while (at > 0 && row[best[at - 1]] < row[j]) at--;
+    if (at < k) {
+      best.splice(at, 0, j);
+      if (best.length > k) best.pop();
+    }
+  }
+  return best;
 }
 
 define('attn-head-view', AttnHeadView);
