@@ -335,7 +335,12 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
           expect(await inFrame<string | undefined>(f, 'document.body.dataset.bench')).toBe('cancelled');
         },
         heads: async (f) => {
-          await until('heads: lines drawn', () => inFrame<number>(f, "document.getElementById('head-view').lineCount"), (n) => n > 0);
+          // Under load this once stayed at 0 for 90 s in the full browser stage (alone it takes ~1 s):
+          // on failure, say what the page's model note and result said, to find out why.
+          await until('heads: lines drawn', () => inFrame<number>(f, "document.getElementById('head-view').lineCount"), (n) => n > 0).catch(async (e: Error) => {
+            const note = await inFrame<string>(f, "[document.getElementById('model-note')?.textContent, document.body.dataset.result, document.body.dataset.api].join(' | ')").catch(() => '?');
+            throw new Error(`${e.message}; the page said: ${note}`);
+          });
         },
         translation: async (f) => {
           const text = await until('translation: a result', () => inFrame<string | null>(f, "document.getElementById('translate').result?.text ?? null"), (t) => !!t);
