@@ -32,6 +32,7 @@ beforeAll(async () => {
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(`${server.url}models.html`);
   await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
+  pageWorkers = page.workers().length;
 });
 
 afterAll(async () => {
@@ -40,6 +41,7 @@ afterAll(async () => {
 });
 
 const workers = () => page.workers().length;
+let pageWorkers = 0;  // the page's own Workers, before any test starts one
 
 describe('loadModel in a browser Worker', () => {
   it('runs in a Worker by default; forward equals the page\'s bit for bit, with progress forwarded', async () => {
@@ -127,7 +129,10 @@ describe('loadModel in a browser Worker', () => {
   });
 
   it('cancels a load under way on its AbortSignal and ends the Worker', async () => {
-    const before = workers();
+    // The previous test's Workers may still be ending (once CI counted one of them here, and then
+    // 0 at the end): start from the page's own count.
+    await expect.poll(workers).toBe(pageWorkers);
+    const before = pageWorkers;
     const r = await page.evaluate(async () => {
       const { lib, fixture } = window as unknown as { lib: typeof import('attnlab'); fixture: (n: string) => string };
       const bytes = new Uint8Array(await (await fetch(fixture('gpt2-f32') + 'model.safetensors')).arrayBuffer());
