@@ -64,10 +64,7 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   });
   // Replaces the pool (its workers start asynchronously in a browser).
   function("setThreads", +[](int n) {
-    return guarded([&] {
-      pool.reset();
-      if (n > 1) pool = std::make_unique<ThreadPool>(n);
-    });
+    return guarded([&] { replace_pool(pool, n); });
   });
   function("threadCount", +[] { return pool ? pool->size() : 1; });
   // Called as a JS op starts, before it checks and copies its inputs (see ThreadPool::wake).

@@ -3,6 +3,7 @@
 #pragma once
 #include <emscripten/val.h>
 
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,14 @@ using emscripten::val;
 
 // The pool set by setThreads(); null means the calling thread only.
 ThreadPool* thread_pool();
+
+// A module's pool replaced by one of n threads, or none for n <= 1 (setThreads and its twins in
+// the nn and checkpoint modules). The old pool's workers are joined first: the build's pthread
+// pool holds only n - 1.
+inline void replace_pool(std::unique_ptr<ThreadPool>& pool, int n) {
+  pool.reset();
+  if (n > 1) pool = std::make_unique<ThreadPool>(n);
+}
 
 // A heap address, passed as a JS number; a field holding one (null when null or undefined).
 template <class T>

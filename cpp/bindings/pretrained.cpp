@@ -99,10 +99,7 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
   });
   function("pretrainedDispose", +[](int id) { models.erase(id); });
   function("pretrainedSetThreads", +[](int n) {
-    return checked([&] {
-      pool.reset();
-      if (n > 1) pool = std::make_unique<ThreadPool>(n);
-    });
+    return checked([&] { replace_pool(pool, n); });
   });
   // Bytes malloc has handed out and not had back: loadModel() sizes the checkpoint's budget by it.
   function("heapUsed", +[] { return static_cast<double>(mallinfo().uordblks); });

@@ -6,7 +6,6 @@
 #include <map>
 
 #include "attnlab/nn/trainer.hpp"
-#include "attnlab/thread_pool.hpp"
 #include "attnlab/nn/translation_views.hpp"
 #include "marshal.hpp"
 
@@ -113,10 +112,7 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
     });
   });
   function("nnSetThreads", +[](int n) {
-    return guarded([&] {
-      pool.reset();
-      if (n > 1) pool = std::make_unique<ThreadPool>(n);
-    });
+    return guarded([&] { replace_pool(pool, n); });
   });
   // Translators and trainers share the ids.
   function("dispose", +[](int id) {

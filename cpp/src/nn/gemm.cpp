@@ -94,8 +94,9 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
   // element as attnlab::linear (whose 8-wide panels suit its threaded tasks): the same bits.
   const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
   GemmScratch own;
-  float* a4 = space((scratch ? scratch : &own)->a, groups * 4 * K);
-  float* bp = space((scratch ? scratch : &own)->b, panels * kPanel * K);
+  GemmScratch& sc = scratch ? *scratch : own;
+  float* a4 = space(sc.a, groups * 4 * K);
+  float* bp = space(sc.b, panels * kPanel * K);
   for (int64_t g = 0; g < groups; ++g)
     kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
   for (int64_t p = 0; p < panels; ++p) {
@@ -117,8 +118,9 @@ void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   // in C between chunks), so neither changes a bit.
   const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
   GemmScratch own;
-  float* a4 = space((scratch ? scratch : &own)->a, groups * 4 * K);
-  float* bp = space((scratch ? scratch : &own)->b, panels * kPanel * std::min(kChunk, K));
+  GemmScratch& sc = scratch ? *scratch : own;
+  float* a4 = space(sc.a, groups * 4 * K);
+  float* bp = space(sc.b, panels * kPanel * std::min(kChunk, K));
   for (int64_t g = 0; g < groups; ++g)
     kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kChunk) {
@@ -138,8 +140,9 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   // kernel's A operand, for every k of the chunk at once.
   const int64_t groups = (K + 3) / 4, panels = (M + kPanel - 1) / kPanel, nc = std::min(kChunk, N);
   GemmScratch own;
-  float* a4 = space((scratch ? scratch : &own)->a, groups * 4 * nc);
-  float* bp = space((scratch ? scratch : &own)->b, panels * kPanel * nc);
+  GemmScratch& sc = scratch ? *scratch : own;
+  float* a4 = space(sc.a, groups * 4 * nc);
+  float* bp = space(sc.b, panels * kPanel * nc);
   for (int64_t n0 = 0; n0 < N || n0 == 0; n0 += kChunk) {
     const int64_t nd = std::min(kChunk, N - n0);
     for (int64_t g = 0; g < groups; ++g) {
