@@ -49,6 +49,26 @@ export function labelsAttr(el: Element, name: string): string[] | undefined {
   return t === '' ? [] : t.split(t.includes(',') ? /\s*,\s*/ : /\s+/);
 }
 
+/** A w x h picture as a PNG data URL, pixel (x, y) coloured rgbAt(x, y): heatmaps and thumbnails too large for one SVG rect per cell. */
+export function pixelsURL(w: number, h: number, rgbAt: (x: number, y: number) => readonly [number, number, number]): string {
+  const canvas = document.createElement('canvas');
+  canvas.width = w;
+  canvas.height = h;
+  const ctx = canvas.getContext('2d')!;
+  const img = ctx.createImageData(w, h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const o = (y * w + x) * 4, rgb = rgbAt(x, y);
+      img.data[o] = rgb[0];
+      img.data[o + 1] = rgb[1];
+      img.data[o + 2] = rgb[2];
+      img.data[o + 3] = 255;
+    }
+  }
+  ctx.putImageData(img, 0, 0);
+  return canvas.toDataURL();
+}
+
 export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 
 const BASE_CSS = `

@@ -317,24 +317,20 @@ export class AttnHeadView extends AttnElement {
     }
     this.#lines = count;
     const text = s('g', { 'font-size': compact ? 11 : 13, fill: p.fg });
-    const shown = (side: 'left' | 'right', i: number) => i % step === 0 || (focus?.side === side && focus.index === i);
-    const picked = (side: 'left' | 'right', i: number) => focus?.side === side && focus.index === i;
-    L.forEach((t, i) => {
-      if (!shown('left', i)) return;
-      if (compact && picked('left', i)) text.append(s('rect', { x: 0, y: yl(i) - 8, width: xl - 2, height: 16, fill: p.bg, 'fill-opacity': 0.9 }));
-      text.append(s('text', {
-        x: xl - 6, y: yl(i) + 4, 'text-anchor': 'end', 'data-side': 'left', 'data-index': i,
-        'font-weight': picked('left', i) ? 'bold' : undefined,
-      }, t));
-    });
-    R.forEach((t, j) => {
-      if (!shown('right', j)) return;
-      if (compact && picked('right', j)) text.append(s('rect', { x: xr + 2, y: yl(j) - 8, width: W - xr - 2, height: 16, fill: p.bg, 'fill-opacity': 0.9 }));
-      text.append(s('text', {
-        x: xr + 6, y: yl(j) + 4, 'data-side': 'right', 'data-index': j,
-        'font-weight': picked('right', j) ? 'bold' : undefined,
-      }, t));
-    });
+    // A side's labels: every step-th, and the picked token's always (backed, in the compact layout,
+    // so it reads over the lines).
+    const labels = (side: 'left' | 'right', tokens: string[], x: number, anchor: 'end' | undefined, back: [number, number]) =>
+      tokens.forEach((t, i) => {
+        const picked = focus?.side === side && focus.index === i;
+        if (i % step !== 0 && !picked) return;
+        if (compact && picked) text.append(s('rect', { x: back[0], y: yl(i) - 8, width: back[1], height: 16, fill: p.bg, 'fill-opacity': 0.9 }));
+        text.append(s('text', {
+          x, y: yl(i) + 4, 'text-anchor': anchor, 'data-side': side, 'data-index': i,
+          'font-weight': picked ? 'bold' : undefined,
+        }, t));
+      });
+    labels('left', L, xl - 6, 'end', [0, xl - 2]);
+    labels('right', R, xr + 6, undefined, [xr + 2, W - xr - 2]);
     svg.append(text);
     this.#svg = svg;
     this.#plot.classList.toggle('compact', compact);

@@ -1,6 +1,6 @@
 // <attn-heatmap>: a matrix with row and column labels, a colour scale, a hover read-out and a
 // pinned cell (click, or Enter on the keyboard cursor).
-import { AttnElement, define, fmt, h, jsonAttr, labelsAttr, s } from './base.js';
+import { AttnElement, define, fmt, h, jsonAttr, labelsAttr, pixelsURL, s } from './base.js';
 import { extent, toRows, type MatrixInput } from './matrix.js';
 import { inkOn, rgbString, scaleRGB, type ScaleName } from './theme.js';
 
@@ -237,24 +237,12 @@ export class AttnHeatmap extends AttnElement {
         }
       }
     } else {
-      const canvas = document.createElement('canvas');
-      canvas.width = C;
-      canvas.height = R;
-      const ctx = canvas.getContext('2d')!;
-      const img = ctx.createImageData(C, R);
-      for (let i = 0; i < R; i++) {
-        for (let j = 0; j < C; j++) {
-          const o = (i * C + j) * 4;
-          if (this.#mask?.[i]?.[j]) masked.push([i, j]);
-          const rgb = this.#mask?.[i]?.[j] ? hexRGB(p.masked) : scaleRGB(scale, t(this.#rows[i][j]), p.dark);
-          img.data[o] = rgb[0];
-          img.data[o + 1] = rgb[1];
-          img.data[o + 2] = rgb[2];
-          img.data[o + 3] = 255;
-        }
-      }
-      ctx.putImageData(img, 0, 0);
-      cells.append(s('image', { x: left, y: top, width: gw, height: gh, href: canvas.toDataURL(), preserveAspectRatio: 'none', style: 'image-rendering: pixelated' }));
+      const href = pixelsURL(C, R, (j, i) => {
+        if (!this.#mask?.[i]?.[j]) return scaleRGB(scale, t(this.#rows[i][j]), p.dark);
+        masked.push([i, j]);
+        return hexRGB(p.masked);
+      });
+      cells.append(s('image', { x: left, y: top, width: gw, height: gh, href, preserveAspectRatio: 'none', style: 'image-rendering: pixelated' }));
     }
     // Masked cells: a neutral fill with a diagonal hatch, so "hidden" never reads as "zero".
     if (masked.length) {

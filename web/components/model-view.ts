@@ -1,6 +1,6 @@
 // <attn-model-view>: every layer and head at a glance, a grid of thumbnails (rows: layers,
 // columns: heads). Click (or Enter on) a thumbnail to enlarge it as a labelled heatmap.
-import { AttnElement, define, h, jsonAttr, labelsAttr, s } from './base.js';
+import { AttnElement, define, h, jsonAttr, labelsAttr, pixelsURL, s } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
@@ -168,41 +168,28 @@ const THUMB_MAX = 128;
 /**
  * A matrix as a tiny PNG data URL (viridis, 0..max): one pixel per cell up to THUMB_MAX cells a
  * side, beyond that each pixel the largest of the cells it covers, so a sharp diagonal or a
- * column of first-token attention stays visible at 512 tokens. Built through ImageData: the
- * per-cell fillRect it replaces took 63 s for GPT-2's 144 heads at 512 tokens.
+ * column of first-token attention stays visible at 512 tokens. Written as pixels: the per-cell
+ * fillRect it replaces took 63 s for GPT-2's 144 heads at 512 tokens.
  */
 function thumb(m: number[][], dark: boolean): string {
   const cached = thumbs.get(m)?.get(dark);
   if (cached) return cached;
   const R = m.length;
   const C = m[0]?.length ?? 0;
-  const h = Math.max(1, Math.min(R, THUMB_MAX)), w = Math.max(1, Math.min(C, THUMB_MAX));
-  const pooled = new Float32Array(w * h);
-  const col = Int32Array.from({ length: C }, (_, j) => Math.floor((j * w) / C));
+  const ph = Math.max(1, Math.min(R, THUMB_MAX)), pw = Math.max(1, Math.min(C, THUMB_MAX));  // pixels
+  const pooled = new Float32Array(pw * ph);
+  const col = Int32Array.from({ length: C }, (_, j) => Math.floor((j * pw) / C));
   for (let i = 0; i < R; i++) {
-    const base = Math.floor((i * h) / R) * w, row = m[i];
+    const base = Math.floor((i * ph) / R) * pw, row = m[i];
     for (let j = 0; j < C; j++) {
       const v = row[j], k = base + col[j];
       if (v > pooled[k]) pooled[k] = v;
     }
   }
   let hi = 0;
-  for (let k = 0; k < w * h; k++) if (pooled[k] > hi) hi = pooled[k];
+  for (let k = 0; k < pw * ph; k++) if (pooled[k] > hi) hi = pooled[k];
   hi = hi > 0 ? hi : 1;
-  const canvas = document.createElement('canvas');
-  canvas.width = w;
-  canvas.height = h;
-  const ctx = canvas.getContext('2d')!;
-  const img = ctx.createImageData(w, h);
-  for (let k = 0; k < w * h; k++) {
-    const [r, g, b] = scaleRGB('viridis', pooled[k] / hi, dark);
-    img.data[4 * k] = r;
-    img.data[4 * k + 1] = g;
-    img.data[4 * k + 2] = b;
-    img.data[4 * k + 3] = 255;
-  }
-  ctx.putImageData(img, 0, 0);
-  const url = canvas.toDataURL();
+  const url = pixelsURL(pw, ph, (x, y) => scaleRGB('viridis', pooled[y * pw + x] / hi, dark));
   if (!thumbs.has(m)) thumbs.set(m, new Map());
   thumbs.get(m)!.set(dark, url);
   return url;
