@@ -224,6 +224,17 @@ function framingPage(sandbox: string | null): string {
 /** Evaluates a string in a frame: the site's CSP forbids compiling strings, not the DevTools protocol. */
 const inFrame = <T>(frame: Frame, expr: string) => frame.evaluate(expr) as Promise<T>;
 
+/**
+ * Presses a framed page's button from the keyboard (focus, Enter), once it is enabled. A mouse
+ * click goes to page coordinates, and the frames above this one still change height while their
+ * pages settle: in the project's CI two clicks landed beside their buttons (the copy status stayed
+ * empty, the cost chart "Not measured yet."). Focus does not depend on layout.
+ */
+async function press(f: Frame, sel: string): Promise<void> {
+  await until(`${sel} enabled`, () => inFrame<boolean>(f, `!document.querySelector(${JSON.stringify(sel)}).disabled`), (x) => x, 60_000);
+  await f.locator(sel).press('Enter');
+}
+
 async function until<T>(what: string, read: () => Promise<T>, ok: (x: T) => boolean, ms = 90_000): Promise<T> {
   const t0 = Date.now();
   for (;;) {
@@ -306,9 +317,9 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
         pooling: async (f) => {
           await until('pooling: the regression widget', () => inFrame<boolean>(f, "document.querySelector('attn-regression').result !== null"), (x) => x);
           // The page's trainer (a Worker; from a blob: in an opaque origin): progress, then cancel.
-          await f.click('#train');
+          await press(f, '#train');
           const step = await until('pooling: training progress', () => inFrame<number>(f, "Number(document.getElementById('train-status').dataset.step)"), (n) => n >= 2, 60_000);
-          await f.click('#cancel');
+          await press(f, '#cancel');
           const after = await inFrame<{ cancelled?: string; done?: string; text: string; step: number }>(f,
             "({ ...document.getElementById('train-status').dataset, text: document.getElementById('train-status').textContent, step: Number(document.getElementById('train-status').dataset.step) })");
           expect(after).toMatchObject({ cancelled: '1', text: expect.stringMatching(/^Cancelled after step \d+: h stays /) });
@@ -322,16 +333,16 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
         positional: async () => {},
         efficient: async (f) => {
           // Its cost chart is measured in a Worker: a first measurement, then cancel.
-          await f.click('#run-cost');
+          await press(f, '#run-cost');
           await until('efficient: a measurement', () => inFrame<string>(f, "document.getElementById('cost-status').textContent"), (t) => /^S = \d+/.test(t), 60_000);
-          await f.click('#cancel-cost');
+          await press(f, '#cancel-cost');
           expect(await inFrame<string>(f, "document.getElementById('cost-status').textContent")).toBe('Cancelled.');
         },
         performance: async (f) => {
           // The benchmark runs in a Worker: it starts a build, then cancel.
-          await f.click('#run');
+          await press(f, '#run');
           await until('performance: running', () => inFrame<string>(f, "document.getElementById('bench-status').textContent"), (t) => /^Running /.test(t), 60_000);
-          await f.click('#cancel');
+          await press(f, '#cancel');
           expect(await inFrame<string | undefined>(f, 'document.body.dataset.bench')).toBe('cancelled');
         },
         heads: async (f) => {
@@ -355,8 +366,11 @@ describe.each(SANDBOXES)('the built site in %s on a course page of another origi
         },
         embed: async (f) => {
           // The copy button: the clipboard may be refused in a frame; it must say what happened, not throw.
-          await f.click('#snippet-iframe-copy');
-          await until('embed: copy status', () => inFrame<string>(f, "document.querySelector('#snippet-iframe-copy + .stat').textContent"), (s) => /Copied|Selected/.test(s), 15_000);  // 5 s ran out once under load
+          // "Copied." clears itself after 2 s, which a slow poll can miss: record every status the button shows.
+          await inFrame(f, `{ const s = document.querySelector('#snippet-iframe-copy + .stat'); window.__copy = [];
+            new MutationObserver(() => window.__copy.push(s.textContent)).observe(s, { childList: true, characterData: true, subtree: true }); }`);
+          await press(f, '#snippet-iframe-copy');
+          await until('embed: copy status', () => inFrame<string[]>(f, 'window.__copy'), (seen) => seen.some((s) => /^(Copied|Selected)/.test(s)), 15_000);
         },
       };
       for (const p of FRAMED) {
