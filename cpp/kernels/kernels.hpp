@@ -29,6 +29,11 @@
 //                                  the same bits as two gemm_4x8 calls
 //   gemm_4x32<RS, CS>(K, a, b, ldb, c, ldc, acc)
 //                                  four gemm_4x8 blocks over 32 contiguous columns of b
+//   gemm_8x32<RS, CS>(K, a, gs, b, ldb, c, ldc, acc)
+//                                  two gemm_4x32 row groups (the second gs floats after the
+//                                  first) sharing each load of b; the rows a product takes at
+//                                  once is kGemmRows: 8 where the ISA has 32 vector registers
+//                                  (AVX-512), else 4 (gemm_4x32 alone)
 //   tanh_inplace(x, n)             x[i] = tanh(x[i]) through exp_shift_sum (ISA-neutral wrapper)
 //   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through exp_shift_sum (the same)
 //   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
@@ -68,6 +73,14 @@ using isa::find_nonfinite;
 using isa::gemm_4x16;
 using isa::gemm_4x32;
 using isa::gemm_4x8;
+// Sixteen 16-lane accumulators: only AVX-512 has the registers (and the lanes) for them.
+// SIMD128's eight times sixteen f32x4 would spill; its products stay four rows at a time.
+using scalar::gemm_8x32;
+#if defined(__AVX512F__)
+inline constexpr int kGemmRows = 8;
+#else
+inline constexpr int kGemmRows = 4;
+#endif
 using isa::mask_bytes;
 using isa::max;
 using isa::online_softmax4;

@@ -183,16 +183,18 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
 }
 
-// Two gemm_4x8-ordered column blocks of V's width side by side: c[4][2W] (+)= A [b0 | b1], columns
-// 0..W-1 from b0 and W..2W-1 from b1 (each [K][W], row stride ldb). Every element sums in
-// gemm_4x8's order: the same bits. gemm_4x16 and gemm_4x32 below are its two widths.
-template <class V, int64_t RS, int64_t CS>
-inline void gemm_4x2v(int64_t K, const float* a, const float* b0, const float* b1, int64_t ldb, float* c,
-                      int64_t ldc, bool accumulate) noexcept {
+// Two gemm_4x8-ordered column blocks of V's width side by side: c[R][2W] (+)= A [b0 | b1], columns
+// 0..W-1 from b0 and W..2W-1 from b1 (each [K][W], row stride ldb), for R = 4 rows or 8 (rows 4-7
+// a second group of four, `gs` floats after the first). Every element sums in gemm_4x8's order:
+// the same bits. gemm_4x16, gemm_4x32 and gemm_8x32 below are its widths and heights.
+template <class V, int R, int64_t RS, int64_t CS>
+inline void gemm_rx2v(int64_t K, const float* a, int64_t gs, const float* b0, const float* b1, int64_t ldb,
+                      float* c, int64_t ldc, bool accumulate) noexcept {
   constexpr int64_t W = sizeof(V) / sizeof(float);
-  V acc[4][2] = {};
+  V acc[R][2] = {};
   if (accumulate)
-    for (int i = 0; i < 4; ++i) {
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
       std::memcpy(&acc[i][0], c + i * ldc, sizeof(V));
       std::memcpy(&acc[i][1], c + i * ldc + W, sizeof(V));
     }
@@ -200,13 +202,16 @@ inline void gemm_4x2v(int64_t K, const float* a, const float* b0, const float* b
     V x0, x1;
     std::memcpy(&x0, b0 + k * ldb, sizeof x0);
     std::memcpy(&x1, b1 + k * ldb, sizeof x1);
-    for (int i = 0; i < 4; ++i) {
-      const float ai = a[i * RS + k * CS];
+    // Unrolled, so the accumulators live in registers (GCC 12 kept eight rows' in memory).
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+      const float ai = a[i / 4 * gs + i % 4 * RS + k * CS];
       acc[i][0] += ai * x0;
       acc[i][1] += ai * x1;
     }
   }
-  for (int i = 0; i < 4; ++i) {
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
     std::memcpy(c + i * ldc, &acc[i][0], sizeof(V));
     std::memcpy(c + i * ldc + W, &acc[i][1], sizeof(V));
   }
@@ -219,7 +224,7 @@ template <int64_t RS, int64_t CS>
 inline void gemm_4x16(int64_t K, const float* a, const float* b0, const float* b1, int64_t ldb, float* c,
                       int64_t ldc, bool accumulate) noexcept {
   using v8 = float __attribute__((vector_size(32)));
-  gemm_4x2v<v8, RS, CS>(K, a, b0, b1, ldb, c, ldc, accumulate);
+  gemm_rx2v<v8, 4, RS, CS>(K, a, 0, b0, b1, ldb, c, ldc, accumulate);
 }
 
 // c[4][32] (+)= A b over 32 contiguous columns of b, as two 16-lane vectors per row: with AVX-512
@@ -229,7 +234,19 @@ template <int64_t RS, int64_t CS>
 inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                       bool accumulate) noexcept {
   using v16 = float __attribute__((vector_size(64)));
-  gemm_4x2v<v16, RS, CS>(K, a, b, b + 16, ldb, c, ldc, accumulate);
+  gemm_rx2v<v16, 4, RS, CS>(K, a, 0, b, b + 16, ldb, c, ldc, accumulate);
+}
+
+// c[8][32] (+)= A b: two groups of four rows (the second `gs` floats after the first), the same
+// bits as two gemm_4x32 calls. Only where 32 vector registers hold its sixteen 16-lane
+// accumulators (AVX-512: kernels::kGemmRows): per k, each load of b feeds eight multiply-adds
+// instead of four, so the loads no longer match the multiply-adds one for one (gemm_4x32 reads b
+// again for every row, as memory operands): about 2x on the engine's products natively (gemm.cpp).
+template <int64_t RS, int64_t CS>
+inline void gemm_8x32(int64_t K, const float* a, int64_t gs, const float* b, int64_t ldb, float* c, int64_t ldc,
+                      bool accumulate) noexcept {
+  using v16 = float __attribute__((vector_size(64)));
+  gemm_rx2v<v16, 8, RS, CS>(K, a, gs, b, b + 16, ldb, c, ldc, accumulate);
 }
 
 // Row x (n floats) as int16 in [-8191, 8191]: xq[i] = round-half-even(x[i] * 8191 / max|x|),

@@ -319,6 +319,21 @@ TEST(Kernels, Gemm4x32MatchesFourGemm4x8BitForBit) {
     }
 }
 
+// gemm_8x32 is two gemm_4x32 row groups (the second gs floats after the first) sharing each load
+// of b: bit for bit those two calls, with and without accumulation.
+TEST(Kernels, Gemm8x32MatchesTwoGemm4x32BitForBit) {
+  for (int64_t K : {0, 1, 7, 64, 130})
+    for (bool acc : {false, true}) {
+      const int64_t gs = 4 * K + 12;  // groups not adjacent: the stride is the caller's
+      const auto a = ref::random(2 * gs, 24), b = ref::random(K * 40 + 40, 25), c0 = ref::random(8 * 36, 26);
+      std::vector<float> want = c0, got = c0;
+      k::scalar::gemm_4x32<1, 4>(K, a.data(), b.data(), 40, want.data(), 36, acc);
+      k::scalar::gemm_4x32<1, 4>(K, a.data() + gs, b.data(), 40, want.data() + 4 * 36, 36, acc);
+      k::gemm_8x32<1, 4>(K, a.data(), gs, b.data(), 40, got.data(), 36, acc);
+      for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << "K " << K << " element " << i;
+    }
+}
+
 TEST(Kernels, PackRows4InterleavesAndZeroPads) {
   const int64_t cols = 5, stride = 7;
   const auto x = ref::random(3 * stride, 9);

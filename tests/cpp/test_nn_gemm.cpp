@@ -57,6 +57,11 @@ TEST(NnGemm, ProductsMatchFloat64OnEveryBlockShape) {
     for (int64_t K : {0, 1, 7, 16, 33})
       for (int64_t M : {1, 7, 8, 9, 19})
         for (bool acc : {false, true}) check_products(N, K, M, acc);
+  // Full 32-column panels under 8 rows and more: AVX-512 builds take two row groups at once there
+  // (kernels::gemm_8x32), with a last partial group and a last narrower panel beside them.
+  for (int64_t N : {8, 13})
+    for (int64_t M : {32, 70})
+      for (bool acc : {false, true}) check_products(N, 33, M, acc);
   // Past the 256-row chunks of gemm_nn (K) and gemm_tn (N).
   for (bool acc : {false, true}) {
     check_products(300, 5, 17, acc);
