@@ -25,10 +25,25 @@ inline void scale(float* x, float alpha, int64_t n) noexcept {
   for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
 }
 
+// SIMD128's f32x4.pmax: b where a < b, else a (NaN in b never wins; of +0 and -0, a stays).
+inline float pmax(float a, float b) noexcept { return a < b ? b : a; }
+
+// In SIMD128's order (16 running maxima, folded to 4, then (0, 2) and (1, 3), then the tail), so
+// the twins agree even on which zero wins, and natively the lanes vectorise: one chain of
+// dependent compares over a 2,900-word vocabulary was 40% of the tutorial GRU's loss.
 inline float max(const float* x, int64_t n) noexcept {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
+  float m[16];
+  for (float& v : m) v = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) m[j] = pmax(m[j], x[i + j]);
+  float m4[4];
+  for (int j = 0; j < 4; ++j) m4[j] = pmax(pmax(m[j], m[4 + j]), pmax(m[8 + j], m[12 + j]));
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j) m4[j] = pmax(m4[j], x[i + j]);
+  float r = pmax(pmax(m4[0], m4[2]), pmax(m4[1], m4[3]));
+  for (; i < n; ++i) r = pmax(r, x[i]);
+  return r;
 }
 
 inline float exp_approx(float x) noexcept {
@@ -84,12 +99,31 @@ inline float exp2_approx(float y) noexcept {
   return ((p * r2 + r) + 1.0f) * pow2n;
 }
 
-// x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum.
+// x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum. Summed
+// in SIMD128's order (16 partial sums, folded to 4, then (0 + 1) + (2 + 3), then the tail in
+// order): the same bits as the twin, and natively the partial sums vectorise with the exps (one
+// chain of 2,900 dependent adds per row was 8.5% of the tutorial GRU's training step).
 template <float (*E)(float)>
 inline float shift_exp_sum(float* x, float shift, int64_t n) noexcept {
-  for (int64_t i = 0; i < n; ++i) x[i] = E(x[i] - shift);  // vectorises natively
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  float acc[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) {
+      x[i + j] = E(x[i + j] - shift);
+      acc[j] += x[i + j];
+    }
+  float a4[4];
+  for (int j = 0; j < 4; ++j) a4[j] = (acc[j] + acc[4 + j]) + (acc[8 + j] + acc[12 + j]);
+  for (; i + 4 <= n; i += 4)
+    for (int j = 0; j < 4; ++j) {
+      x[i + j] = E(x[i + j] - shift);
+      a4[j] += x[i + j];
+    }
+  float sum = (a4[0] + a4[1]) + (a4[2] + a4[3]);
+  for (; i < n; ++i) {
+    x[i] = E(x[i] - shift);
+    sum += x[i];
+  }
   return sum;
 }
 

@@ -137,11 +137,18 @@ inline void scale(float* x, float alpha, int64_t n) noexcept {
 }
 
 inline float max(const float* x, int64_t n) noexcept {
-  v128_t m = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  // Four running maxima of four lanes (one would wait on each compare's latency), folded in the
+  // scalar twin's order.
+  v128_t m = wasm_f32x4_splat(-std::numeric_limits<float>::infinity()), m1 = m, m2 = m, m3 = m;
   int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    m = wasm_f32x4_pmax(m, wasm_v128_load(x + i)), m1 = wasm_f32x4_pmax(m1, wasm_v128_load(x + i + 4));
+    m2 = wasm_f32x4_pmax(m2, wasm_v128_load(x + i + 8)), m3 = wasm_f32x4_pmax(m3, wasm_v128_load(x + i + 12));
+  }
+  m = wasm_f32x4_pmax(wasm_f32x4_pmax(m, m1), wasm_f32x4_pmax(m2, m3));
   for (; i + 4 <= n; i += 4) m = wasm_f32x4_pmax(m, wasm_v128_load(x + i));
   float r = detail::hmax(m);
-  for (; i < n; ++i) r = x[i] > r ? x[i] : r;
+  for (; i < n; ++i) r = scalar::pmax(r, x[i]);
   return r;
 }
 

@@ -73,8 +73,9 @@ namespace {
 using ShiftSum = float (*)(float*, float, int64_t);
 
 // x - shift over [lo, 0] in 4099 steps (tails past the 16-wide SIMD steps), -inf at index 7 and
-// `edge` at index 9, through a shift-sum kernel and its scalar twin (shift 0): the values must
-// match bit for bit. Returns the outputs (the kernel's) and the two sums.
+// `edge` at index 9, through a shift-sum kernel and its scalar twin (shift 0): the values and the
+// sums must match bit for bit (the scalar twin sums in the SIMD order), also on prefixes that end
+// in 4-wide steps and a tail. Returns the outputs (the kernel's) and the two sums.
 struct ShiftSumTwins {
   std::vector<float> x, out;
   float sum, scalar_sum;
@@ -88,6 +89,12 @@ ShiftSumTwins run_shift_sum_twins(ShiftSum kernel, ShiftSum scalar, float lo, fl
   const float sa = kernel(a.data(), 0.0f, static_cast<int64_t>(a.size()));
   const float sb = scalar(b.data(), 0.0f, static_cast<int64_t>(b.size()));
   EXPECT_EQ(a, b);
+  EXPECT_EQ(sa, sb);
+  for (int64_t n : {4094, 45, 21, 3}) {
+    auto c = x, d = x;
+    EXPECT_EQ(kernel(c.data(), 0.0f, n), scalar(d.data(), 0.0f, n)) << "n " << n;
+    EXPECT_EQ(c, d) << "n " << n;
+  }
   return {x, a, sa, sb};
 }
 }  // namespace
@@ -97,7 +104,7 @@ TEST(Kernels, Exp2ShiftSumMatchesScalarBitForBit) {
   const auto [x, a, sa, sb] = run_shift_sum_twins(k::exp2_shift_sum, k::scalar::exp2_shift_sum, -130.0f, -126.3f);
   double exact_sum = 0.0;
   for (float v : x) exact_sum += std::exp2(static_cast<double>(v));
-  // Both sum in float, the scalar one sequentially over 4099 terms: within 1e-5 of float64.
+  // Both sum in float (16 partial sums): within 1e-5 of float64.
   EXPECT_NEAR(sa, exact_sum, 1e-5 * exact_sum);
   EXPECT_NEAR(sb, exact_sum, 1e-5 * exact_sum);
   EXPECT_EQ(a[7], 0.0f);
@@ -113,7 +120,7 @@ TEST(Kernels, Exp2ShiftSumMatchesScalarBitForBit) {
 TEST(Kernels, ExpShiftSumMatchesScalarBitForBitOnSoftmaxRange) {
   // Every x - shift in [-90, 0], including the underflow edge and -inf.
   const auto [x, a, sa, sb] = run_shift_sum_twins(k::exp_shift_sum, k::scalar::exp_shift_sum, -90.0f, -87.3365f);
-  // The sums add the same values in different orders: each within float rounding of the exact sum.
+  // Within float rounding of the exact sum of the values.
   double exact_sum = 0.0;
   for (float v : a) exact_sum += v;
   EXPECT_NEAR(sa, exact_sum, 2e-6 * exact_sum);
@@ -123,6 +130,19 @@ TEST(Kernels, ExpShiftSumMatchesScalarBitForBitOnSoftmaxRange) {
     if (exact > 1e-37) EXPECT_NEAR(a[i], exact, 2e-7 * exact) << x[i];
   }
   EXPECT_EQ(a[7], 0.0f);
+}
+
+// max takes its twin's order: the same zero (+0 or -0) wins, NaN never does, on every length.
+TEST(Kernels, MaxMatchesScalarOnZerosAndNaN) {
+  std::vector<float> x(53);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = i % 3 == 0 ? -0.0f : i % 3 == 1 ? 0.0f : std::nanf("");
+  x[0] = -1.0f;
+  for (int64_t n = 1; n <= 53; ++n) {
+    const float a = k::max(x.data(), n), b = k::scalar::max(x.data(), n);
+    EXPECT_EQ(std::signbit(a), std::signbit(b)) << "n " << n;
+    EXPECT_FALSE(std::isnan(a)) << "n " << n;
+    EXPECT_EQ(a, n == 1 ? -1.0f : 0.0f) << "n " << n;
+  }
 }
 
 TEST(Kernels, VectorKernelsMatchScalar) {
