@@ -69,5 +69,12 @@ export async function cancelRun(lib: Attnlab, options: CreateTrainerOptions, can
   };
 }
 
-/** Small enough to evaluate often, big enough that a step takes a few ms. */
-export const SMALL: CreateTrainerOptions = { task: 'reverse', hidden: 32, evalEvery: 40, evalSize: 40, maxSeconds: 60, targetAccuracy: 1 };
+/**
+ * Small enough to evaluate often, big enough that a step takes a few ms, and far from its target:
+ * the tests that cancel or hit the time limit must not race the trainer's own success. Reversing
+ * 6 symbols of 8, hidden 32 reached exact match 1 in 720 steps (under 1 s, 2026-11-25); 20-30 of
+ * 26 symbols stayed at exact match 0 for 6 s (787 steps).
+ */
+export const SMALL: CreateTrainerOptions = {
+  task: 'reverse', hidden: 32, symbols: 26, minLength: 20, maxLength: 30, evalEvery: 40, evalSize: 40, maxSeconds: 60, targetAccuracy: 1,
+};
