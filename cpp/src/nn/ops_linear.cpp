@@ -11,14 +11,17 @@ T linear(Tape& tp, T x, T W, T b) {
   check(x->c == W->c, "linear", "x columns != W columns");
   check(!b || b->size() == W->r, "linear", "bias size != W rows");
   const int64_t N = x->r, K = x->c, M = W->r;
-  T y = tp.make(N, M, any_rg({x, W, b}));
+  T y = tp.make_uninit(N, M, any_rg({x, W, b}));  // both products write every element
   if (!y->requires_grad && !W->q8.empty())
     gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data(), tp.pool);
   else
     gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K, &tp.gemm);
-  if (b)
+  if (b) {
+    float* __restrict yv = y->v.data();  // distinct tensors: the loop vectorises
+    const float* __restrict bv = b->v.data();
     for (int64_t i = 0; i < N; ++i)
-      for (int64_t j = 0; j < M; ++j) y->v[i * M + j] += b->v[j];
+      for (int64_t j = 0; j < M; ++j) yv[i * M + j] += bv[j];
+  }
   if (y->requires_grad)
     tp.record([=, s = &tp.gemm] {
       const float* dy = y->grad();

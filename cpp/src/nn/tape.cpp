@@ -20,13 +20,18 @@ Tensor& Tape::node(int64_t r, int64_t c) {
 // Out of line, not inlined into every op: the home page's first view has no WebAssembly bytes to
 // spare. Growing a node still runs libc++'s element loop, which the -Os build makes slow (2.4 ns a
 // float in the profile); copying from a zero buffer avoided it but cost 70 more gzipped bytes.
-T Tape::make(int64_t r, int64_t c, bool rg) {
+T Tape::make_uninit(int64_t r, int64_t c, bool rg) {
   Tensor& t = node(r, c);
   const size_t n = static_cast<size_t>(r * c);
   if (t.v.size() != n) t.v.resize(n);
-  if (n) std::memset(t.v.data(), 0, sizeof(float) * n);
   t.requires_grad = rg && grad_enabled;
   return &t;
+}
+
+T Tape::make(int64_t r, int64_t c, bool rg) {
+  T t = make_uninit(r, c, rg);
+  if (t->size()) std::memset(t->v.data(), 0, sizeof(float) * static_cast<size_t>(t->size()));
+  return t;
 }
 
 T Tape::constant(int64_t r, int64_t c, std::vector<float> v) {

@@ -50,6 +50,9 @@ class Tape {
   GemmScratch gemm;
   // A zeroed r x c tensor (a recycled node when clear() left one).
   T make(int64_t r, int64_t c, bool rg = false);
+  // The same, left as the recycled node held it: for an op that writes every element (a product's
+  // output), which would otherwise pay for zeroing it first.
+  T make_uninit(int64_t r, int64_t c, bool rg = false);
   // A tensor holding constant data (no gradient).
   T constant(int64_t r, int64_t c, std::vector<float> v);
   void record(std::function<void()> f) { backs_.push_back(std::move(f)); }
