@@ -23,7 +23,7 @@
 //                                  to np; returns the scale (max|x| / 8191)
 //   gemm_q8_8<R>(x, ldx, w, kp, out)  out[r*8 + j] = sum_k x[r*ldx + k] * W[j][k] over k < 2 kp for
 //                                  one 8-row tile of int8 weights packed by pack_q8_tiles, exact
-//                                  int32, R <= 5 rows sharing each load of the weights
+//                                  int32, R <= 4 rows sharing each load of the weights
 //   gemm_4x16<RS, CS>(K, a, b0, b1, ldb, c, ldc, acc)
 //                                  two gemm_4x8 blocks side by side (b0: columns 0-7, b1: 8-15),
 //                                  the same bits as two gemm_4x8 calls

@@ -71,7 +71,7 @@ TEST(NnGemm, ProductsMatchFloat64OnEveryBlockShape) {
 
 // int8 weights: the product equals the dequantised weights' product up to the activations'
 // int16 rounding (<= max|x| / 16382 per element).
-// Row counts 1..12 cover each row group the product forms (up to 5 rows per pass).
+// Row counts 1..12 cover each row group the product forms (up to 4 rows per pass).
 TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
   for (int64_t N = 1; N <= 12; ++N) {
   const int64_t K = 37, M = 11, ldw = 48;
