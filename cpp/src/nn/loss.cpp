@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 #include "op_util.hpp"
 
@@ -23,13 +24,14 @@ float softmax_lse(const float* x, float* p, int64_t V) {
 
 }  // namespace
 
-void log_softmax_rows(float* x, int64_t N, int64_t V) {
-  std::vector<float> p(static_cast<size_t>(V));
-  for (int64_t i = 0; i < N; ++i) {
+void log_softmax_rows(float* x, int64_t N, int64_t V, ThreadPool* pool) {
+  // A decoder step's rows (a beam's, over a vocabulary of thousands) are worth a handoff.
+  parallel_for(N > 1 ? pool : nullptr, N, [&](int64_t i) {
+    std::vector<float> p(static_cast<size_t>(V));
     float* r = x + i * V;
     const float lse = softmax_lse(r, p.data(), V);
     for (int64_t j = 0; j < V; ++j) r[j] -= lse;
-  }
+  });
 }
 
 T cross_entropy(Tape& tp, T logits, const std::vector<int>& targets, float eps) {

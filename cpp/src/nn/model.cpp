@@ -5,6 +5,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 
 namespace attnlab::nn {
@@ -289,7 +290,7 @@ class GruModel : public Model {
     Step s = dec_step(tp, h, embedding(tp, &tgt_emb_->t, last), st.e, attention ? st.w.data() : nullptr);
     T logits = linear(tp, s.out, &out_w_->t, &out_b_->t);
     out.logp = logits->v;
-    log_softmax_rows(out.logp.data(), R, logits->c);
+    log_softmax_rows(out.logp.data(), R, logits->c, tp.pool);
     st.h = s.h->v;
     out.self.clear();
     out.cross.resize(attention ? R * n : 0);
@@ -528,28 +529,33 @@ class TransformerModel : public Model {
           float* p = st.keys(li, sl, h) + (t / 8) * 8 * dh + t % 8;
           const float* kr = k->v.data() + r * d_ + h * dh;
           for (int64_t c = 0; c < dh; ++c) p[c * 8] = kr[c];
-          const AttentionSlice self{q->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.values(li, sl) + h * dh, d_,
-                                    a->v.data() + r * d_ + h * dh, d_,
-                                    attention ? out.self.data() + (r * LH + li * heads_ + h) * (t + 1) : nullptr, 0};
-          attend_slice(self, 0, 1, t + 1, dh, dh, scale, st.no_mask, st.keys(li, sl, h));
         }
       }
+      // Each (row, head) attends alone, into its own outputs: spread over the pool, the same bits.
+      parallel_for(tp.pool, R * heads_, [&](int64_t rh) {
+        const int64_t r = rh / heads_, h = rh % heads_;
+        const int sl = st.slot[r];
+        const AttentionSlice self{q->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.values(li, sl) + h * dh, d_,
+                                  a->v.data() + r * d_ + h * dh, d_,
+                                  attention ? out.self.data() + (r * LH + li * heads_ + h) * (t + 1) : nullptr, 0};
+        attend_slice(self, 0, 1, t + 1, dh, dh, scale, st.no_mask, st.keys(li, sl, h));
+      });
       x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), 0.f, rng);
       T q2 = linear(tp, x, &l.cross.wq->t, nullptr);
       T c = tp.make(R, d_);
-      for (int64_t r = 0; r < R; ++r)
-        for (int64_t h = 0; h < heads_; ++h) {
-          const AttentionSlice cross{q2->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.cv.data() + li * st.S * d_ + h * dh, d_,
-                                     c->v.data() + r * d_ + h * dh, d_,
-                                     attention && n == st.S ? out.cross.data() + (r * LH + li * heads_ + h) * n : nullptr, 0};
-          attend_slice(cross, 0, 1, st.S, dh, dh, scale, st.cross_mask, st.ck.data() + (li * heads_ + h) * st.src_panel);
-        }
+      parallel_for(tp.pool, R * heads_, [&](int64_t rh) {
+        const int64_t r = rh / heads_, h = rh % heads_;
+        const AttentionSlice cross{q2->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.cv.data() + li * st.S * d_ + h * dh, d_,
+                                   c->v.data() + r * d_ + h * dh, d_,
+                                   attention && n == st.S ? out.cross.data() + (r * LH + li * heads_ + h) * n : nullptr, 0};
+        attend_slice(cross, 0, 1, st.S, dh, dh, scale, st.cross_mask, st.ck.data() + (li * heads_ + h) * st.src_panel);
+      });
       x = add_norm(tp, l.ln2, x, linear(tp, c, &l.cross.wo->t, nullptr), 0.f, rng);
       x = add_norm(tp, l.ln3, x, ffn_fwd(tp, l.ffn, x), 0.f, rng);
     }
     T logits = linear(tp, x, &out_w_->t, &out_b_->t);
     out.logp = logits->v;
-    log_softmax_rows(out.logp.data(), R, logits->c);
+    log_softmax_rows(out.logp.data(), R, logits->c, tp.pool);
     st.rows = R;
     st.t++;
   }

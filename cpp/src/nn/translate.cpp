@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -64,14 +65,18 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
       }
       // The k best tokens (higher log-prob first, then lower id): one pass with a small sorted
       // list, where a partial sort would touch an index array of the whole vocabulary.
+      // The bar to enter the list is a local, so most of the vocabulary costs one compare.
       const int k = static_cast<int>(std::min<int64_t>(K + 1, V));
       idx.clear();
+      float bar = -std::numeric_limits<float>::infinity();
       for (int j = 0; j < V; ++j) {
-        if (static_cast<int>(idx.size()) == k && !(row[j] > row[idx.back()])) continue;  // ties keep the lower id
-        if (static_cast<int>(idx.size()) == k) idx.pop_back();
+        const bool full = static_cast<int>(idx.size()) == k;
+        if (full && !(row[j] > bar)) continue;  // ties keep the lower id
+        if (full) idx.pop_back();
         auto at = idx.end();
         while (at != idx.begin() && row[*(at - 1)] < row[j]) --at;
         idx.insert(at, j);
+        if (static_cast<int>(idx.size()) == k) bar = row[idx.back()];
       }
       for (int i = 0; i < k; ++i)
         if (idx[i] >= Bpe::kEos && idx[i] != Bpe::kUnk) cands.push_back({live[r].logp + row[idx[i]], static_cast<int>(r), idx[i]});
