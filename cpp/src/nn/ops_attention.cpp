@@ -5,6 +5,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/softmax.hpp"
+#include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 #include "op_util.hpp"
 
@@ -20,13 +21,13 @@ T additive_attention(Tape& tp, T qp, T kp, T v, T values, int64_t S, const std::
   const bool rg = y->requires_grad;
   std::vector<float> tanhs(rg ? static_cast<size_t>(B * S * H) : 0);
   std::vector<float> a(static_cast<size_t>(B * S));
-  std::vector<float> tmp(rg ? 0 : static_cast<size_t>(S * H));
-  for (int64_t b = 0; b < B; ++b) {
+  // Row b: its own tanh space (kept for the backward when recording) and outputs, so inference
+  // (a beam's rows) can take the rows on the tape's pool with the same bits.
+  auto row = [&](int64_t b, float* tb) {
     const int64_t kb = Bk == 1 ? 0 : b;
     const int64_t n = lens.empty() ? S : std::min<int64_t>(S, lens[kb]);
     float* ab = a.data() + b * S;
     // tanh(qp[b] + kp[j]) for every visible key in one pass of the exp kernel.
-    float* tb = rg ? tanhs.data() + b * S * H : tmp.data();
     const float* q = qp->v.data() + b * H;
     for (int64_t j = 0; j < n; ++j) {
       const float* k = kp->v.data() + (kb * S + j) * H;
@@ -37,6 +38,14 @@ T additive_attention(Tape& tp, T qp, T kp, T v, T values, int64_t S, const std::
     softmax_row(ab, n);
     float* out = y->v.data() + b * Dv;
     for (int64_t j = 0; j < n; ++j) kernels::axpy(ab[j], values->v.data() + (kb * S + j) * Dv, out, Dv);
+  };
+  if (rg) {
+    for (int64_t b = 0; b < B; ++b) row(b, tanhs.data() + b * S * H);
+  } else {
+    parallel_for(B > 1 ? tp.pool : nullptr, B, [&](int64_t b) {
+      std::vector<float> tmp(static_cast<size_t>(S * H));
+      row(b, tmp.data());
+    });
   }
   if (weights) std::copy(a.begin(), a.end(), weights);
   if (rg)
