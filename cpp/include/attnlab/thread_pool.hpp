@@ -48,6 +48,10 @@ class ThreadPool {
   std::atomic<int64_t> next_{0};
   std::atomic<uint64_t> generation_{0};  // bumped per job so waiting workers know there is new work
   bool open_ = false;                     // guarded by mutex_
+  // Guarded by mutex_: workers blocked on wake_, and whether run() is blocked on done_. Nobody is
+  // notified who is not waiting (each notify is a futex call, out to JavaScript in WebAssembly).
+  int sleepers_ = 0;
+  bool caller_waiting_ = false;
   // Workers inside the current job: changed under mutex_, read without it by run()'s spin.
   std::atomic<int> active_{0};
   std::atomic<bool> stopping_{false};
