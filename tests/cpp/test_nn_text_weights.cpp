@@ -227,8 +227,9 @@ TEST(NnDecode, GreedyEqualsBeamOneAndBeamReturnsAttention) {
   }
 }
 
-// A translator's int8 products on a thread pool (the -threads builds): each output is one task's,
-// so a beam search on 2 threads returns the same texts, scores and attention, bit for bit.
+// A translator's decode on a thread pool (the -threads builds: its int8 products, log-softmax rows,
+// and each beam row's attention): each output is one task's, so a beam search on 2 threads returns
+// the same texts, scores and attention, bit for bit.
 TEST(NnDecode, ThreadCountDoesNotChangeTranslations) {
   attnlab::ThreadPool pool(2);
   for (const std::string arch : {"gru", "transformer"}) {
