@@ -227,8 +227,9 @@ const inFrame = <T>(frame: Frame, expr: string) => frame.evaluate(expr) as Promi
 /**
  * Presses a framed page's button from the keyboard (focus, Enter), once it is enabled. A mouse
  * click goes to page coordinates, and the frames above this one still change height while their
- * pages settle: in the project's CI two clicks landed beside their buttons (the copy status stayed
- * empty, the cost chart "Not measured yet."). Focus does not depend on layout.
+ * pages settle: in the project's CI two clicks had no effect (the copy status stayed empty, the
+ * cost chart "Not measured yet."), most likely by landing beside their buttons. Focus does not
+ * depend on layout.
  */
 async function press(f: Frame, sel: string): Promise<void> {
   await until(`${sel} enabled`, () => inFrame<boolean>(f, `!document.querySelector(${JSON.stringify(sel)}).disabled`), (x) => x, 60_000);

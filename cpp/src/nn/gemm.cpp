@@ -183,11 +183,11 @@ void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const fl
   // as 2 + 3, 12 as 4 + 4 + 4). Not 5: there the kernel's rate falls off a cliff in V8 (13
   // vectors live: spilled registers, most likely). Wasm, Node 20, AMD EPYC (Zen 5), GMAC/s for
   // 1-5 rows: 30, 43, 47, 50, 29, so a beam of 5 as 2 + 3 rows is 1.6x one 5-row pass.
-  // Tasks: a row group times up to
-  // 32 tiles (256 outputs), fewer where that leaves a pool's threads under 4 tasks each (a decoder
-  // step's 256-wide layers would be one task), but never under ~64K multiply-adds (a handoff to
-  // another thread costs a few microseconds: a GRU encoder's one-row products stay on this one).
-  // Each output is one task's, so any thread count gives the same bits.
+  // Tasks: a row group times up to 32 tiles (256 outputs), fewer where that leaves a pool's
+  // threads under 4 tasks each (a decoder step's 256-wide layers would be one task), but never
+  // under ~64K multiply-adds (a handoff to another thread costs a few microseconds: a GRU
+  // encoder's one-row products stay on this one). Each output is one task's, so any thread count
+  // gives the same bits.
   const int64_t groups = (N + 3) / 4, tiles = (M + 7) / 8, threads = pool ? pool->size() : 1;
   const int64_t rows_per_group = (N + groups - 1) / std::max<int64_t>(groups, 1);
   const int64_t min_tiles = (65536 + 8 * rows_per_group * ldw - 1) / std::max<int64_t>(8 * rows_per_group * ldw, 1);
