@@ -171,6 +171,12 @@ inline int64_t find_nonfinite(const float* x, int64_t n, bool neg_inf_ok) noexce
   return -1;
 }
 
+inline int64_t find_above(const float* x, int64_t n, float bar) noexcept {
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] > bar) return i;
+  return n;
+}
+
 // The register block of every matrix product here: c[4][n] = (accumulate ? c : 0) + A b for
 // n <= 8, A[i][k] = a[i * RS + k * CS] (strides known at compile time, so a SIMD build addresses
 // the four rows by constant offsets), b[k][j] = b[k * ldb + j], c row stride ldc. Each c element

@@ -271,6 +271,30 @@ TEST(Kernels, FindNonfiniteMatchesScalar) {
   }
 }
 
+TEST(Kernels, FindAboveMatchesScalar) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (int n : {0, 1, 15, 16, 17, 33, 100}) {
+    const auto x = ref::random(n, 5);  // in [-1, 1)
+    EXPECT_EQ(k::find_above(x.data(), n, 2.f), n);
+    EXPECT_EQ(k::find_above(x.data(), n, -inf), 0);  // n == 0: none, so n
+    for (int at : {0, n / 2, n - 1}) {
+      if (at < 0 || at >= n) continue;
+      for (float bar : {1.5f, nan}) {
+        auto y = x;
+        y[n - 1] = 3.f;  // a later one does not count
+        y[at] = 2.f;
+        const int64_t want = bar == bar ? at : n;  // nothing is above NaN
+        EXPECT_EQ(k::find_above(y.data(), n, bar), want);
+        EXPECT_EQ(k::scalar::find_above(y.data(), n, bar), want);
+        y[at] = nan;  // NaN is never above
+        const int64_t next = at == n - 1 || bar != bar ? n : n - 1;
+        EXPECT_EQ(k::find_above(y.data(), n, bar), next);
+        EXPECT_EQ(k::scalar::find_above(y.data(), n, bar), next);
+      }
+    }
+  }
+}
+
 // A[i][k] = a[i * RS + k * CS] for both layouts the drivers use.
 template <int64_t RS, int64_t CS>
 void expect_gemm_matches(int64_t K) {

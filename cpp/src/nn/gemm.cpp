@@ -175,10 +175,15 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 // A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
 // rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
-                int64_t M, float* C, ThreadPool* pool) {
-  std::vector<int16_t> xq(static_cast<size_t>(N * ldw));
-  std::vector<float> sx(static_cast<size_t>(N));
-  for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq.data() + i * ldw);
+                int64_t M, float* C, ThreadPool* pool, GemmScratch* scratch) {
+  // A decoder step's 23 products of 1-5 rows each would otherwise allocate, zero and free these.
+  GemmScratch own;
+  GemmScratch& sc = scratch ? *scratch : own;
+  if (static_cast<int64_t>(sc.xq.size()) < N * ldw) sc.xq.resize(static_cast<size_t>(N * ldw));
+  if (static_cast<int64_t>(sc.sx.size()) < N) sc.sx.resize(static_cast<size_t>(N));
+  int16_t* xq = sc.xq.data();
+  float* sx = sc.sx.data();
+  for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq + i * ldw);
   // Up to 4 rows share each pass over the weights; more rows go in balanced groups (a beam of 5
   // as 2 + 3, 12 as 4 + 4 + 4). Not 5: there the kernel's rate falls off a cliff in V8 (13
   // vectors live: spilled registers, most likely). Wasm, Node 20, AMD EPYC (Zen 5), GMAC/s for
@@ -194,13 +199,11 @@ void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const fl
   const int64_t want = threads > 1 ? std::max((tiles * groups + 4 * threads - 1) / (4 * threads), min_tiles) : 32;
   const int64_t kTilesPerTask = std::clamp<int64_t>(want, 4, 32);
   const int64_t blocks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
-  std::vector<int64_t> first(static_cast<size_t>(groups + 1), 0);
-  for (int64_t g = 0; g < groups; ++g) first[g + 1] = first[g] + (N - first[g]) / (groups - g);
   auto task = [&](int64_t k) {
     const int64_t g = k / blocks, t0 = k % blocks * kTilesPerTask, t1 = std::min(tiles, t0 + kTilesPerTask);
-    const int64_t i0 = first[g], rows = first[g + 1] - i0, kp = ldw / 2;
-    const int16_t* xr = xq.data() + i0 * ldw;
-    const float* s = sx.data() + i0;
+    const int64_t i0 = g * N / groups, rows = (g + 1) * N / groups - i0, kp = ldw / 2;
+    const int16_t* xr = xq + i0 * ldw;
+    const float* s = sx + i0;
     float* yr = C + i0 * M;
     switch (rows) {
       case 1: q8_rows<1>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;

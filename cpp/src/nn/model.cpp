@@ -100,6 +100,17 @@ int64_t Model::num_params() const {
   for (const auto& p : params) n += p->t.size();
   return n;
 }
+void Model::row_parts(DecodeState& st, int64_t R, const std::function<void(Tape&, int64_t, int64_t)>& f) const {
+  const int64_t parts = R >= 2 && st.pool ? std::min<int64_t>(R, st.pool->size()) : 1;
+  while (static_cast<int64_t>(st.tapes.size()) < parts) st.tapes.emplace_back().grad_enabled = false;
+  for (int64_t p = 0; p < parts; ++p) {
+    st.tapes[p].clear();
+    st.tapes[p].pool = parts == 1 ? st.pool : nullptr;
+  }
+  if (parts == 1) return f(st.tapes[0], 0, R);
+  parallel_for(st.pool, parts, [&](int64_t p) { f(st.tapes[p], p * R / parts, (p + 1) * R / parts); });
+}
+
 Param* Model::add_param(const std::string& name, std::vector<int64_t> shape) {
   auto p = std::make_unique<Param>();
   p->name = name;
@@ -259,7 +270,7 @@ class GruModel : public Model {
   }
 
   struct State : DecodeState {
-    Tape enc_tp, step_tp;
+    Tape enc_tp;
     Enc e;
     std::vector<float> h;  // [rows, H]
     std::vector<float> w;  // [rows, S] this step's attention
@@ -268,8 +279,7 @@ class GruModel : public Model {
   std::unique_ptr<DecodeState> start(const std::vector<int>& src, const DecodeLimits& lim) const override {
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
-    st->step_tp.grad_enabled = false;
-    st->enc_tp.pool = st->step_tp.pool = lim.pool;
+    st->enc_tp.pool = st->pool = lim.pool;
     std::mt19937 rng(0);
     const int64_t S = std::max<int64_t>(1, static_cast<int64_t>(src.size()));
     std::vector<int> s = src;
@@ -282,16 +292,21 @@ class GruModel : public Model {
 
   void step(DecodeState& ds, const std::vector<int>& last, bool attention, StepOutput& out) const override {
     auto& st = static_cast<State&>(ds);
-    Tape& tp = st.step_tp;
-    tp.clear();
-    const int64_t R = static_cast<int64_t>(last.size()), S = st.e.S, n = st.src_len;
+    const int64_t R = static_cast<int64_t>(last.size()), S = st.e.S, n = st.src_len, V = tgt_vocab();
     if (attention) st.w.assign(R * S, 0.f);
-    T h = tp.constant(R, H_, st.h);
-    Step s = dec_step(tp, h, embedding(tp, &tgt_emb_->t, last), st.e, attention ? st.w.data() : nullptr);
-    T logits = linear(tp, s.out, &out_w_->t, &out_b_->t);
-    out.logp = logits->v;
-    log_softmax_rows(out.logp.data(), R, logits->c, tp.pool);
-    st.h = s.h->v;
+    out.logp.resize(R * V);
+    std::vector<float> h(R * H_);
+    row_parts(st, R, [&](Tape& tp, int64_t r0, int64_t r1) {
+      const int64_t rows = r1 - r0;
+      T h0 = tp.make_uninit(rows, H_);
+      std::copy_n(st.h.data() + r0 * H_, rows * H_, h0->v.data());
+      Step s = dec_step(tp, h0, embedding(tp, &tgt_emb_->t, last.data() + r0, rows), st.e, attention ? st.w.data() + r0 * S : nullptr);
+      T logits = linear(tp, s.out, &out_w_->t, &out_b_->t);
+      std::copy(logits->v.begin(), logits->v.end(), out.logp.begin() + r0 * V);
+      log_softmax_rows(out.logp.data() + r0 * V, rows, V, tp.pool);
+      std::copy(s.h->v.begin(), s.h->v.end(), h.begin() + r0 * H_);
+    });
+    st.h = std::move(h);
     out.self.clear();
     out.cross.resize(attention ? R * n : 0);
     if (attention)
@@ -391,9 +406,13 @@ class TransformerModel : public Model {
   T add_norm(Tape& tp, const Ln& n, T x, T y, float drop, std::mt19937& rng) const {
     return layer_norm(tp, add(tp, x, dropout(tp, y, drop, rng)), &n.g->t, &n.b->t);
   }
-  T embed(Tape& tp, Param* E, const std::vector<int>& ids, int64_t L, int64_t pos0, float drop, std::mt19937& rng) const {
-    require(pos0 + L <= maxlen_, [&] { return "Transformer: sequence longer than max_len " + std::to_string(maxlen_); });
-    T x = scale(tp, embedding(tp, &E->t, ids), std::sqrt(static_cast<float>(d_)));
+  void check_len(int64_t L) const {
+    require(L <= maxlen_, [&] { return "Transformer: sequence longer than max_len " + std::to_string(maxlen_); });
+  }
+  // ids: n = rows * L tokens, each row's L positions from pos0.
+  T embed(Tape& tp, Param* E, const int* ids, int64_t n, int64_t L, int64_t pos0, float drop, std::mt19937& rng) const {
+    check_len(pos0 + L);
+    T x = scale(tp, embedding(tp, &E->t, ids, n), std::sqrt(static_cast<float>(d_)));
     std::vector<float> pe(pe_.begin() + pos0 * d_, pe_.begin() + (pos0 + L) * d_);
     return dropout(tp, add_rows_periodic(tp, x, pe, L), drop, rng);
   }
@@ -402,7 +421,7 @@ class TransformerModel : public Model {
   // self-attention weights [B, heads, S, S] (appended).
   T encode(Tape& tp, const std::vector<int>& src, int64_t B, int64_t S, const std::vector<int>& lens, float drop,
            std::mt19937& rng, std::vector<std::vector<float>>* atts) const {
-    T x = embed(tp, src_emb_, src, S, 0, drop, rng);
+    T x = embed(tp, src_emb_, src.data(), B * S, S, 0, drop, rng);
     for (const Layer& l : enc_) {
       T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
       float* w = nullptr;
@@ -417,7 +436,7 @@ class TransformerModel : public Model {
   T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) override {
     const float drop = train ? cfg.getf("dropout", 0.1f) : 0.f;
     T mem = encode(tp, b.src, b.B, b.S, b.src_len, drop, rng, nullptr);
-    T x = embed(tp, tgt_emb_, b.tgt_in, b.T, 0, drop, rng);
+    T x = embed(tp, tgt_emb_, b.tgt_in.data(), b.B * b.T, b.T, 0, drop, rng);
     for (const Layer& l : dec_) {
       T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
       T a = attention(tp, q, k, v, b.B, b.T, b.T, heads_, {}, true, 0.f);
@@ -436,12 +455,13 @@ class TransformerModel : public Model {
   // into the panel and attends without packing; values are plain rows. Capacity for
   // `cap_rows` hypotheses (slots) of `cap_t` steps is reserved once by start().
   struct State : DecodeState {
-    Tape enc_tp, step_tp;
+    Tape enc_tp;
     int64_t S = 0, cap_rows = 0, cap_t = 0;
     int64_t src_panel = 0, panel = 0;  // floats per head: the source's key panels, a slot's
     std::vector<float> ck, cv;  // cross keys [L][heads][src_panel], values [L][S][d]
-    // Self keys [L][slot][heads][panel], values [L][slot][cap_t][d]: zeroed by new[]() (a memset)
-    // rather than a vector's assign, whose element loop is slow where the linker keeps a copy built for size.
+    // Self keys [L][slot][heads][panel], values [L][slot][cap_t][d], left uninitialised: a step
+    // reads only the values of the steps so far, and zeroes each key panel as its first key goes
+    // in (the kernel reads whole 8-key panels). Zeroing all at start() was 800 KB for a 10-word beam 5.
     std::unique_ptr<float[]> kc, vc;
     std::vector<int> slot;      // the slot of each live row
     int32_t src_len32 = 0;
@@ -459,8 +479,7 @@ class TransformerModel : public Model {
     require(lim.rows >= 1 && lim.steps >= 1, [] { return std::string("Transformer decode: limits must be positive"); });
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
-    st->step_tp.grad_enabled = false;
-    st->enc_tp.pool = st->step_tp.pool = lim.pool;
+    st->enc_tp.pool = st->pool = lim.pool;
     std::mt19937 rng(0);
     std::vector<int> s = src;
     if (s.empty()) s.push_back(-1);
@@ -489,8 +508,8 @@ class TransformerModel : public Model {
     st->cap_rows = lim.rows;
     st->cap_t = std::min<int64_t>(lim.steps, maxlen_);
     st->panel = kernels::panels_size(st->cap_t, dh);
-    st->kc.reset(new float[L_ * st->cap_rows * heads_ * st->panel]());
-    st->vc.reset(new float[L_ * st->cap_rows * st->cap_t * d_]());
+    st->kc.reset(new float[L_ * st->cap_rows * heads_ * st->panel]);
+    st->vc.reset(new float[L_ * st->cap_rows * st->cap_t * d_]);
     st->slot = {0};
     const int64_t n = st->src_len;
     if (lim.attention) {
@@ -505,28 +524,40 @@ class TransformerModel : public Model {
 
   void step(DecodeState& ds, const std::vector<int>& last, bool attention, StepOutput& out) const override {
     auto& st = static_cast<State&>(ds);
-    Tape& tp = st.step_tp;
-    tp.clear();
-    std::mt19937 rng(0);
-    const int64_t R = static_cast<int64_t>(last.size()), t = st.t, n = st.src_len, dh = d_ / heads_, LH = L_ * heads_;
-    T x = embed(tp, tgt_emb_, last, 1, t, 0.f, rng);  // throws past the model's max_len
+    const int64_t R = static_cast<int64_t>(last.size()), t = st.t, n = st.src_len, LH = L_ * heads_, V = tgt_vocab();
+    check_len(t + 1);
     require(R == static_cast<int64_t>(st.slot.size()) && t < st.cap_t, [&] {
       return "Transformer decode: step " + std::to_string(t) + " with " + std::to_string(R) + " rows exceeds the reserved " +
              std::to_string(st.cap_t) + " steps or does not match the " + std::to_string(st.slot.size()) + " live rows";
     });
-    const float scale = 1.f / std::sqrt(static_cast<float>(dh));
     out.cross.assign(attention ? R * LH * n : 0, 0.f);
     out.self.assign(attention ? R * LH * (t + 1) : 0, 0.f);
+    out.logp.resize(R * V);
+    row_parts(st, R, [&](Tape& tp, int64_t r0, int64_t r1) { step_rows(st, tp, last.data(), r0, r1, attention, out); });
+    st.rows = R;
+    st.t++;
+  }
+
+  // step() for rows [r0, r1) of the live rows, on tape tp (whose pool, if any, its ops share).
+  void step_rows(State& st, Tape& tp, const int* last, int64_t r0, int64_t r1, bool attention, StepOutput& out) const {
+    std::mt19937 rng(0);
+    const int64_t R = r1 - r0, t = st.t, n = st.src_len, dh = d_ / heads_, LH = L_ * heads_;
+    const float scale = 1.f / std::sqrt(static_cast<float>(dh));
+    T x = embed(tp, tgt_emb_, last + r0, R, 1, t, 0.f, rng);
+    float* self_w = attention ? out.self.data() + r0 * LH * (t + 1) : nullptr;
+    float* cross_w = attention && n == st.S ? out.cross.data() + r0 * LH * n : nullptr;
+    const int* slot = st.slot.data() + r0;
     for (int64_t li = 0; li < L_; ++li) {
       const Layer& l = dec_[li];
       T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
       // Append this step's key (into row t % 8 of panel t / 8) and value to each row's slot.
       T a = tp.make(R, d_);
       for (int64_t r = 0; r < R; ++r) {
-        const int sl = st.slot[r];
+        const int sl = slot[r];
         std::copy_n(v->v.data() + r * d_, d_, st.values(li, sl) + t * d_);
         for (int64_t h = 0; h < heads_; ++h) {
           float* p = st.keys(li, sl, h) + (t / 8) * 8 * dh + t % 8;
+          if (t % 8 == 0) std::fill_n(p, 8 * dh, 0.f);
           const float* kr = k->v.data() + r * d_ + h * dh;
           for (int64_t c = 0; c < dh; ++c) p[c * 8] = kr[c];
         }
@@ -534,30 +565,32 @@ class TransformerModel : public Model {
       // Each (row, head) attends alone, into its own outputs: spread over the pool, the same bits.
       parallel_for(tp.pool, R * heads_, [&](int64_t rh) {
         const int64_t r = rh / heads_, h = rh % heads_;
-        const int sl = st.slot[r];
+        const int sl = slot[r];
         const AttentionSlice self{q->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.values(li, sl) + h * dh, d_,
                                   a->v.data() + r * d_ + h * dh, d_,
-                                  attention ? out.self.data() + (r * LH + li * heads_ + h) * (t + 1) : nullptr, 0};
+                                  self_w ? self_w + (r * LH + li * heads_ + h) * (t + 1) : nullptr, 0};
         attend_slice(self, 0, 1, t + 1, dh, dh, scale, st.no_mask, st.keys(li, sl, h));
       });
       x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), 0.f, rng);
       T q2 = linear(tp, x, &l.cross.wq->t, nullptr);
+      // Every row attends to the same source keys, so one call per head takes all the rows (in
+      // the kernel's groups of 4): the same bits as a call per row, which padded each row to 4.
       T c = tp.make(R, d_);
-      parallel_for(tp.pool, R * heads_, [&](int64_t rh) {
-        const int64_t r = rh / heads_, h = rh % heads_;
-        const AttentionSlice cross{q2->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.cv.data() + li * st.S * d_ + h * dh, d_,
-                                   c->v.data() + r * d_ + h * dh, d_,
-                                   attention && n == st.S ? out.cross.data() + (r * LH + li * heads_ + h) * n : nullptr, 0};
-        attend_slice(cross, 0, 1, st.S, dh, dh, scale, st.cross_mask, st.ck.data() + (li * heads_ + h) * st.src_panel);
+      T cw = tp.make_uninit(cross_w ? heads_ * R : 0, st.S);  // per head, its [R, S] weights
+      parallel_for(tp.pool, heads_, [&](int64_t h) {
+        float* w = cross_w ? cw->v.data() + h * R * st.S : nullptr;
+        const AttentionSlice cross{q2->v.data() + h * dh, d_, nullptr, 0, st.cv.data() + li * st.S * d_ + h * dh, d_,
+                                   c->v.data() + h * dh, d_, w, 0};
+        attend_slice(cross, 0, R, st.S, dh, dh, scale, st.cross_mask, st.ck.data() + (li * heads_ + h) * st.src_panel);
+        for (int64_t r = 0; w && r < R; ++r) std::copy_n(w + r * st.S, n, cross_w + (r * LH + li * heads_ + h) * n);
       });
       x = add_norm(tp, l.ln2, x, linear(tp, c, &l.cross.wo->t, nullptr), 0.f, rng);
       x = add_norm(tp, l.ln3, x, ffn_fwd(tp, l.ffn, x), 0.f, rng);
     }
     T logits = linear(tp, x, &out_w_->t, &out_b_->t);
-    out.logp = logits->v;
-    log_softmax_rows(out.logp.data(), R, logits->c, tp.pool);
-    st.rows = R;
-    st.t++;
+    float* logp = out.logp.data() + r0 * logits->c;
+    std::copy(logits->v.begin(), logits->v.end(), logp);
+    log_softmax_rows(logp, R, logits->c, tp.pool);
   }
 
   // By index: a row keeps its parent's slot; only a parent's second and later children copy its

@@ -13,7 +13,7 @@ T linear(Tape& tp, T x, T W, T b) {
   const int64_t N = x->r, K = x->c, M = W->r;
   T y = tp.make_uninit(N, M, any_rg({x, W, b}));  // both products write every element
   if (!y->requires_grad && !W->q8.empty())
-    gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data(), tp.pool);
+    gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data(), tp.pool, &tp.gemm);
   else
     gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K, &tp.gemm);
   if (b) {
@@ -36,16 +36,17 @@ T linear(Tape& tp, T x, T W, T b) {
   return y;
 }
 
-T embedding(Tape& tp, T E, const std::vector<int>& ids) {
-  const int64_t N = static_cast<int64_t>(ids.size()), D = E->c;
+T embedding(Tape& tp, T E, const int* id_ptr, int64_t N) {
+  const int64_t D = E->c;
   T y = tp.make(N, D, E->requires_grad);
+  const int* ids = id_ptr;
   for (int64_t i = 0; i < N; ++i) {
     const int id = ids[i];
     check(id < E->r, "embedding", "id out of range");
     if (id >= 0) std::copy_n(E->v.data() + id * D, D, y->v.data() + i * D);
   }
   if (y->requires_grad)
-    tp.record([=] {
+    tp.record([=, ids = std::vector<int>(id_ptr, id_ptr + N)] {
       float* dE = E->grad();
       const float* dy = y->grad();
       for (int64_t i = 0; i < N; ++i)
@@ -54,6 +55,5 @@ T embedding(Tape& tp, T E, const std::vector<int>& ids) {
     });
   return y;
 }
-
 
 }  // namespace attnlab::nn

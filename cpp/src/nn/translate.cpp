@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "attnlab/error.hpp"
+#include "kernels.hpp"
 
 namespace attnlab::nn {
 
@@ -64,19 +65,22 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
         continue;
       }
       // The k best tokens (higher log-prob first, then lower id): one pass with a small sorted
-      // list, where a partial sort would touch an index array of the whole vocabulary.
-      // The bar to enter the list is a local, so most of the vocabulary costs one compare.
+      // list, where a partial sort would touch an index array of the whole vocabulary. Once the
+      // list is full, kernels::find_above skips to the next token above its last entry.
       const int k = static_cast<int>(std::min<int64_t>(K + 1, V));
       idx.clear();
-      float bar = -std::numeric_limits<float>::infinity();
-      for (int j = 0; j < V; ++j) {
-        const bool full = static_cast<int>(idx.size()) == k;
-        if (full && !(row[j] > bar)) continue;  // ties keep the lower id
-        if (full) idx.pop_back();
+      auto enter = [&](int j) {
         auto at = idx.end();
         while (at != idx.begin() && row[*(at - 1)] < row[j]) --at;
         idx.insert(at, j);
-        if (static_cast<int>(idx.size()) == k) bar = row[idx.back()];
+      };
+      int64_t j = 0;
+      for (; j < k; ++j) enter(static_cast<int>(j));
+      for (;;) {
+        j += kernels::find_above(row + j, V - j, row[idx.back()]);  // ties keep the lower id
+        if (j >= V) break;
+        idx.pop_back();
+        enter(static_cast<int>(j++));
       }
       for (int i = 0; i < k; ++i)
         if (idx[i] >= Bpe::kEos && idx[i] != Bpe::kUnk) cands.push_back({live[r].logp + row[idx[i]], static_cast<int>(r), idx[i]});

@@ -18,6 +18,8 @@ namespace attnlab::nn {
 // that was 17% of the tutorial GRU recipe's time). Null: the product allocates its own.
 struct GemmScratch {
   std::vector<float> a, b;
+  std::vector<int16_t> xq;  // gemm_nt_q8's quantised rows and their scales
+  std::vector<float> sx;
 };
 
 // C [N, M] = A [N, K] B^T, B [M, K] (a Linear's forward: x W^T).
@@ -33,6 +35,6 @@ void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 // to int16, exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on
 // `pool` (null: this thread); the same bits at any thread count.
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
-                int64_t M, float* C, ThreadPool* pool = nullptr);
+                int64_t M, float* C, ThreadPool* pool = nullptr, GemmScratch* scratch = nullptr);
 
 }  // namespace attnlab::nn

@@ -3,6 +3,8 @@
 // Training runs `loss` on a padded batch; inference runs `start` / `step` / `reorder`, one row per
 // beam hypothesis, and reports each step's attention when asked.
 #pragma once
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -53,6 +55,8 @@ struct DecodeState {
   int64_t t = 0;     // steps taken
   // Encoder self-attention [layers, heads, S, S] (Transformer; only when start() was asked).
   std::vector<float> enc_self;
+  ThreadPool* pool = nullptr;  // DecodeLimits::pool
+  std::deque<Tape> tapes;      // a step's tapes, one per part of the rows (Model::row_parts)
 };
 
 // One decoding step's results. The attention is filled only when step() is asked for it.
@@ -67,7 +71,7 @@ struct DecodeLimits {
   int64_t rows = 8;
   int64_t steps = 128;
   bool attention = true;  // collect the encoder's self-attention (Transformer)
-  ThreadPool* pool = nullptr;  // threads for the decode's int8 products (Tape::pool)
+  ThreadPool* pool = nullptr;  // threads for the decode's steps (Model::row_parts)
 };
 
 class Model {
@@ -92,6 +96,12 @@ class Model {
 
  protected:
   Param* add_param(const std::string& name, std::vector<int64_t> shape);
+  // Runs f(tape, r0, r1) for a step's rows [0, R) split into parts, one per thread of st.pool,
+  // each part every layer of its rows on its own thread and tape. A row's result never depends
+  // on the other rows (every op of a step is row by row), so any split gives the same bits; a
+  // step is one hand-off to the pool instead of one per product and attention (22 for the
+  // shipped Transformer). A single row (greedy) keeps the pool for its products instead.
+  void row_parts(DecodeState& st, int64_t R, const std::function<void(Tape&, int64_t, int64_t)>& f) const;
 };
 
 // Builds the model named by cfg "arch" ("gru" | "gru-luong" | "transformer") with zero-filled
