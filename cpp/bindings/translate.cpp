@@ -17,7 +17,7 @@ using emscripten::function;
 namespace {
 
 std::map<int, std::unique_ptr<Translator>> translators;
-std::unique_ptr<ThreadPool> pool;  // nnSetThreads(n): n > 1 on the -threads builds (the translators' int8 products)
+std::unique_ptr<ThreadPool> pool;  // nnSetThreads(n): n > 1 on the -threads builds (the translators)
 std::map<int, std::unique_ptr<ToyTrainer>> trainers;
 int next_id = 1;
 

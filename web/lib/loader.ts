@@ -163,10 +163,10 @@ export function instantiate(variant: Variant, poolSize: number): Promise<WasmMod
 }
 
 /**
- * The nn module of `variant`. On a threaded build the translators' int8 products run on `threads`
- * threads (the trainer stays on one); Emscripten 3.1.6's threaded factory never resolves with an
- * empty pool, so a threaded build gets at least one worker, idle with `threads` = 1. Workers are
- * unref'd in Node.
+ * The nn module of `variant`. On a threaded build the translators run on `threads` threads (a
+ * beam's rows split between them, a single row's products spread over them; the trainer stays on
+ * one); Emscripten 3.1.6's threaded factory never resolves with an empty pool, so a threaded
+ * build gets at least one worker, idle with `threads` = 1. Workers are unref'd in Node.
  */
 export async function instantiateNn(variant: Variant, threads = 1): Promise<NnModule> {
   const m = await instantiateGlue(nnAssets[variant], isThreaded(variant) ? Math.max(1, threads - 1) : 0);

@@ -264,7 +264,7 @@ export interface NnModule {
   heapUsed(): number;
   translatorCreate(ptr: Ptr, len: number, out: Partial<TranslatorInfoOut>): string;
   translatorTranslate(id: number, text: string, beam: number, maxLength: number, lengthPenalty: number, out: Partial<TranslationOut>): string;
-  /** n > 1: the translators' int8 products run on n threads (the -threads builds); same results. */
+  /** n > 1: the translators run on n threads (the -threads builds); same results. */
   nnSetThreads(n: number): string;
   trainerCreate(task: string, arch: string, hidden: number, symbols: number, minLen: number, maxLen: number, batch: number, lr: number, seed: number,
     out: Partial<{ id: number; parameters: number }>): string;

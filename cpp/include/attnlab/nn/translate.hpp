@@ -13,7 +13,7 @@ struct DecodeOptions {
   int max_len = 0;           // target tokens before EOS; 0 = 2 * source tokens + 10 (at most 100)
   float length_penalty = 0.6f;  // GNMT alpha: score = logp / ((5 + len) / 6)^alpha
   bool attention = true;     // collect each returned hypothesis's attention (and the encoder's)
-  ThreadPool* pool = nullptr;  // threads for the int8 products (null: this thread); same results
+  ThreadPool* pool = nullptr;  // threads for the decode (Model::row_parts; null: this thread); same results
 };
 
 struct Hypothesis {
