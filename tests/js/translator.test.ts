@@ -55,7 +55,7 @@ describe('shipped translators', () => {
 });
 
 describe('translators on threads', () => {
-  it("a threaded instance's translators run their int8 products on its threads: the same texts, scores and attention, bit for bit", async () => {
+  it("a threaded instance's translators run on its threads (a beam's rows split, a single row's products spread): the same texts, scores and attention, bit for bit", async () => {
     const threaded = await load({ variant: 'simd-threads', threads: 2 });
     try {
       for (const arch of ['gru', 'transformer'] as const) {
