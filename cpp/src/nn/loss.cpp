@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
@@ -11,25 +12,35 @@ namespace attnlab::nn {
 
 namespace {
 
-// One row: p[j] = softmax(x)[j] (through the exp kernel: libm's exp is slow in WebAssembly, and
-// every build computing alike lets native tests vouch for the WASM numbers); returns log of the
-// normaliser, so log-softmax is x[j] - lse.
-float softmax_lse(const float* x, float* p, int64_t V) {
+// One row: p[j] = exp(x[j] - max x) (through the exp kernel: libm's exp is slow in WebAssembly,
+// and every build computing alike lets native tests vouch for the WASM numbers); returns the log
+// of the normaliser, so log-softmax is x[j] - lse.
+float exps_lse(const float* x, float* p, int64_t V, float* sum) {
   const float m = kernels::max(x, V);
   std::copy_n(x, V, p);
-  const float s = kernels::exp_shift_sum(p, m, V);
+  *sum = kernels::exp_shift_sum(p, m, V);
+  return m + std::log(*sum);
+}
+
+// The same with p[j] = softmax(x)[j].
+float softmax_lse(const float* x, float* p, int64_t V) {
+  float s;
+  const float lse = exps_lse(x, p, V, &s);
   kernels::scale(p, 1.f / s, V);
-  return m + std::log(s);
+  return lse;
 }
 
 }  // namespace
 
 void log_softmax_rows(float* x, int64_t N, int64_t V, ThreadPool* pool) {
   // A decoder step's rows (a beam's, over a vocabulary of thousands) are worth a handoff.
+  // Only the normaliser is needed, so the exps are not scaled to probabilities; the buffer is
+  // overwritten whole, so not zeroed.
   parallel_for(N > 1 ? pool : nullptr, N, [&](int64_t i) {
-    std::vector<float> p(static_cast<size_t>(V));
+    std::unique_ptr<float[]> p(new float[V]);
     float* r = x + i * V;
-    const float lse = softmax_lse(r, p.data(), V);
+    float s;
+    const float lse = exps_lse(r, p.get(), V, &s);
     for (int64_t j = 0; j < V; ++j) r[j] -= lse;
   });
 }

@@ -36,17 +36,16 @@ T linear(Tape& tp, T x, T W, T b) {
   return y;
 }
 
-T embedding(Tape& tp, T E, const int* id_ptr, int64_t N) {
+T embedding(Tape& tp, T E, const int* ids, int64_t N) {
   const int64_t D = E->c;
   T y = tp.make(N, D, E->requires_grad);
-  const int* ids = id_ptr;
   for (int64_t i = 0; i < N; ++i) {
     const int id = ids[i];
     check(id < E->r, "embedding", "id out of range");
     if (id >= 0) std::copy_n(E->v.data() + id * D, D, y->v.data() + i * D);
   }
   if (y->requires_grad)
-    tp.record([=, ids = std::vector<int>(id_ptr, id_ptr + N)] {
+    tp.record([=, ids = std::vector<int>(ids, ids + N)] {
       float* dE = E->grad();
       const float* dy = y->grad();
       for (int64_t i = 0; i < N; ++i)
