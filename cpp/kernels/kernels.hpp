@@ -10,10 +10,11 @@
 //   exp_shift_sum(x, shift, n)     x[i] = exp(x[i] - shift) for shift >= max(x) (a softmax's
 //                                  shift); returns the sum. exp(-inf) is 0.
 //   exp2_shift_sum(x, shift, n)    the same in base 2: x[i] = 2^(x[i] - shift)
-//   online_softmax4(s, ld, w, run_max, run_sum, alpha)
+//   online_softmax4(s, ld, w, run_max, run_sum, alpha, rows = 4)
 //                                  one online-softmax step of four score rows in base 2: rows to
 //                                  2^(row - running max), running max and sum updated, alpha the
-//                                  factor that rescales what was accumulated before
+//                                  factor that rescales what was accumulated before (four lanes
+//                                  written); rows < 4 takes only the first rows, the same bits
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
 //   exp2_approx(y)                 2^y for y <= 0, the same polynomial after a one-step reduction;
 //                                  rel. error < 1e-7 on [-126, 0]
@@ -40,8 +41,10 @@
 //   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
 //                                  c[4][n] (+)= A[4][K] b[K][n], n <= 8, A[i][k] = a[i*RS + k*CS]:
 //                                  the register block of every matrix product; bit-identical
-//                                  across ISAs. A is either 4 interleaved rows (pack_rows4:
+//                                  across ISAs. A is either 4 interleaved rows (pack_rows<4>:
 //                                  RS = 1, CS = 4) or rows a fixed stride apart (CS = 1)
+//   gemm_6x8<RS, CS>(...)          gemm_4x8 for six rows (A of pack_rows<6>: RS = 1, CS = 6),
+//                                  each element in the same order; kAttnRows says who uses it
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -75,6 +78,16 @@ using isa::find_above;
 using isa::gemm_4x16;
 using isa::gemm_4x32;
 using isa::gemm_4x8;
+using isa::gemm_6x8;
+// Query rows per group of the attention kernel: six where relaxed SIMD fuses the multiply-add
+// (gemm_6x8's twelve accumulators fit the registers: 68-70 GFLOP/s against 63-64 for four), else
+// four. A row's bits do not depend on its group's size, except through the tile width its group
+// shares (the longest key range of its rows, under causal masks and valid lengths).
+#if defined(__wasm_simd128__) && defined(ATTNLAB_RELAXED_SIMD)
+inline constexpr int kAttnRows = 6;
+#else
+inline constexpr int kAttnRows = 4;
+#endif
 // Sixteen 16-lane accumulators: only AVX-512 has the registers (and the lanes) for them.
 // SIMD128's eight times sixteen f32x4 would spill; its products stay four rows at a time.
 using scalar::gemm_8x32;
@@ -104,11 +117,13 @@ inline void sigmoid_sum(const float* a, const float* b, float* s, int64_t n) noe
   for (int64_t i = 0; i < n; ++i) s[i] = (a[i] + b[i] >= 0.0f ? 1.0f : s[i]) / (1.0f + s[i]);
 }
 
-// Rows [0, rows) of x, rows <= 4 (row stride `stride`, `cols` wide), interleaved:
-// out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4>.
-inline void pack_rows4(const float* x, int64_t stride, int64_t rows, int64_t cols, float* out) noexcept {
+// Rows [0, rows) of x, rows <= G (row stride `stride`, `cols` wide), interleaved:
+// out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4> (G = 4)
+// and gemm_6x8<1, 6>.
+template <int G>
+inline void pack_rows(const float* x, int64_t stride, int64_t rows, int64_t cols, float* out) noexcept {
   for (int64_t c = 0; c < cols; ++c)
-    for (int64_t r = 0; r < 4; ++r) out[c * 4 + r] = r < rows ? x[r * stride + c] : 0.0f;
+    for (int64_t r = 0; r < G; ++r) out[c * G + r] = r < rows ? x[r * stride + c] : 0.0f;
 }
 
 // Rows [0, rows) of x (row stride `stride`, `cols` wide) as panels of 8 rows, transposed:

@@ -141,10 +141,11 @@ inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
 // sum(row), run_max = m, where alpha = 2^(old run_max - m) rescales what was summed before (0 on
 // the row's first visible tile). A row that has seen nothing but -inf keeps run_max = -inf,
 // becomes zeros, and gets alpha = 1. Returns whether any row has a visible key.
+// With rows < 4 only the first `rows` rows are read and written (alpha: the first `rows` too).
 inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, float* run_sum,
-                            float* alpha) noexcept {
+                            float* alpha, int rows = 4) noexcept {
   bool any = false;
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < rows; ++r) {
     float* row = s + r * ld;
     const float rm = max(row, w), m = run_max[r] < rm ? rm : run_max[r];
     const bool visible = m != -std::numeric_limits<float>::infinity();
@@ -220,6 +221,22 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
     for (int i = 0; i < 4; ++i)
       for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
   for (int i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
+}
+
+// gemm_4x8 for six rows: c[6][n] (+)= A[6][K] b[K][n], each element summed in gemm_4x8's order.
+// The attention kernel's row group where relaxed SIMD fuses the multiply-add (kernels.hpp).
+template <int64_t RS, int64_t CS>
+inline void gemm_6x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int64_t n, bool accumulate) noexcept {
+  float acc[6][8] = {};
+  if (accumulate)
+    for (int i = 0; i < 6; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] = c[i * ldc + j];
+  for (int64_t k = 0; k < K; ++k)
+    for (int i = 0; i < 6; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
+  for (int i = 0; i < 6; ++i)
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
 }
 

@@ -164,15 +164,19 @@ inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
 // one vector (one vector exp2 for the four alphas, no branch per row); each row's exp2_shift_sum
 // is the same as the scalar one's, so the rows' values match bit for bit and the sums to rounding.
 inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, float* run_sum,
-                            float* alpha) noexcept {
+                            float* alpha, int rows = 4) noexcept {
   const v128_t ninf = wasm_f32x4_splat(-std::numeric_limits<float>::infinity());
+  // With fewer rows, the missing ones read row 0 (their lanes are dropped below).
+  float* const s1 = rows > 1 ? s + ld : s;
+  float* const s2 = rows > 2 ? s + 2 * ld : s;
+  float* const s3 = rows > 3 ? s + 3 * ld : s;
   v128_t m0 = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
   int64_t i = 0;
   for (; i + 4 <= w; i += 4) {
     m0 = wasm_f32x4_pmax(m0, wasm_v128_load(s + i));
-    m1 = wasm_f32x4_pmax(m1, wasm_v128_load(s + ld + i));
-    m2 = wasm_f32x4_pmax(m2, wasm_v128_load(s + 2 * ld + i));
-    m3 = wasm_f32x4_pmax(m3, wasm_v128_load(s + 3 * ld + i));
+    m1 = wasm_f32x4_pmax(m1, wasm_v128_load(s1 + i));
+    m2 = wasm_f32x4_pmax(m2, wasm_v128_load(s2 + i));
+    m3 = wasm_f32x4_pmax(m3, wasm_v128_load(s3 + i));
   }
   // Reduce each row's lanes, transposed so lane r ends up holding row r's max.
   const v128_t t01 = wasm_f32x4_pmax(wasm_i32x4_shuffle(m0, m1, 0, 1, 4, 5), wasm_i32x4_shuffle(m0, m1, 2, 3, 6, 7));
@@ -181,11 +185,23 @@ inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, flo
   if (i < w) {  // tails (the attention kernel's tiles are multiples of 8 wide: never)
     alignas(16) float tail[4];
     wasm_v128_store(tail, m);
-    for (int r = 0; r < 4; ++r)
+    for (int r = 0; r < rows; ++r)
       for (int64_t j = i; j < w; ++j) tail[r] = tail[r] < s[r * ld + j] ? s[r * ld + j] : tail[r];
     m = wasm_v128_load(tail);
   }
-  const v128_t old_max = wasm_v128_load(run_max);
+  // Fewer rows: the running max and sum pass through a 4-lane copy whose missing lanes stay -inf
+  // and 0 (nothing visible), so every present lane computes exactly what it would among four.
+  alignas(16) float max_rows[4], sum_rows[4];
+  float* const max_at = rows == 4 ? run_max : max_rows;
+  float* const sum_at = rows == 4 ? run_sum : sum_rows;
+  if (rows < 4) {
+    for (int r = 0; r < 4; ++r) {
+      max_rows[r] = r < rows ? run_max[r] : -std::numeric_limits<float>::infinity();
+      sum_rows[r] = r < rows ? run_sum[r] : 0.0f;
+    }
+    m = wasm_v128_bitselect(m, ninf, wasm_i32x4_gt(wasm_i32x4_splat(rows), wasm_i32x4_make(0, 1, 2, 3)));
+  }
+  const v128_t old_max = wasm_v128_load(max_at);
   m = wasm_f32x4_pmax(old_max, m);
   const v128_t visible = wasm_f32x4_ne(m, ninf);
   const v128_t shift = wasm_v128_and(m, visible);  // 0 for rows with nothing visible
@@ -193,12 +209,13 @@ inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, flo
       detail::exp2_4_nonpositive(wasm_v128_and(wasm_f32x4_sub(old_max, m), visible)),
       wasm_f32x4_splat(1.0f), visible);
   const v128_t sums = wasm_f32x4_make(exp2_shift_sum(s, wasm_f32x4_extract_lane(shift, 0), w),
-                                      exp2_shift_sum(s + ld, wasm_f32x4_extract_lane(shift, 1), w),
-                                      exp2_shift_sum(s + 2 * ld, wasm_f32x4_extract_lane(shift, 2), w),
-                                      exp2_shift_sum(s + 3 * ld, wasm_f32x4_extract_lane(shift, 3), w));
+                                      rows > 1 ? exp2_shift_sum(s1, wasm_f32x4_extract_lane(shift, 1), w) : 0.0f,
+                                      rows > 2 ? exp2_shift_sum(s2, wasm_f32x4_extract_lane(shift, 2), w) : 0.0f,
+                                      rows > 3 ? exp2_shift_sum(s3, wasm_f32x4_extract_lane(shift, 3), w) : 0.0f);
   wasm_v128_store(alpha, a);
-  wasm_v128_store(run_sum, madd(wasm_v128_load(run_sum), a, sums));
-  wasm_v128_store(run_max, m);
+  wasm_v128_store(sum_at, madd(wasm_v128_load(sum_at), a, sums));
+  wasm_v128_store(max_at, m);
+  for (int r = 0; r < rows && rows < 4; ++r) run_sum[r] = sum_rows[r], run_max[r] = max_rows[r];
   return wasm_v128_any_true(visible);
 }
 
@@ -321,6 +338,51 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) no
   for (; j < n; ++j) xq[j] = static_cast<int16_t>(std::nearbyint(x[j] * inv));
   for (; j < np; ++j) xq[j] = 0;
   return amax / 8191.0f;
+}
+
+// Twin of scalar::gemm_6x8: gemm_4x8's loop for six rows, twelve accumulators. With relaxed
+// SIMD's fused madd that is 15 live vectors, within x86-64's sixteen XMM registers, and the
+// attention tiles ran at 68-70 GFLOP/s against gemm_4x8's 63-64 (Chromium 156, AMD Zen 5, the
+// FMA peak 67). With a separate multiply and add each product needs a 16th register: it spilled,
+// 38 GFLOP/s, so only the relaxed builds use it (kernels::kAttnRows).
+template <int64_t RS, int64_t CS>
+inline void gemm_6x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int64_t n, bool accumulate) noexcept {
+  if (n != 8) {
+    scalar::gemm_6x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
+    return;
+  }
+  v128_t c00 = wasm_f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  v128_t c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  if (accumulate) {
+    c00 = wasm_v128_load(c), c01 = wasm_v128_load(c + 4);
+    c10 = wasm_v128_load(c + ldc), c11 = wasm_v128_load(c + ldc + 4);
+    c20 = wasm_v128_load(c + 2 * ldc), c21 = wasm_v128_load(c + 2 * ldc + 4);
+    c30 = wasm_v128_load(c + 3 * ldc), c31 = wasm_v128_load(c + 3 * ldc + 4);
+    c40 = wasm_v128_load(c + 4 * ldc), c41 = wasm_v128_load(c + 4 * ldc + 4);
+    c50 = wasm_v128_load(c + 5 * ldc), c51 = wasm_v128_load(c + 5 * ldc + 4);
+  }
+  for (const float* end = a + K * CS; a != end; a += CS, b += ldb) {
+    const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+    v128_t x = wasm_v128_load32_splat(a);
+    c00 = madd(x, b0, c00), c01 = madd(x, b1, c01);
+    x = wasm_v128_load32_splat(a + RS);
+    c10 = madd(x, b0, c10), c11 = madd(x, b1, c11);
+    x = wasm_v128_load32_splat(a + 2 * RS);
+    c20 = madd(x, b0, c20), c21 = madd(x, b1, c21);
+    x = wasm_v128_load32_splat(a + 3 * RS);
+    c30 = madd(x, b0, c30), c31 = madd(x, b1, c31);
+    x = wasm_v128_load32_splat(a + 4 * RS);
+    c40 = madd(x, b0, c40), c41 = madd(x, b1, c41);
+    x = wasm_v128_load32_splat(a + 5 * RS);
+    c50 = madd(x, b0, c50), c51 = madd(x, b1, c51);
+  }
+  wasm_v128_store(c, c00), wasm_v128_store(c + 4, c01);
+  wasm_v128_store(c + ldc, c10), wasm_v128_store(c + ldc + 4, c11);
+  wasm_v128_store(c + 2 * ldc, c20), wasm_v128_store(c + 2 * ldc + 4, c21);
+  wasm_v128_store(c + 3 * ldc, c30), wasm_v128_store(c + 3 * ldc + 4, c31);
+  wasm_v128_store(c + 4 * ldc, c40), wasm_v128_store(c + 4 * ldc + 4, c41);
+  wasm_v128_store(c + 5 * ldc, c50), wasm_v128_store(c + 5 * ldc + 4, c51);
 }
 
 // Twin of scalar::gemm_4x16: two gemm_4x8 blocks (sixteen f32x4 accumulators at once would

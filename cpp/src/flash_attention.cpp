@@ -19,17 +19,28 @@ namespace attnlab {
 namespace {
 
 constexpr int64_t kKeyTile = 64;       // keys per softmax tile (a multiple of the 8-key panels)
-constexpr int64_t kRowsPerTask = 64;   // query rows per parallel task (a multiple of 4)
+// Query rows per parallel task: a multiple of the row group (kernels::kAttnRows) and of 4.
+constexpr int64_t kRowsPerTask = kernels::kAttnRows == 4 ? 64 : 60;
 constexpr int64_t kPackRows = 512;     // keys per packing task (a multiple of the 8-key panels)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kLog2e = kernels::exp_constants::kLog2e;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
+// The G-row register block: kernels::gemm_4x8 or gemm_6x8.
+template <int G, int64_t RS, int64_t CS>
+void gemm_rows(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t n,
+               bool accumulate) noexcept {
+  if constexpr (G == 6)
+    kernels::gemm_6x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
+  else
+    kernels::gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
+}
+
 // Scores s[0..width) of row i against keys j0.. (base 2): keys at or past `hi` are hidden, and
 // the element-wise masks apply to the visible ones.
 void mask_tile(const MaskSet& m, int64_t b, int64_t i, int64_t j0, int64_t hi, float* s,
-               int64_t width) {
+               int64_t width) noexcept {
   const int64_t vis = std::clamp<int64_t>(hi - j0, 0, width);
   for (int64_t j = vis; j < width; ++j) s[j] = kNegInf;
   if (vis == 0) return;
@@ -91,15 +102,75 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
   }
 }
 
+// Rows [i0, i0 + R) of a slice in groups of G (kernels::kAttnRows, or 4), into the caller's
+// buffers: q rows pre-scaled (by scale * log2 e) and interleaved by G (the A operand of the G-row
+// product; zero rows pad the last group), the output accumulators, running max and sum per row
+// (all set up by the caller), and one G x kKeyTile score tile. hi[r]: row r's visible keys.
+// noexcept and allocation-free (so no exception landing pads: Emscripten's are calls through JS):
+// attend_slice owns the memory and finishes the rows.
+//
+// Each row's scores, softmax and output are its own within the group; what the rows share is the
+// tile width (the longest key range among them), which orders a row's softmax sum. So rows with
+// equal key ranges get the same bits in groups of 4 or 6; under causal masks or differing valid
+// lengths the last bits may move with G. The task split fixes the groups, so thread counts never
+// change them.
+template <int G>
+void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R, int64_t D, int64_t Dv,
+                   float scale, const MaskSet& masks, const float* k_panels, const int64_t* hi,
+                   int64_t hi_all, float* qs, float* acc, float* run_max, float* run_sum, float* s,
+                   int64_t weights_stride) noexcept {
+  for (int64_t g = 0; g < R; g += G)
+    kernels::pack_rows<G>(sl.q + (i0 + g) * sl.q_stride, sl.q_stride, std::min<int64_t>(G, rows - g), D,
+                          qs + g * D);
+  kernels::scale(qs, scale * kLog2e, R * D);
+  const bool element_masks = !masks.bools.empty() || !masks.additive.empty();
+  // Key tiles outside, groups of G rows inside: a tile of K panels and V rows is reused by all
+  // the task's rows while it is in cache.
+  for (int64_t j0 = 0; j0 < hi_all; j0 += kKeyTile) {
+    for (int64_t g = 0; g < R; g += G) {
+      const int64_t hmax = *std::max_element(hi + g, hi + g + G);
+      const int64_t hmin = *std::min_element(hi + g, hi + g + G);
+      if (j0 >= hmax) continue;  // every key of the tile is hidden from these rows
+      const int64_t w = std::min(kKeyTile, hmax - j0), wp = round_up(w, 8);
+      for (int64_t p = 0; p < wp; p += 8)
+        gemm_rows<G, 1, G>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
+
+      for (int64_t r = 0; r < G; ++r) {
+        float* sr = s + r * kKeyTile;
+        const int64_t row = g + r;
+        if (element_masks || j0 + wp > hmin) mask_tile(masks, sl.b, i0 + row, j0, hi[row], sr, wp);
+        if (sl.weights && row < rows)  // raw masked base-2 scores; normalised once the row is done
+          std::memcpy(sl.weights + (i0 + row) * weights_stride + j0, sr, sizeof(float) * static_cast<size_t>(w));
+      }
+      float alpha[(G + 3) / 4 * 4];  // online_softmax4 writes four lanes
+      bool any = false;
+      for (int r = 0; r < G; r += 4)
+        any |= kernels::online_softmax4(s + r * kKeyTile, kKeyTile, wp, run_max + g + r, run_sum + g + r,
+                                        alpha + r, std::min(4, G - r));
+      if (!any) continue;
+      for (int64_t r = 0; r < G; ++r)
+        if (alpha[r] != 1.0f) kernels::scale(acc + (g + r) * Dv, alpha[r], Dv);
+      const float* v = sl.v + j0 * sl.v_stride;
+      for (int64_t c = 0; c < Dv; c += 8)
+        gemm_rows<G, kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv, std::min<int64_t>(8, Dv - c),
+                                  true);
+    }
+  }
+}
+
 }  // namespace
 
 void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
-  const int64_t rows = i1 - i0, R = round_up(rows, 4);
-  // Per task: q rows pre-scaled (by scale * log2 e), interleaved by 4 (gemm_4x8's A operand;
-  // zero rows pad the last group), the output accumulators, running max and sum per row, and one
-  // 4 x kKeyTile score tile.
-  std::unique_ptr<float[]> buf(new float[R * D + R * Dv + 2 * R + 4 * kKeyTile]);
+  // Wider groups where the build has them and they pad less than groups of 4 would, counted at
+  // their 1.08x rate: 5-6 rows, and 9 or more (a decoder's single row stays in a group of 4).
+  constexpr int64_t kWide = kernels::kAttnRows;
+  const int64_t rows = i1 - i0;
+  const int64_t G = kWide > 4 && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
+  const int64_t R = round_up(rows, G);
+  // Per task: q rows, output accumulators, running max and sum per row, the score tile (see
+  // attend_groups), and each row's visible keys.
+  std::unique_ptr<float[]> buf(new float[R * D + R * Dv + 2 * R + G * kKeyTile]);
   float* qs = buf.get();
   float* acc = qs + R * D;
   float* run_max = acc + R * Dv;
@@ -107,10 +178,6 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
   float* s = run_sum + R;
   std::unique_ptr<int64_t[]> hi(new int64_t[R]);
   int64_t hi_all = 0;
-  for (int64_t g = 0; g < R; g += 4)
-    kernels::pack_rows4(sl.q + (i0 + g) * sl.q_stride, sl.q_stride, std::min<int64_t>(4, rows - g), D,
-                        qs + g * D);
-  kernels::scale(qs, scale * kLog2e, R * D);
   for (int64_t r = 0; r < R; ++r) {
     hi[r] = r < rows ? visible_keys(masks, sl.b, i0 + r, Sk) : 0;
     hi_all = std::max(hi_all, hi[r]);
@@ -118,36 +185,10 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
     run_sum[r] = 0.0f;
   }
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(R * Dv));
-  const bool element_masks = !masks.bools.empty() || !masks.additive.empty();
-
-  // Key tiles outside, groups of 4 rows inside: a tile of K panels and V rows is reused by all
-  // the task's rows while it is in cache.
-  for (int64_t j0 = 0; j0 < hi_all; j0 += kKeyTile) {
-    for (int64_t g = 0; g < R; g += 4) {
-      const int64_t hmax = std::max({hi[g], hi[g + 1], hi[g + 2], hi[g + 3]});
-      const int64_t hmin = std::min({hi[g], hi[g + 1], hi[g + 2], hi[g + 3]});
-      if (j0 >= hmax) continue;  // every key of the tile is hidden from these rows
-      const int64_t w = std::min(kKeyTile, hmax - j0), wp = round_up(w, 8);
-      for (int64_t p = 0; p < wp; p += 8)
-        kernels::gemm_4x8<1, 4>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
-
-      for (int64_t r = 0; r < 4; ++r) {
-        float* sr = s + r * kKeyTile;
-        const int64_t row = g + r;
-        if (element_masks || j0 + wp > hmin) mask_tile(masks, sl.b, i0 + row, j0, hi[row], sr, wp);
-        if (sl.weights && row < rows)  // raw masked base-2 scores; normalised once the row is done
-          std::memcpy(sl.weights + (i0 + row) * Sk + j0, sr, sizeof(float) * static_cast<size_t>(w));
-      }
-      float alpha[4];
-      if (!kernels::online_softmax4(s, kKeyTile, wp, run_max + g, run_sum + g, alpha)) continue;
-      for (int64_t r = 0; r < 4; ++r)
-        if (alpha[r] != 1.0f) kernels::scale(acc + (g + r) * Dv, alpha[r], Dv);
-      const float* v = sl.v + j0 * sl.v_stride;
-      for (int64_t c = 0; c < Dv; c += 8)
-        kernels::gemm_4x8<kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv,
-                                       std::min<int64_t>(8, Dv - c), true);
-    }
-  }
+  if (G == kWide)
+    attend_groups<kWide>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);
+  else
+    attend_groups<4>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);
 
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;

@@ -35,7 +35,7 @@ void linear_panels(const float* x, int64_t ldx, int64_t rows, int64_t in, const 
     const int64_t R = (r1 - r0 + 3) / 4 * 4;
     std::unique_ptr<float[]> xs(new float[R * in]);
     for (int64_t g = 0; g < R; g += 4)
-      kernels::pack_rows4(x + (r0 + g) * ldx, ldx, std::min<int64_t>(4, r1 - r0 - g), in, xs.get() + g * in);
+      kernels::pack_rows<4>(x + (r0 + g) * ldx, ldx, std::min<int64_t>(4, r1 - r0 - g), in, xs.get() + g * in);
     float tail[4 * 16];  // the last block when fewer than 4 rows are left
     // Panels in pairs where both are full (gemm_4x16: twice the accumulators, the same bits).
     for (int64_t p = p0; p < p1;) {

@@ -234,6 +234,49 @@ TEST(Kernels, OnlineSoftmax4MatchesScalarAndFloat64) {
   }
 }
 
+// With rows < 4 (the attention kernel's groups of 6 end in two rows), the present rows come out
+// exactly as in a call over four, and nothing past them is read into them or written.
+TEST(Kernels, OnlineSoftmax4OnFewerRowsMatchesTheFourRowCall) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const int ld = 24, w = 16;
+  for (int rows : {1, 2, 3}) {
+    std::vector<float> t1 = ref::random(4 * ld, 21), t2 = ref::random(4 * ld, 22);
+    for (int j = 0; j < w; ++j) t2[j] += 5.0f;  // row 0's max moves in the second tile
+    for (int j = 0; j < ld; ++j) t1[3 * ld + j] = 50.0f;  // a larger max in a row that may be absent
+    float max4[4], sum4[4], al4[4], maxr[4], sumr[4], alr[4];
+    float smax[4], ssum[4], sal[4];
+    for (int r = 0; r < 4; ++r) max4[r] = maxr[r] = smax[r] = ninf, sum4[r] = sumr[r] = ssum[r] = 0.0f;
+    for (int r = rows; r < 4; ++r) maxr[r] = smax[r] = 7.0f, sumr[r] = ssum[r] = 9.0f;  // must stay
+    for (const auto* t : {&t1, &t2}) {
+      std::vector<float> x4 = *t, xr = *t, xs = *t;
+      EXPECT_TRUE(k::online_softmax4(x4.data(), ld, w, max4, sum4, al4));
+      EXPECT_TRUE(k::online_softmax4(xr.data(), ld, w, maxr, sumr, alr, rows));
+      EXPECT_TRUE(k::scalar::online_softmax4(xs.data(), ld, w, smax, ssum, sal, rows));
+      for (int r = 0; r < rows; ++r) {
+        EXPECT_EQ(maxr[r], max4[r]) << rows;
+        EXPECT_EQ(sumr[r], sum4[r]) << rows;
+        EXPECT_EQ(alr[r], al4[r]) << rows;
+        EXPECT_EQ(smax[r], max4[r]) << rows;
+        EXPECT_NEAR(ssum[r], sum4[r], 1e-6f * sum4[r]) << rows;
+        for (int j = 0; j < w; ++j) EXPECT_EQ(xr[r * ld + j], x4[r * ld + j]);
+      }
+      for (int r = rows; r < 4; ++r) {
+        EXPECT_EQ(maxr[r], 7.0f);
+        EXPECT_EQ(sumr[r], 9.0f);
+        EXPECT_EQ(smax[r], 7.0f);
+        EXPECT_EQ(ssum[r], 9.0f);
+        for (int j = 0; j < ld; ++j) EXPECT_EQ(xr[r * ld + j], (*t)[r * ld + j]);
+      }
+    }
+  }
+  float m[4] = {ninf, ninf, ninf, ninf}, sm[4] = {}, al[4];
+  std::vector<float> masked(4 * ld, ninf);
+  for (int j = 0; j < w; ++j) masked[2 * ld + j] = 1.0f;  // visible, but past the 2 rows asked for
+  std::vector<float> masked2 = masked;  // each call turns the rows it takes into zeros
+  EXPECT_FALSE(k::online_softmax4(masked.data(), ld, w, m, sm, al, 2));
+  EXPECT_FALSE(k::scalar::online_softmax4(masked2.data(), ld, w, m, sm, al, 2));
+}
+
 TEST(Kernels, MaskBytesMatchesScalar) {
   for (int n : {0, 1, 4, 5, 31, 64}) {
     std::vector<uint8_t> m(n);
@@ -295,20 +338,25 @@ TEST(Kernels, FindAboveMatchesScalar) {
   }
 }
 
-// A[i][k] = a[i * RS + k * CS] for both layouts the drivers use.
-template <int64_t RS, int64_t CS>
+// A[i][k] = a[i * RS + k * CS] for both layouts the drivers use; G rows (gemm_4x8 or gemm_6x8).
+template <int G, int64_t RS, int64_t CS>
 void expect_gemm_matches(int64_t K) {
   for (int64_t n : {1, 5, 8}) {
     for (bool accumulate : {false, true}) {
       const int64_t ldb = 11, ldc = 13;
-      const auto a = ref::random(4 * RS + std::max<int64_t>(K, 1) * CS * 4, 5);
+      const auto a = ref::random(G * RS + std::max<int64_t>(K, 1) * CS * G, 5);
       const auto b = ref::random(std::max<int64_t>(K, 1) * ldb, 6);
-      const auto c0 = ref::random(4 * ldc, 7);
+      const auto c0 = ref::random(G * ldc, 7);
       auto c1 = c0, c2 = c0;
-      k::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c1.data(), ldc, n, accumulate);
-      k::scalar::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c2.data(), ldc, n, accumulate);
-      EXPECT_EQ(c1, c2) << "K=" << K << " n=" << n;
-      for (int i = 0; i < 4; ++i)
+      if constexpr (G == 6) {
+        k::gemm_6x8<RS, CS>(K, a.data(), b.data(), ldb, c1.data(), ldc, n, accumulate);
+        k::scalar::gemm_6x8<RS, CS>(K, a.data(), b.data(), ldb, c2.data(), ldc, n, accumulate);
+      } else {
+        k::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c1.data(), ldc, n, accumulate);
+        k::scalar::gemm_4x8<RS, CS>(K, a.data(), b.data(), ldb, c2.data(), ldc, n, accumulate);
+      }
+      EXPECT_EQ(c1, c2) << "G=" << G << " K=" << K << " n=" << n;
+      for (int i = 0; i < G; ++i)
         for (int64_t j = 0; j < ldc; ++j) {
           double want = j < n ? (accumulate ? c0[i * ldc + j] : 0.0) : c0[i * ldc + j];
           if (j < n)
@@ -322,9 +370,27 @@ void expect_gemm_matches(int64_t K) {
 
 TEST(Kernels, Gemm4x8MatchesScalarBitForBitAndFloat64) {
   for (int64_t K : {0, 1, 7, 64, 130}) {
-    expect_gemm_matches<1, 4>(K);    // interleaved rows (pack_rows4)
-    expect_gemm_matches<64, 1>(K);   // rows a fixed stride apart (the score tile)
+    expect_gemm_matches<4, 1, 4>(K);    // interleaved rows (pack_rows<4>)
+    expect_gemm_matches<4, 64, 1>(K);   // rows a fixed stride apart (the score tile)
   }
+}
+
+TEST(Kernels, Gemm6x8MatchesScalarBitForBitAndFloat64) {
+  for (int64_t K : {0, 1, 7, 64, 130}) {
+    expect_gemm_matches<6, 1, 6>(K);    // interleaved rows (pack_rows<6>)
+    expect_gemm_matches<6, 64, 1>(K);
+  }
+  // Each of its rows is gemm_4x8's row, bit for bit: the attention kernel's row groups of 4 and 6
+  // give the same results.
+  const int64_t K = 70, ldc = 8;
+  const auto a = ref::random(6 * K, 8), b = ref::random(K * 8, 9);
+  std::vector<float> six(6 * ldc), four(8 * ldc);
+  std::vector<float> a8(8 * K, 0.0f);
+  for (int64_t i = 0; i < 6 * K; ++i) a8[i] = a[i];
+  k::gemm_6x8<K, 1>(K, a.data(), b.data(), 8, six.data(), ldc, 8, false);
+  k::gemm_4x8<K, 1>(K, a8.data(), b.data(), 8, four.data(), ldc, 8, false);
+  k::gemm_4x8<K, 1>(K, a8.data() + 4 * K, b.data(), 8, four.data() + 4 * ldc, ldc, 8, false);
+  for (int64_t i = 0; i < 6 * ldc; ++i) EXPECT_EQ(six[i], four[i]) << i;
 }
 
 // gemm_4x16 is two gemm_4x8 blocks in one pass: bit for bit those two calls (scalar), and the
@@ -382,7 +448,7 @@ TEST(Kernels, PackRows4InterleavesAndZeroPads) {
   const int64_t cols = 5, stride = 7;
   const auto x = ref::random(3 * stride, 9);
   std::vector<float> out(4 * cols, -1.0f);
-  k::pack_rows4(x.data(), stride, 3, cols, out.data());
+  k::pack_rows<4>(x.data(), stride, 3, cols, out.data());
   for (int64_t c = 0; c < cols; ++c)
     for (int64_t r = 0; r < 4; ++r) EXPECT_EQ(out[c * 4 + r], r < 3 ? x[r * stride + c] : 0.0f);
 }

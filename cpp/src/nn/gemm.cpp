@@ -11,7 +11,7 @@ namespace attnlab::nn {
 namespace {
 
 // Rows [0, m) of C (m <= 4, row stride ldc), columns [0, M): (+)= A b, where a4 holds the 4 rows
-// of A interleaved (kernels::pack_rows4 layout, Kd deep) and b is [Kd, M] with row stride ldb.
+// of A interleaved (kernels::pack_rows<4> layout, Kd deep) and b is [Kd, M] with row stride ldb.
 void rows4_times(int64_t Kd, const float* a4, const float* b, int64_t ldb, float* c, int64_t ldc,
                  int64_t m, int64_t M, bool acc) {
   float tail[4 * 32] = {};
@@ -114,7 +114,7 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
   float* a4 = space(sc.a, groups * 4 * K);
   float* bp = space(sc.b, panels * kPanel * K);
   for (int64_t g = 0; g < groups; ++g)
-    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
+    kernels::pack_rows<4>(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
   for (int64_t p = 0; p < panels; ++p) {
     float* o = bp + p * kPanel * K;
     const int64_t w = std::min(kPanel, M - p * kPanel);
@@ -136,7 +136,7 @@ void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   float* a4 = space(sc.a, groups * 4 * K);
   float* bp = space(sc.b, panels * kPanel * std::min(kChunk, K));
   for (int64_t g = 0; g < groups; ++g)
-    kernels::pack_rows4(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
+    kernels::pack_rows<4>(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kChunk) {
     const int64_t kd = std::min(kChunk, K - k0);
     pack_column_panels(B + k0 * M, M, kd, M, bp);
