@@ -1,4 +1,4 @@
-// embind of the core ops (with variants.cpp and heap.cpp): each entry reads its typed
+// embind of the core ops (with variants.cpp and common.cpp): each entry reads its typed
 // argument object (web/lib/wasm-module.ts) into the core's structs, calls the core and returns
 // guarded()'s "" or message (marshal.hpp).
 #include <emscripten/bind.h>

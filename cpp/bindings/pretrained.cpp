@@ -4,7 +4,6 @@
 // message, and fills the caller's `out` object (web/lib/pretrained/module.ts) with numbers,
 // strings and the tensors as JS-owned Float32Array copies.
 #include <emscripten/bind.h>
-#include <malloc.h>
 
 #include <map>
 #include <memory>
@@ -101,6 +100,4 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
   function("pretrainedSetThreads", +[](int n) {
     return checked([&] { replace_pool(pool, n); });
   });
-  // Bytes malloc has handed out and not had back: loadModel() sizes the checkpoint's budget by it.
-  function("heapUsed", +[] { return static_cast<double>(mallinfo().uordblks); });
 }

@@ -7,6 +7,7 @@
 // e^x, whose latency bounds the exp loop. Rows that float32 cannot score (a score or an additive
 // mask beyond its range, which base 2 reaches 1.44x sooner) are recomputed exactly (exact_row).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -26,6 +27,9 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kLog2e = kernels::exp_constants::kLog2e;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// Whether attend_slice may use groups of kernels::kAttnRows (set_attention_rows).
+std::atomic<bool> wide_rows{false};
 
 // The G-row register block: kernels::gemm_4x8 or gemm_6x8.
 template <int G, int64_t RS, int64_t CS>
@@ -112,8 +116,8 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
 // Each row's scores, softmax and output are its own within the group; what the rows share is the
 // tile width (the longest key range among them), which orders a row's softmax sum. So rows with
 // equal key ranges get the same bits in groups of 4 or 6; under causal masks or differing valid
-// lengths the last bits may move with G. The task split fixes the groups, so thread counts never
-// change them.
+// lengths the last bits may move with G. The task split and the module's setting
+// (set_attention_rows, once, before any attention) fix the groups: thread counts never change them.
 template <int G>
 void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R, int64_t D, int64_t Dv,
                    float scale, const MaskSet& masks, const float* k_panels, const int64_t* hi,
@@ -162,11 +166,12 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
 
 void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
-  // Wider groups where the build has them and they pad less than groups of 4 would, counted at
-  // their 1.08x rate: 5-6 rows, and 9 or more (a decoder's single row stays in a group of 4).
+  // Wider groups where they are on and pad less than groups of 4 would, counted at their 1.08x
+  // rate: 5-6 rows, and 9 or more (a decoder's single row stays in a group of 4).
   constexpr int64_t kWide = kernels::kAttnRows;
   const int64_t rows = i1 - i0;
-  const int64_t G = kWide > 4 && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
+  const bool wide = kWide > 4 && wide_rows.load(std::memory_order_relaxed);
+  const int64_t G = wide && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
   const int64_t R = round_up(rows, G);
   // Per task: q rows, output accumulators, running max and sum per row, the score tile (see
   // attend_groups), and each row's visible keys.
@@ -213,6 +218,32 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
       std::memset(wr + hi[r], 0, sizeof(float) * static_cast<size_t>(Sk - hi[r]));
     }
   }
+}
+
+int set_attention_rows(int rows) {
+  wide_rows.store(rows == kernels::kAttnRows && rows > 4, std::memory_order_relaxed);
+  return wide_rows.load(std::memory_order_relaxed) ? kernels::kAttnRows : 4;
+}
+
+float attention_rows_probe(int rows, int reps) {
+  // One 64-key tile at D = 64, as attend_groups runs it: QK^T into the score tile, then P V.
+  constexpr int64_t D = 64, G = kernels::kAttnRows > 4 ? kernels::kAttnRows : 4;
+  static float q[G * D], k[kKeyTile * D], v[kKeyTile * D], s[G * kKeyTile], acc[G * D];
+  for (int r = 0; r < reps; ++r) {
+    for (int64_t p = 0; p < kKeyTile; p += 8) {
+      if (rows == G)
+        gemm_rows<G, 1, G>(D, q, k + p * D, 8, s + p, kKeyTile, 8, false);
+      else
+        gemm_rows<4, 1, 4>(D, q, k + p * D, 8, s + p, kKeyTile, 8, false);
+    }
+    for (int64_t c = 0; c < D; c += 8) {
+      if (rows == G)
+        gemm_rows<G, kKeyTile, 1>(kKeyTile, s, v + c, D, acc + c, D, 8, true);
+      else
+        gemm_rows<4, kKeyTile, 1>(kKeyTile, s, v + c, D, acc + c, D, 8, true);
+    }
+  }
+  return acc[0] + s[0];
 }
 
 void attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice, int64_t Sq,

@@ -8,6 +8,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/linear.hpp"
+#include "kernels.hpp"
 #include "reference.hpp"
 
 using namespace attnlab;
@@ -202,4 +203,13 @@ TEST(Linear, RowBlocksAndColumnSplitsOfWideInputs) {
       const double want = b[j] + ref::dot(&x[r * in], &W[j * in], in);
       ASSERT_NEAR(y[r * out + j], want, 1e-4 * std::max(1.0, std::abs(want))) << r << "," << j;
     }
+}
+
+// Groups of 6 query rows exist only where relaxed SIMD fuses the multiply-add (kernels::kAttnRows;
+// the relaxed builds are checked in tests/js/relaxed.test.ts): elsewhere a request for 6 keeps 4.
+TEST(FlashAttention, RowGroupsOfSixOnlyWhereTheBuildHasThem) {
+  EXPECT_EQ(set_attention_rows(6), kernels::kAttnRows);
+  EXPECT_EQ(set_attention_rows(4), 4);
+  EXPECT_EQ(set_attention_rows(5), 4);
+  EXPECT_EQ(std::isfinite(attention_rows_probe(4, 2)), true);
 }

@@ -90,4 +90,35 @@ describe('relaxed builds', () => {
     }
     for (const name of ['relaxed-t1', 'relaxed-t2', 'relaxed-simd', 'simd']) expect(r[name].firstDense, `${name} first call`).toBe(r[name].dense);
   });
+
+  it('attention runs on groups of 4 or 6 query rows (loader.ts times both): results meet float64 either way, and dense ones keep their bits', () => {
+    // Row counts around the groups' sizes and past a 60-row task; dense, causal and per-row valid lengths.
+    const cases = [];
+    let seed = 40;
+    for (const [B, Sq, Sk, D] of [[2, 1, 9, 8], [1, 5, 33, 16], [2, 6, 70, 64], [1, 7, 64, 32], [2, 12, 100, 24], [1, 61, 130, 64], [1, 130, 130, 32]]) {
+      const q = randn([B, Sq, D], seed++), k = randn([B, Sk, D], seed++), v = randn([B, Sk, D], seed++);
+      cases.push({ q, k, v, options: {} });
+      if (Sq === Sk) cases.push({ q, k, v, options: { causal: true } });
+      cases.push({ q, k, v, options: { validLens: Int32Array.from({ length: B * Sq }, (_, i) => 1 + (i * 7) % Sk) } });  // per row
+    }
+    const plain = (x: { data: Float32Array; shape: number[] }) => ({ data: Array.from(x.data), shape: x.shape });
+    const input = cases.map(({ q, k, v, options }) => ({
+      q: plain(q), k: plain(k), v: plain(v), options: { ...options, ...('validLens' in options ? { validLens: Array.from(options.validLens) } : {}) },
+    }));
+    const r = runChild('--experimental-wasm-relaxed-simd', 'rows', JSON.stringify(input));
+    expect(r.set).toEqual({ 'relaxed-simd': [6, 4], 'relaxed-simd-threads': [6, 4], simd: [4, 4] });
+    const f32 = (b64: string) => {
+      const b = Buffer.from(b64, 'base64');
+      return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+    };
+    cases.forEach(({ q, k, v, options }, i) => {
+      const ref = refAttention(q, k, v, options);
+      for (const rows of [4, 6]) {
+        expect(maxError(f32(r[rows][i].output), ref.output.data), `case ${i}, ${rows} rows`).toBeLessThanOrEqual(TOL);
+        expect(maxError(f32(r[rows][i].weights), ref.weights.data), `case ${i}, ${rows} rows, weights`).toBeLessThanOrEqual(TOL);
+      }
+      // Rows that see the same keys get the same bits in either group.
+      if (Object.keys(options).length === 0) expect(r[6][i], `case ${i}`).toEqual(r[4][i]);
+    });
+  });
 });

@@ -220,7 +220,7 @@ export interface TrainerEvaluationOut {
   example: { source: string[]; target: string[]; output: string[]; attention: Float32Array } | null;
 }
 
-export interface WasmModule {
+export interface WasmModule extends AttentionRows {
   _malloc(bytes: number): Ptr;
   _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;
@@ -254,10 +254,21 @@ export interface WasmModule {
 }
 
 /**
+ * What every module binds for the fused attention kernel's query-row groups
+ * (cpp/bindings/common.cpp): loader.ts times both sizes and sets one (attnlab/attention.hpp).
+ */
+export interface AttentionRows {
+  /** 4, or 6 where the build has 6-row groups; returns the rows now used. */
+  setAttentionRows(rows: number): number;
+  /** The kernel's tile loop on `rows`-row groups, `reps` times (a checksum). */
+  attentionRowsProbe(rows: number, reps: number): number;
+}
+
+/**
  * The nn module (cpp/bindings/translate.cpp, built as attnlab-nn-<variant>): the translators and
  * the toy trainer, instantiated on first use so the home page's module does not carry them.
  */
-export interface NnModule {
+export interface NnModule extends AttentionRows {
   _malloc(bytes: number): Ptr;
   _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;
