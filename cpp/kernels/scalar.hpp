@@ -178,6 +178,26 @@ inline int64_t find_above(const float* x, int64_t n, float bar) noexcept {
   return n;
 }
 
+// c[R][n] (+)= A[R][K] b[K][n], n <= 8, one element at a time in order k = 0, 1, ...: gemm_4x8's
+// partial blocks (n < 8) and gemm_6x8. For n < 8, GCC would rather vectorise the K loop (then add
+// lane by lane, in order) than the columns, so that is switched off here.
+template <int R, int64_t RS, int64_t CS>
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-vectorize")))
+#endif
+inline void gemm_rx8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                     int64_t n, bool accumulate) noexcept {
+  float acc[R][8] = {};
+  if (accumulate)
+    for (int i = 0; i < R; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] = c[i * ldc + j];
+  for (int64_t k = 0; k < K; ++k)
+    for (int i = 0; i < R; ++i)
+      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
+  for (int i = 0; i < R; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
+}
+
 // The register block of every matrix product here: c[4][n] = (accumulate ? c : 0) + A b for
 // n <= 8, A[i][k] = a[i * RS + k * CS] (strides known at compile time, so a SIMD build addresses
 // the four rows by constant offsets), b[k][j] = b[k * ldb + j], c row stride ldc. Each c element
@@ -213,15 +233,7 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
     std::memcpy(c + 2 * ldc, &c2, sizeof c2), std::memcpy(c + 3 * ldc, &c3, sizeof c3);
     return;
   }
-  float acc[4][8] = {};
-  if (accumulate)
-    for (int i = 0; i < 4; ++i)
-      for (int64_t j = 0; j < n; ++j) acc[i][j] = c[i * ldc + j];
-  for (int64_t k = 0; k < K; ++k)
-    for (int i = 0; i < 4; ++i)
-      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
-  for (int i = 0; i < 4; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
+  gemm_rx8<4, RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
 }
 
 // gemm_4x8 for six rows: c[6][n] (+)= A[6][K] b[K][n], each element summed in gemm_4x8's order.
@@ -229,15 +241,7 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
 template <int64_t RS, int64_t CS>
 inline void gemm_6x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                      int64_t n, bool accumulate) noexcept {
-  float acc[6][8] = {};
-  if (accumulate)
-    for (int i = 0; i < 6; ++i)
-      for (int64_t j = 0; j < n; ++j) acc[i][j] = c[i * ldc + j];
-  for (int64_t k = 0; k < K; ++k)
-    for (int i = 0; i < 6; ++i)
-      for (int64_t j = 0; j < n; ++j) acc[i][j] += a[i * RS + k * CS] * b[k * ldb + j];
-  for (int i = 0; i < 6; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = acc[i][j];
+  gemm_rx8<6, RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
 }
 
 // Two gemm_4x8-ordered column blocks of V's width side by side: c[R][2W] (+)= A [b0 | b1], columns
