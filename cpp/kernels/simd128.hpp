@@ -215,7 +215,8 @@ inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, flo
   wasm_v128_store(alpha, a);
   wasm_v128_store(sum_at, madd(wasm_v128_load(sum_at), a, sums));
   wasm_v128_store(max_at, m);
-  for (int r = 0; r < rows && rows < 4; ++r) run_sum[r] = sum_rows[r], run_max[r] = max_rows[r];
+  if (rows < 4)
+    for (int r = 0; r < rows; ++r) run_sum[r] = sum_rows[r], run_max[r] = max_rows[r];
   return wasm_v128_any_true(visible);
 }
 

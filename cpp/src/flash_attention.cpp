@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "attnlab/attention.hpp"
 #include "kernels.hpp"
@@ -227,21 +228,18 @@ int set_attention_rows(int rows) {
 
 float attention_rows_probe(int rows, int reps) {
   // One 64-key tile at D = 64, as attend_groups runs it: QK^T into the score tile, then P V.
-  constexpr int64_t D = 64, G = kernels::kAttnRows > 4 ? kernels::kAttnRows : 4;
+  constexpr int64_t D = 64, G = kernels::kAttnRows;
   static float q[G * D], k[kKeyTile * D], v[kKeyTile * D], s[G * kKeyTile], acc[G * D];
+  auto tile = [&](auto rows_c) {
+    constexpr int R = decltype(rows_c)::value;
+    for (int64_t p = 0; p < kKeyTile; p += 8) gemm_rows<R, 1, R>(D, q, k + p * D, 8, s + p, kKeyTile, 8, false);
+    for (int64_t c = 0; c < D; c += 8) gemm_rows<R, kKeyTile, 1>(kKeyTile, s, v + c, D, acc + c, D, 8, true);
+  };
   for (int r = 0; r < reps; ++r) {
-    for (int64_t p = 0; p < kKeyTile; p += 8) {
-      if (rows == G)
-        gemm_rows<G, 1, G>(D, q, k + p * D, 8, s + p, kKeyTile, 8, false);
-      else
-        gemm_rows<4, 1, 4>(D, q, k + p * D, 8, s + p, kKeyTile, 8, false);
-    }
-    for (int64_t c = 0; c < D; c += 8) {
-      if (rows == G)
-        gemm_rows<G, kKeyTile, 1>(kKeyTile, s, v + c, D, acc + c, D, 8, true);
-      else
-        gemm_rows<4, kKeyTile, 1>(kKeyTile, s, v + c, D, acc + c, D, 8, true);
-    }
+    if (rows == G)
+      tile(std::integral_constant<int, G>());
+    else
+      tile(std::integral_constant<int, 4>());
   }
   return acc[0] + s[0];
 }

@@ -190,7 +190,7 @@ let sixRows: boolean | undefined;  // per realm: the engine decides, and every m
 /**
  * The relaxed builds' fused attention kernel can take query rows 6 at a time: 12 accumulators,
  * which fit x86-64's 16 vector registers once the multiply-add is one instruction. Whether they
- * do is up to the engine's compiler: Chromium 156 ran attention 1.08-1.13x faster so, Node 20's
+ * do is up to the engine's compiler: Chromium 156 ran attention 1.09-1.12x faster so, Node 20's
  * V8 spilled them and ran the kernel at half speed. So it is measured, once per realm on the
  * first module: the kernel's tile loop with 4 and with 6 rows, in turns, until neither has
  * improved by 1% for 4 turns (the first calls run V8's baseline tier), and 6 is kept only when

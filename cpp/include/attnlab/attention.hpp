@@ -51,7 +51,7 @@ void attend_slice(const AttentionSlice& s, int64_t i0, int64_t i1, int64_t Sk, i
 
 // Query rows the fused kernel takes per group: 4, or kernels::kAttnRows (6 in the relaxed
 // builds, whose fused multiply-add leaves registers for 12 accumulators) where the engine's
-// compiler makes that faster. Chromium 156 does (1.08-1.13x); Node 20's V8 spills the block and
+// compiler makes that faster. Chromium 156 does (1.09-1.12x); Node 20's V8 spills the block and
 // runs it at half speed. So the loader times both with attention_rows_probe (the tile loop on
 // `rows`-row groups, `reps` times; returns a checksum) and sets the faster, once, before any
 // attention runs. Results move with it only in their last bits, and only where rows of a group
