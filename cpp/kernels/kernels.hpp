@@ -16,8 +16,8 @@
 //                                  factor that rescales what was accumulated before (four lanes
 //                                  written); rows < 4 takes only the first rows, the same bits
 //   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
-//   exp2_approx(y)                 2^y for y <= 0, the same polynomial after a one-step reduction;
-//                                  rel. error < 1e-7 on [-126, 0]
+//   exp2_approx(y)                 2^y for y <= 0: a one-step reduction and a degree-6 polynomial
+//                                  of the fraction; rel. error < 1.3e-7 on [-126, 0]
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
 //   find_above(x, n, bar)          index of the first x[i] > bar (NaN never is), or n
@@ -44,7 +44,9 @@
 //                                  across ISAs. A is either 4 interleaved rows (pack_rows<4>:
 //                                  RS = 1, CS = 4) or rows a fixed stride apart (CS = 1)
 //   gemm_6x8<RS, CS>(...)          gemm_4x8 for six rows (A of pack_rows<6>: RS = 1, CS = 6),
-//                                  each element in the same order; kAttnRows says who uses it
+//                                  each element in the same order
+//   gemm_rows<G, RS, CS>(...)      gemm_4x8 (G = 4) or gemm_6x8 (G = 6): G is 4 or kWideRows,
+//                                  as attnlab::row_groups() says
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -79,15 +81,23 @@ using isa::gemm_4x16;
 using isa::gemm_4x32;
 using isa::gemm_4x8;
 using isa::gemm_6x8;
-// Query rows per group of the attention kernel: six where relaxed SIMD fuses the multiply-add
-// (gemm_6x8's twelve accumulators fit the registers: 68-70 GFLOP/s against 63-64 for four), else
-// four. A row's bits do not depend on its group's size, except through the tile width its group
-// shares (the longest key range of its rows, under causal masks and valid lengths).
+// The widest row group a build offers (attnlab/row_groups.hpp): six where relaxed SIMD fuses the
+// multiply-add (gemm_6x8's twelve accumulators fit the registers: attention tiles 68-70 GFLOP/s
+// against 63-64 for four, a dense layer's 67 against 61, Chromium 156), else four.
 #if defined(__wasm_simd128__) && defined(ATTNLAB_RELAXED_SIMD)
-inline constexpr int kAttnRows = 6;
+inline constexpr int kWideRows = 6;
 #else
-inline constexpr int kAttnRows = 4;
+inline constexpr int kWideRows = 4;
 #endif
+template <int G, int64_t RS, int64_t CS>
+inline void gemm_rows(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t n,
+                      bool accumulate) noexcept {
+  static_assert(G == 4 || G == 6, "gemm_rows: 4 or 6 rows");
+  if constexpr (G == 6)
+    gemm_6x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
+  else
+    gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
+}
 // Sixteen 16-lane accumulators: only AVX-512 has the registers (and the lanes) for them.
 // SIMD128's eight times sixteen f32x4 would spill; its products stay four rows at a time.
 using scalar::gemm_8x32;

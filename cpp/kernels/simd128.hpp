@@ -58,14 +58,14 @@ inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
   const v128_t magic = wasm_f32x4_splat(12582912.0f);
   y = wasm_f32x4_pmax(y, wasm_f32x4_splat(kExp2Min));  // y < kExp2Min ? kExp2Min : y
   const v128_t t = wasm_f32x4_add(y, magic);
-  const v128_t r = wasm_f32x4_mul(wasm_f32x4_sub(y, wasm_f32x4_sub(t, magic)), wasm_f32x4_splat(kLn2));
-  const v128_t r2 = wasm_f32x4_mul(r, r), r4 = wasm_f32x4_mul(r2, r2);
-  const v128_t a = madd(r, wasm_f32x4_splat(kP4), wasm_f32x4_splat(kP5));
-  const v128_t b = madd(r, wasm_f32x4_splat(kP2), wasm_f32x4_splat(kP3));
-  const v128_t c = madd(r, wasm_f32x4_splat(kP0), wasm_f32x4_splat(kP1));
-  const v128_t p = madd(r4, c, madd(r2, b, a));
+  const v128_t f = wasm_f32x4_sub(y, wasm_f32x4_sub(t, magic));
+  const v128_t f2 = wasm_f32x4_mul(f, f);
+  const v128_t a = madd(f, wasm_f32x4_splat(kE3), wasm_f32x4_splat(kE2));
+  const v128_t b = madd(f, wasm_f32x4_splat(kE5), wasm_f32x4_splat(kE4));
+  const v128_t r = madd(f2, madd(f2, wasm_f32x4_splat(kE6), b), a);
+  const v128_t s = madd(f2, r, wasm_f32x4_mul(f, wasm_f32x4_splat(kE1)));
   const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
-  return wasm_f32x4_mul(wasm_f32x4_add(madd(p, r2, r), wasm_f32x4_splat(1.0f)), pow2n);
+  return wasm_f32x4_mul(wasm_f32x4_add(s, wasm_f32x4_splat(1.0f)), pow2n);
 }
 
 // x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum. Four
@@ -345,7 +345,7 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) no
 // SIMD's fused madd that is 15 live vectors, within x86-64's sixteen XMM registers, and the
 // attention tiles ran at 68-70 GFLOP/s against gemm_4x8's 63-64 (Chromium 156, AMD Zen 5, the
 // FMA peak 67). With a separate multiply and add each product needs a 16th register: it spilled,
-// 38 GFLOP/s, so only the relaxed builds use it (kernels::kAttnRows).
+// 38 GFLOP/s, so only the relaxed builds use it (kernels::kWideRows).
 template <int64_t RS, int64_t CS>
 inline void gemm_6x8(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
                      int64_t n, bool accumulate) noexcept {

@@ -7,40 +7,26 @@
 // e^x, whose latency bounds the exp loop. Rows that float32 cannot score (a score or an additive
 // mask beyond its range, which base 2 reaches 1.44x sooner) are recomputed exactly (exact_row).
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <type_traits>
 
 #include "attnlab/attention.hpp"
+#include "attnlab/row_groups.hpp"
 #include "kernels.hpp"
 
 namespace attnlab {
 namespace {
 
 constexpr int64_t kKeyTile = 64;       // keys per softmax tile (a multiple of the 8-key panels)
-// Query rows per parallel task: a multiple of the row group (kernels::kAttnRows) and of 4.
-constexpr int64_t kRowsPerTask = kernels::kAttnRows == 4 ? 64 : 60;
+// Query rows per parallel task: a multiple of both row groups (kernels::kWideRows and 4).
+constexpr int64_t kRowsPerTask = kernels::kWideRows == 4 ? 64 : 60;
 constexpr int64_t kPackRows = 512;     // keys per packing task (a multiple of the 8-key panels)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kLog2e = kernels::exp_constants::kLog2e;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-
-// Whether attend_slice may use groups of kernels::kAttnRows (set_attention_rows).
-std::atomic<bool> wide_rows{false};
-
-// The G-row register block: kernels::gemm_4x8 or gemm_6x8.
-template <int G, int64_t RS, int64_t CS>
-void gemm_rows(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t n,
-               bool accumulate) noexcept {
-  if constexpr (G == 6)
-    kernels::gemm_6x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
-  else
-    kernels::gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
-}
 
 // Scores s[0..width) of row i against keys j0.. (base 2): keys at or past `hi` are hidden, and
 // the element-wise masks apply to the visible ones.
@@ -107,7 +93,7 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
   }
 }
 
-// Rows [i0, i0 + R) of a slice in groups of G (kernels::kAttnRows, or 4), into the caller's
+// Rows [i0, i0 + R) of a slice in groups of G (kernels::kWideRows, or 4), into the caller's
 // buffers: q rows pre-scaled (by scale * log2 e) and interleaved by G (the A operand of the G-row
 // product; zero rows pad the last group), the output accumulators, running max and sum per row
 // (all set up by the caller), and one G x kKeyTile score tile. hi[r]: row r's visible keys.
@@ -118,7 +104,7 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
 // tile width (the longest key range among them), which orders a row's softmax sum. So rows with
 // equal key ranges get the same bits in groups of 4 or 6; under causal masks or differing valid
 // lengths the last bits may move with G. The task split and the module's setting
-// (set_attention_rows, once, before any attention) fix the groups: thread counts never change them.
+// (set_row_groups, once, before any attention) fix the groups: thread counts never change them.
 template <int G>
 void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R, int64_t D, int64_t Dv,
                    float scale, const MaskSet& masks, const float* k_panels, const int64_t* hi,
@@ -138,7 +124,7 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
       if (j0 >= hmax) continue;  // every key of the tile is hidden from these rows
       const int64_t w = std::min(kKeyTile, hmax - j0), wp = round_up(w, 8);
       for (int64_t p = 0; p < wp; p += 8)
-        gemm_rows<G, 1, G>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
+        kernels::gemm_rows<G, 1, G>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
 
       for (int64_t r = 0; r < G; ++r) {
         float* sr = s + r * kKeyTile;
@@ -157,7 +143,7 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
         if (alpha[r] != 1.0f) kernels::scale(acc + (g + r) * Dv, alpha[r], Dv);
       const float* v = sl.v + j0 * sl.v_stride;
       for (int64_t c = 0; c < Dv; c += 8)
-        gemm_rows<G, kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv, std::min<int64_t>(8, Dv - c),
+        kernels::gemm_rows<G, kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv, std::min<int64_t>(8, Dv - c),
                                   true);
     }
   }
@@ -169,10 +155,9 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
   // Wider groups where they are on and pad less than groups of 4 would, counted at their 1.08x
   // rate: 5-6 rows, and 9 or more (a decoder's single row stays in a group of 4).
-  constexpr int64_t kWide = kernels::kAttnRows;
+  constexpr int64_t kWide = kernels::kWideRows;
   const int64_t rows = i1 - i0;
-  const bool wide = kWide > 4 && wide_rows.load(std::memory_order_relaxed);
-  const int64_t G = wide && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
+  const int64_t G = row_groups() == kWide && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
   const int64_t R = round_up(rows, G);
   // Per task: q rows, output accumulators, running max and sum per row, the score tile (see
   // attend_groups), and each row's visible keys.
@@ -219,29 +204,6 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
       std::memset(wr + hi[r], 0, sizeof(float) * static_cast<size_t>(Sk - hi[r]));
     }
   }
-}
-
-int set_attention_rows(int rows) {
-  wide_rows.store(rows == kernels::kAttnRows && rows > 4, std::memory_order_relaxed);
-  return wide_rows.load(std::memory_order_relaxed) ? kernels::kAttnRows : 4;
-}
-
-float attention_rows_probe(int rows, int reps) {
-  // One 64-key tile at D = 64, as attend_groups runs it: QK^T into the score tile, then P V.
-  constexpr int64_t D = 64, G = kernels::kAttnRows;
-  static float q[G * D], k[kKeyTile * D], v[kKeyTile * D], s[G * kKeyTile], acc[G * D];
-  auto tile = [&](auto rows_c) {
-    constexpr int R = decltype(rows_c)::value;
-    for (int64_t p = 0; p < kKeyTile; p += 8) gemm_rows<R, 1, R>(D, q, k + p * D, 8, s + p, kKeyTile, 8, false);
-    for (int64_t c = 0; c < D; c += 8) gemm_rows<R, kKeyTile, 1>(kKeyTile, s, v + c, D, acc + c, D, 8, true);
-  };
-  for (int r = 0; r < reps; ++r) {
-    if (rows == G)
-      tile(std::integral_constant<int, G>());
-    else
-      tile(std::integral_constant<int, 4>());
-  }
-  return acc[0] + s[0];
 }
 
 void attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice, int64_t Sq,

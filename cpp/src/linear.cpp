@@ -4,23 +4,62 @@
 #include <cstring>
 #include <memory>
 
+#include "attnlab/row_groups.hpp"
 #include "kernels.hpp"
 
 namespace attnlab {
 namespace {
 constexpr int64_t kPanelsPerTask = 32;  // 256 output columns per task: one row still splits
 // Rows of x per task: as many as keep their interleaved copy within kRowBytes (L2 holds it
-// beside the panel in use), at least 32 and at most 128. Every weight panel read from memory then
-// serves all of them: GPT-2's 128-token prompt streamed its 0.5 GB of weights 4 times with 32.
+// beside the panel in use), at least 32 and at most 128, then whole groups of G (6 rounds them up
+// to 36..132). Every weight panel read from memory then serves all of them: GPT-2's 128-token
+// prompt streamed its 0.5 GB of weights 4 times with 32.
 constexpr int64_t kRowBytes = 1 << 20;
-int64_t rows_per_task(int64_t in) { return std::clamp<int64_t>(kRowBytes / (4 * std::max<int64_t>(in, 1)) / 4 * 4, 32, 128); }
+int64_t rows_per_task(int64_t in, int64_t G) {
+  const int64_t r = std::clamp<int64_t>(kRowBytes / (4 * std::max<int64_t>(in, 1)) / 4 * 4, 32, 128);
+  return (r + G - 1) / G * G;
+}
+
+// Rows [r0, r1) by panels [p0, p1) in register blocks of G rows (row_groups()): the rows
+// interleaved by G (the A operand) once for all the panels. Every element sums over `in` in the
+// same order whatever G is, so G never changes a bit.
+template <int G>
+void product_block(const float* x, int64_t ldx, int64_t r0, int64_t r1, int64_t in, const float* panels,
+                   int64_t p0, int64_t p1, int64_t out, float* y, int64_t ldy) {
+  const int64_t panel_size = 8 * in, R = (r1 - r0 + G - 1) / G * G;
+  std::unique_ptr<float[]> xs(new float[R * in]);
+  for (int64_t g = 0; g < R; g += G)
+    kernels::pack_rows<G>(x + (r0 + g) * ldx, ldx, std::min<int64_t>(G, r1 - r0 - g), in, xs.get() + g * in);
+  float tail[G * 16];  // the last block when fewer than G rows are left
+  // Four rows take panels in pairs where both are full (gemm_4x16: twice the accumulators).
+  for (int64_t p = p0; p < p1;) {
+    const float* panel = panels + p * panel_size;
+    const bool pair = G == 4 && p + 1 < p1 && out - p * 8 >= 16;
+    const int64_t n = pair ? 16 : std::min<int64_t>(8, out - p * 8);
+    for (int64_t g = 0; g < R; g += G) {
+      float* yg = y + (r0 + g) * ldy + p * 8;
+      const int64_t m = std::min<int64_t>(G, r1 - r0 - g);
+      float* c = m == G ? yg : tail;
+      const int64_t ldc = m == G ? ldy : 16;
+      if (pair)
+        kernels::gemm_4x16<1, 4>(in, xs.get() + g * in, panel, panel + panel_size, 8, c, ldc, false);
+      else
+        kernels::gemm_rows<G, 1, G>(in, xs.get() + g * in, panel, 8, c, ldc, n, false);
+      if (m < G)
+        for (int64_t i = 0; i < m; ++i)
+          std::memcpy(yg + i * ldy, tail + i * 16, sizeof(float) * static_cast<size_t>(n));
+    }
+    p += pair ? 2 : 1;
+  }
+}
 }  // namespace
 
 void linear_panels(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* panels,
                    const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool) {
   if (rows <= 0 || out <= 0) return;
-  const int64_t panel_size = 8 * in, num_panels = (out + 7) / 8;
-  const int64_t kRowsPerTask = rows_per_task(in);
+  const int64_t num_panels = (out + 7) / 8;
+  const int G = row_groups();
+  const int64_t kRowsPerTask = rows_per_task(in, G);
   const int64_t row_blocks = (rows + kRowsPerTask - 1) / kRowsPerTask;
   // Column blocks of up to kPanelsPerTask panels, more of them where the rows make few blocks, so
   // every thread gets several tasks (with 128-row blocks, GPT-2's 2304-wide layer gave 9 tasks to 2 threads).
@@ -31,32 +70,10 @@ void linear_panels(const float* x, int64_t ldx, int64_t rows, int64_t in, const 
   parallel_for(pool, row_blocks * col_blocks, [&](int64_t t) {
     const int64_t r0 = t / col_blocks * kRowsPerTask, r1 = std::min(rows, r0 + kRowsPerTask);
     const int64_t p0 = t % col_blocks * panels_per_task, p1 = std::min(num_panels, p0 + panels_per_task);
-    // The task's rows interleaved by 4 (gemm_4x8's A operand), once for all its panels.
-    const int64_t R = (r1 - r0 + 3) / 4 * 4;
-    std::unique_ptr<float[]> xs(new float[R * in]);
-    for (int64_t g = 0; g < R; g += 4)
-      kernels::pack_rows<4>(x + (r0 + g) * ldx, ldx, std::min<int64_t>(4, r1 - r0 - g), in, xs.get() + g * in);
-    float tail[4 * 16];  // the last block when fewer than 4 rows are left
-    // Panels in pairs where both are full (gemm_4x16: twice the accumulators, the same bits).
-    for (int64_t p = p0; p < p1;) {
-      const float* panel = panels + p * panel_size;
-      const bool pair = p + 1 < p1 && out - p * 8 >= 16;
-      const int64_t n = pair ? 16 : std::min<int64_t>(8, out - p * 8);
-      for (int64_t g = 0; g < R; g += 4) {
-        float* yg = y + (r0 + g) * ldy + p * 8;
-        const int64_t m = std::min<int64_t>(4, r1 - r0 - g);
-        float* c = m == 4 ? yg : tail;
-        const int64_t ldc = m == 4 ? ldy : 16;
-        if (pair)
-          kernels::gemm_4x16<1, 4>(in, xs.get() + g * in, panel, panel + panel_size, 8, c, ldc, false);
-        else
-          kernels::gemm_4x8<1, 4>(in, xs.get() + g * in, panel, 8, c, ldc, n, false);
-        if (m < 4)
-          for (int64_t i = 0; i < m; ++i)
-            std::memcpy(yg + i * ldy, tail + i * 16, sizeof(float) * static_cast<size_t>(n));
-      }
-      p += pair ? 2 : 1;
-    }
+    if (G == kernels::kWideRows)
+      product_block<kernels::kWideRows>(x, ldx, r0, r1, in, panels, p0, p1, out, y, ldy);
+    else
+      product_block<4>(x, ldx, r0, r1, in, panels, p0, p1, out, y, ldy);
     if (bias)
       for (int64_t r = r0; r < r1; ++r)
         for (int64_t j = p0 * 8; j < std::min(out, p1 * 8); ++j) y[r * ldy + j] += bias[j];

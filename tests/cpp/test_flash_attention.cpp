@@ -8,6 +8,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/linear.hpp"
+#include "attnlab/row_groups.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 
@@ -205,11 +206,13 @@ TEST(Linear, RowBlocksAndColumnSplitsOfWideInputs) {
     }
 }
 
-// Groups of 6 query rows exist only where relaxed SIMD fuses the multiply-add (kernels::kAttnRows;
-// the relaxed builds are checked in tests/js/relaxed.test.ts): elsewhere a request for 6 keeps 4.
+// Groups of 6 rows exist only where relaxed SIMD fuses the multiply-add (kernels::kWideRows; the
+// relaxed builds are checked in tests/js/relaxed.test.ts): elsewhere a request for 6 keeps 4.
 TEST(FlashAttention, RowGroupsOfSixOnlyWhereTheBuildHasThem) {
-  EXPECT_EQ(set_attention_rows(6), kernels::kAttnRows);
-  EXPECT_EQ(set_attention_rows(4), 4);
-  EXPECT_EQ(set_attention_rows(5), 4);
-  EXPECT_EQ(std::isfinite(attention_rows_probe(4, 2)), true);
+  EXPECT_EQ(set_row_groups(6), kernels::kWideRows);
+  EXPECT_EQ(row_groups(), kernels::kWideRows);
+  EXPECT_EQ(set_row_groups(4), 4);
+  EXPECT_EQ(set_row_groups(5), 4);
+  EXPECT_EQ(row_groups(), 4);
+  EXPECT_EQ(std::isfinite(row_groups_probe(4, 2)), true);
 }

@@ -91,7 +91,7 @@ describe('relaxed builds', () => {
     for (const name of ['relaxed-t1', 'relaxed-t2', 'relaxed-simd', 'simd']) expect(r[name].firstDense, `${name} first call`).toBe(r[name].dense);
   });
 
-  it('attention runs on groups of 4 or 6 query rows (loader.ts times both): results meet float64 either way, and dense ones keep their bits', () => {
+  it('attention and linear run on groups of 4 or 6 rows (loader.ts times both): attention meets float64 either way and keeps dense bits, linear keeps every bit', () => {
     // Row counts around the groups' sizes and past a 60-row task; dense, causal and per-row valid lengths.
     const cases = [];
     let seed = 40;
@@ -102,9 +102,17 @@ describe('relaxed builds', () => {
       cases.push({ q, k, v, options: { validLens: Int32Array.from({ length: B * Sq }, (_, i) => 1 + (i * 7) % Sk) } });  // per row
     }
     const plain = (x: { data: Float32Array; shape: number[] }) => ({ data: Array.from(x.data), shape: x.shape });
-    const input = cases.map(({ q, k, v, options }) => ({
-      q: plain(q), k: plain(k), v: plain(v), options: { ...options, ...('validLens' in options ? { validLens: Array.from(options.validLens) } : {}) },
-    }));
+    // Dense layers: rows around both group sizes and past a task (36..132 rows), widths with and
+    // without a partial 8-column panel, with and without bias.
+    const layers = [[1, 8, 3, true], [5, 33, 17, false], [7, 64, 40, true], [13, 24, 16, true], [150, 64, 72, true], [6, 16, 9, false]]
+      .map(([rows, inF, outF, bias]) => ({ x: randn([rows as number, inF as number], seed++), w: randn([outF as number, inF as number], seed++),
+        b: bias ? randn([outF as number], seed++) : null }));
+    const input = {
+      attention: cases.map(({ q, k, v, options }) => ({
+        q: plain(q), k: plain(k), v: plain(v), options: { ...options, ...('validLens' in options ? { validLens: Array.from(options.validLens) } : {}) },
+      })),
+      linear: layers.map(({ x, w, b }) => ({ x: plain(x), w: plain(w), b: b && plain(b) })),
+    };
     const r = runChild('--experimental-wasm-relaxed-simd', 'rows', JSON.stringify(input));
     expect(r.set).toEqual({ 'relaxed-simd': [6, 4], 'relaxed-simd-threads': [6, 4], simd: [4, 4] });
     const f32 = (b64: string) => {
@@ -119,6 +127,17 @@ describe('relaxed builds', () => {
       }
       // Rows that see the same keys get the same bits in either group.
       if (Object.keys(options).length === 0) expect(r[6][i], `case ${i}`).toEqual(r[4][i]);
+    });
+    layers.forEach(({ x, w, b }, i) => {
+      const [rows, inF] = x.shape, outF = w.shape[0];
+      const ref = new Float64Array(rows * outF);
+      for (let r0 = 0; r0 < rows; r0++) for (let j = 0; j < outF; j++) {
+        let acc = b ? b.data[j] : 0;
+        for (let c = 0; c < inF; c++) acc += x.data[r0 * inF + c] * w.data[j * inF + c];
+        ref[r0 * outF + j] = acc;
+      }
+      expect(maxError(f32(r.linear4[i]), ref), `layer ${i}`).toBeLessThanOrEqual(TOL);
+      expect(r.linear6[i], `layer ${i}: 6 rows against 4`).toBe(r.linear4[i]);
     });
   });
 });

@@ -1,6 +1,6 @@
 // Finds and instantiates a WebAssembly build. Asset URLs are spelled out literally so bundlers
 // (Vite, webpack) see `new URL('…', import.meta.url)` and ship the files.
-import type { AttentionRows, FactoryOptions, NnModule, WasmModule } from './wasm-module.js';
+import type { RowGroups, FactoryOptions, NnModule, WasmModule } from './wasm-module.js';
 import type { Variant } from './types.js';
 
 /** One build's files. `M` is the module its factory resolves to. */
@@ -179,28 +179,29 @@ export async function instantiateNn(variant: Variant, threads = 1): Promise<NnMo
 }
 
 /** Instantiates any of attnlab's builds (the library's, the checkpoint module's) from its files. */
-export async function instantiateGlue<M extends AttentionRows>(a: GlueAssets<M>, poolSize: number): Promise<M> {
+export async function instantiateGlue<M extends RowGroups>(a: GlueAssets<M>, poolSize: number): Promise<M> {
   const m = await instantiateFiles(a, poolSize);
-  tuneAttentionRows(m);
+  tuneRowGroups(m);
   return m;
 }
 
 let sixRows: boolean | undefined;  // per realm: the engine decides, and every module follows
 
 /**
- * The relaxed builds' fused attention kernel can take query rows 6 at a time: 12 accumulators,
- * which fit x86-64's 16 vector registers once the multiply-add is one instruction. Whether they
- * do is up to the engine's compiler: Chromium 156 ran attention 1.09-1.12x faster so, Node 20's
+ * The relaxed builds' fp32 register blocks (the fused attention kernel's query rows, the dense
+ * layer's rows) can take rows 6 at a time: 12 accumulators, which fit x86-64's 16 vector registers
+ * once the multiply-add is one instruction. Whether they do is up to the engine's compiler:
+ * Chromium 156 ran attention 1.09-1.12x and the dense layer's kernel 1.10x faster so, Node 20's
  * V8 spilled them and ran the kernel at half speed. So it is measured, once per realm on the
- * first module: the kernel's tile loop with 4 and with 6 rows, in turns, until neither has
+ * first module: an attention tile's products with 4 and with 6 rows, in turns, until neither has
  * improved by 1% for 4 turns (the first calls run V8's baseline tier), and 6 is kept only when
  * clearly faster; 3-8 ms, before the module's first op. That needs a fine clock: where
  * performance.now() is coarsened (a page that is not cross-origin isolated), rows stay 4. The
- * choice moves results only in their last bits, and only where a group's rows see different
- * numbers of keys (attnlab/attention.hpp); it is fixed before any op runs.
+ * choice moves attention's results only in their last bits, and only where a group's rows see
+ * different numbers of keys (attnlab/row_groups.hpp); it is fixed before any op runs.
  */
-function tuneAttentionRows(m: AttentionRows): void {
-  if (m.setAttentionRows(6) !== 6) return;
+function tuneRowGroups(m: RowGroups): void {
+  if (m.setRowGroups(6) !== 6) return;
   if (sixRows === undefined) {
     sixRows = false;
     if (isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true) {
@@ -209,7 +210,7 @@ function tuneAttentionRows(m: AttentionRows): void {
       const REPS = 192;
       const perRow = (rows: number) => {
         const t0 = performance.now();
-        m.attentionRowsProbe(rows, REPS);
+        m.rowGroupsProbe(rows, REPS);
         return (performance.now() - t0) / rows;
       };
       let best4 = Infinity, best6 = Infinity;
@@ -222,7 +223,7 @@ function tuneAttentionRows(m: AttentionRows): void {
       sixRows = best6 * 1.04 < best4;
     }
   }
-  m.setAttentionRows(sixRows ? 6 : 4);
+  m.setRowGroups(sixRows ? 6 : 4);
 }
 
 async function instantiateFiles<M>(a: GlueAssets<M>, poolSize: number): Promise<M> {

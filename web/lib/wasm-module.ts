@@ -220,7 +220,7 @@ export interface TrainerEvaluationOut {
   example: { source: string[]; target: string[]; output: string[]; attention: Float32Array } | null;
 }
 
-export interface WasmModule extends AttentionRows {
+export interface WasmModule extends RowGroups {
   _malloc(bytes: number): Ptr;
   _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;
@@ -254,21 +254,21 @@ export interface WasmModule extends AttentionRows {
 }
 
 /**
- * What every module binds for the fused attention kernel's query-row groups
- * (cpp/bindings/common.cpp): loader.ts times both sizes and sets one (attnlab/attention.hpp).
+ * What every module binds for the fp32 register blocks' row groups (cpp/bindings/common.cpp):
+ * loader.ts times both sizes and sets one (attnlab/row_groups.hpp).
  */
-export interface AttentionRows {
+export interface RowGroups {
   /** 4, or 6 where the build has 6-row groups; returns the rows now used. */
-  setAttentionRows(rows: number): number;
-  /** The kernel's tile loop on `rows`-row groups, `reps` times (a checksum). */
-  attentionRowsProbe(rows: number, reps: number): number;
+  setRowGroups(rows: number): number;
+  /** An attention tile's two products on `rows`-row groups, `reps` times (a checksum). */
+  rowGroupsProbe(rows: number, reps: number): number;
 }
 
 /**
  * The nn module (cpp/bindings/translate.cpp, built as attnlab-nn-<variant>): the translators and
  * the toy trainer, instantiated on first use so the home page's module does not carry them.
  */
-export interface NnModule extends AttentionRows {
+export interface NnModule extends RowGroups {
   _malloc(bytes: number): Ptr;
   _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;

@@ -49,17 +49,6 @@ struct AttentionSlice {
 void attend_slice(const AttentionSlice& s, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels);
 
-// Query rows the fused kernel takes per group: 4, or kernels::kAttnRows (6 in the relaxed
-// builds, whose fused multiply-add leaves registers for 12 accumulators) where the engine's
-// compiler makes that faster. Chromium 156 does (1.09-1.12x); Node 20's V8 spills the block and
-// runs it at half speed. So the loader times both with attention_rows_probe (the tile loop on
-// `rows`-row groups, `reps` times; returns a checksum) and sets the faster, once, before any
-// attention runs. Results move with it only in their last bits, and only where rows of a group
-// see different numbers of keys (causal masks, per-row valid lengths).
-// set_attention_rows returns the rows now used (4 if `rows` is not offered by this build).
-int set_attention_rows(int rows);
-float attention_rows_probe(int rows, int reps);
-
 // Slices 0..batch-1 (`slice(b)` describes one), split over the pool into tasks of query rows.
 void attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice, int64_t Sq,
                    int64_t Sk, int64_t D, int64_t Dv, float scale, const MaskSet& masks,

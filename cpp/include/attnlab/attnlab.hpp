@@ -12,6 +12,7 @@
 #include "attnlab/positional.hpp"
 #include "attnlab/relative_position.hpp"
 #include "attnlab/rope.hpp"
+#include "attnlab/row_groups.hpp"
 #include "attnlab/scoring.hpp"
 #include "attnlab/shape.hpp"
 #include "attnlab/softmax.hpp"

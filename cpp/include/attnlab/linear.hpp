@@ -1,4 +1,5 @@
-// A dense layer on the gemm_4x8 micro-kernel: y = x W^T + bias, W in PyTorch Linear layout.
+// A dense layer on the gemm_4x8 micro-kernel (gemm_6x8 where row_groups() says 6): y = x W^T +
+// bias, W in PyTorch Linear layout.
 #pragma once
 #include <cstdint>
 

@@ -1,0 +1,19 @@
+// How many rows the fp32 register blocks take at once: 4 (kernels::gemm_4x8), or
+// kernels::kWideRows (6 in the relaxed builds, whose fused multiply-add leaves registers for
+// gemm_6x8's 12 accumulators) where the engine's compiler makes that faster. Chromium 156 does
+// (attention 1.09-1.12x, the dense layer's kernel 1.10x); Node 20's V8 spills the block and runs
+// it at half speed. So the loader times both with row_groups_probe (an attention tile's two
+// products on `rows`-row groups, `reps` times; returns a checksum) and sets the faster, once per
+// module, before any op runs. Users: the fused attention kernel (query rows) and linear_panels.
+// A dense layer's bits never depend on it; attention's move in their last bits only where the
+// rows of a group see different numbers of keys (causal masks, per-row valid lengths).
+#pragma once
+
+namespace attnlab {
+
+// Returns the rows now used (4 if `rows` is not offered by this build).
+int set_row_groups(int rows);
+int row_groups();
+float row_groups_probe(int rows, int reps);
+
+}  // namespace attnlab

@@ -1,0 +1,41 @@
+#include "attnlab/row_groups.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels.hpp"
+
+namespace attnlab {
+namespace {
+std::atomic<bool> wide{false};
+}  // namespace
+
+int set_row_groups(int rows) {
+  wide.store(rows == kernels::kWideRows && rows > 4, std::memory_order_relaxed);
+  return row_groups();
+}
+
+int row_groups() { return wide.load(std::memory_order_relaxed) ? kernels::kWideRows : 4; }
+
+float row_groups_probe(int rows, int reps) {
+  // One 64-key tile at D = 64, as the attention kernel runs it: QK^T into the score tile (the
+  // dense layer's product too), then P V.
+  constexpr int64_t D = 64, T = 64;
+  constexpr int G = kernels::kWideRows;
+  static float q[G * D], k[T * D], v[T * D], s[G * T], acc[G * D];
+  auto tile = [&](auto rows_c) {
+    constexpr int R = decltype(rows_c)::value;
+    for (int64_t p = 0; p < T; p += 8) kernels::gemm_rows<R, 1, R>(D, q, k + p * D, 8, s + p, T, 8, false);
+    for (int64_t c = 0; c < D; c += 8) kernels::gemm_rows<R, T, 1>(T, s, v + c, D, acc + c, D, 8, true);
+  };
+  for (int r = 0; r < reps; ++r) {
+    if (rows == G)
+      tile(std::integral_constant<int, G>());
+    else
+      tile(std::integral_constant<int, 4>());
+  }
+  return acc[0] + s[0];
+}
+
+}  // namespace attnlab
