@@ -55,7 +55,7 @@ inline v128_t exp4_nonpositive(v128_t x) noexcept {
 // Twin of scalar::exp2_approx: 2^y of four lanes y <= 0, the same operations in the same order.
 inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
   using namespace exp_constants;
-  const v128_t magic = wasm_f32x4_splat(12582912.0f);
+  const v128_t magic = wasm_f32x4_splat(12583039.0f);  // 1.5 * 2^23 + 127
   y = wasm_f32x4_pmax(y, wasm_f32x4_splat(kExp2Min));  // y < kExp2Min ? kExp2Min : y
   const v128_t t = wasm_f32x4_add(y, magic);
   const v128_t f = wasm_f32x4_sub(y, wasm_f32x4_sub(t, magic));
@@ -64,8 +64,7 @@ inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
   const v128_t b = madd(f, wasm_f32x4_splat(kE5), wasm_f32x4_splat(kE4));
   const v128_t r = madd(f2, madd(f2, wasm_f32x4_splat(kE6), b), a);
   const v128_t s = madd(f2, r, wasm_f32x4_mul(f, wasm_f32x4_splat(kE1)));
-  const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
-  return wasm_f32x4_mul(wasm_f32x4_add(s, wasm_f32x4_splat(1.0f)), pow2n);
+  return wasm_f32x4_mul(wasm_f32x4_add(s, wasm_f32x4_splat(1.0f)), wasm_i32x4_shl(t, 23));
 }
 
 // x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum. Four
