@@ -89,6 +89,16 @@ inline constexpr int kWideRows = 6;
 #else
 inline constexpr int kWideRows = 4;
 #endif
+// Whether a dense layer (linear_panels) takes its 8-column panels in pairs, gemm_4x16. Natively
+// that is one pass with 8 accumulators of 8 lanes: 125 against 72 GFLOP/s on panels in cache
+// (AVX2, Zen 5), though 1.7x slower streaming 147 MB of panels for one row. SIMD128's is two
+// gemm_4x8 calls: the same 62 GFLOP/s on panels in cache, and 2.6x slower streaming (15.0
+// against 5.7 ms, Chromium 156), so its panels go one at a time.
+#if defined(__wasm_simd128__)
+inline constexpr bool kPanelPairs = false;
+#else
+inline constexpr bool kPanelPairs = true;
+#endif
 template <int G, int64_t RS, int64_t CS>
 inline void gemm_rows(int64_t K, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t n,
                       bool accumulate) noexcept {
