@@ -403,8 +403,9 @@ inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, fl
 
 // Twin of scalar::gemm_q8_8: per k-pair one load of the tile's 16 weight bytes, widened once and
 // shared by the R rows; each row's pair is one 32-bit splat (v128.load32_splat), and i32x4.dot_i16x8_s
-// gives four outputs' 2 multiply-adds at once, so no horizontal sums. 2 accumulators per row; R <= 4
-// (at 5 rows, 2R + 3 = 13 vectors, the rate in V8 fell to 0.6x of 4 rows': gemm.cpp).
+// gives four outputs' 2 multiply-adds at once, so no horizontal sums. 2 accumulators per row; R <= 5
+// (at 5 rows, 2R + 3 = 13 vectors: Node 20's V8 spills them, 0.6x of 4 rows' rate, Chromium 156
+// keeps 4 rows' rate; attnlab/row_groups.hpp).
 // Integer sums, so bit-identical.
 template <int R>
 inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {

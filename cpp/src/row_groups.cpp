@@ -1,5 +1,6 @@
 #include "attnlab/row_groups.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
@@ -24,6 +25,13 @@ float row_groups_probe(int rows, int reps) {
   constexpr int64_t D = 64, T = 64;
   constexpr int G = kernels::kWideRows;
   static float q[G * D], k[T * D], v[T * D], s[G * T], acc[G * D];
+  // Operands written here, so the compiler cannot take them for the zeros they start as and fold
+  // the products away; 0.01 keeps every sum far from denormals and overflow.
+  static bool filled = false;
+  if (!filled) {
+    std::fill(q, q + G * D, 0.01f), std::fill(k, k + T * D, 0.01f), std::fill(v, v + T * D, 0.01f);
+    filled = true;
+  }
   auto tile = [&](auto rows_c) {
     constexpr int R = decltype(rows_c)::value;
     for (int64_t p = 0; p < T; p += 8) kernels::gemm_rows<R, 1, R>(D, q, k + p * D, 8, s + p, T, 8, false);
@@ -35,7 +43,9 @@ float row_groups_probe(int rows, int reps) {
     else
       tile(std::integral_constant<int, 4>());
   }
-  return acc[0] + s[0];
+  float sum = s[0];  // every output feeds the checksum, so none of the work is dead
+  for (float a : acc) sum += a;
+  return sum;
 }
 
 }  // namespace attnlab

@@ -129,3 +129,29 @@ TEST(NnGemm, Int8ProductThreadCountInvariance) {
   gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, D.data(), &pool);
   EXPECT_EQ(C, D);
 }
+
+// Passes of 5 rows where the engine keeps them in registers (set_q8_row_groups; loader.ts times
+// it): integer sums, so the same bits as passes of at most 4, for row counts that group either way
+// (5: one pass or 2 + 3; 9: 4 + 5 or 3 + 3 + 3), past 2048 deep too.
+TEST(NnGemm, Int8ProductFiveRowPassesKeepEveryBit) {
+  for (const int64_t K : {200, 3000})
+    for (const int64_t N : {1, 5, 9, 10, 13}) {
+      const int64_t M = 37, ldw = K;
+      std::vector<int8_t> W(M * ldw), Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
+      std::mt19937 rng(static_cast<unsigned>(N * K));
+      for (auto& w : W) w = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+      attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
+      std::vector<float> scale(M, 0.01f), C(N * M), D(N * M);
+      const auto B = randn(N * K, 5);
+      EXPECT_EQ(set_q8_row_groups(4), 4);
+      gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
+      EXPECT_EQ(set_q8_row_groups(5), 5);
+      gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, D.data());
+      set_q8_row_groups(4);
+      EXPECT_EQ(C, D) << N << " rows, " << K << " deep";
+    }
+  EXPECT_EQ(set_q8_row_groups(6), 4);  // 4 or 5 only
+  EXPECT_EQ(q8_row_groups(), 4);
+  EXPECT_TRUE(std::isfinite(q8_row_groups_probe(5, 2)));
+  EXPECT_EQ(q8_row_groups(), 4);  // the probe leaves the setting alone
+}

@@ -1,6 +1,6 @@
 // Finds and instantiates a WebAssembly build. Asset URLs are spelled out literally so bundlers
 // (Vite, webpack) see `new URL('…', import.meta.url)` and ship the files.
-import type { RowGroups, FactoryOptions, NnModule, WasmModule } from './wasm-module.js';
+import type { FactoryOptions, NnModule, Q8RowGroups, RowGroups, WasmModule } from './wasm-module.js';
 import type { Variant } from './types.js';
 
 /** One build's files. `M` is the module its factory resolves to. */
@@ -185,45 +185,58 @@ export async function instantiateGlue<M extends RowGroups>(a: GlueAssets<M>, poo
   return m;
 }
 
-let sixRows: boolean | undefined;  // per realm: the engine decides, and every module follows
+// Per realm: the engine decides, and every module follows (undefined: not measured yet).
+let sixRows: boolean | undefined;
+let fiveQ8Rows: boolean | undefined;
 
 /**
- * The relaxed builds' fp32 register blocks (the fused attention kernel's query rows, the dense
- * layer's rows) can take rows 6 at a time: 12 accumulators, which fit x86-64's 16 vector registers
- * once the multiply-add is one instruction. Whether they do is up to the engine's compiler:
- * Chromium 156 ran attention 1.09-1.12x and the dense layer's kernel 1.10x faster so, Node 20's
- * V8 spilled them and ran the kernel at half speed. So it is measured, once per realm on the
- * first module: an attention tile's products with 4 and with 6 rows, in turns, until neither has
- * improved by 1% for 4 turns (the first calls run V8's baseline tier), and 6 is kept only when
- * clearly faster; 3-8 ms, before the module's first op. That needs a fine clock: where
- * performance.now() is coarsened (a page that is not cross-origin isolated), rows stay 4. The
- * choice moves attention's results only in their last bits, and only where a group's rows see
- * different numbers of keys (attnlab/row_groups.hpp); it is fixed before any op runs.
+ * Register blocks whose speed is up to the engine's compiler, measured once per realm on the first
+ * module that has them, and set on every module before its first op:
+ * - the relaxed builds' fp32 blocks (the fused attention kernel's query rows, the dense layer's
+ *   rows) can take 6 rows: 12 accumulators, which fit x86-64's 16 vector registers once the
+ *   multiply-add is one instruction. Chromium 156 ran attention 1.09-1.12x and the dense layer's
+ *   kernel 1.10x faster so; Node 20's V8 spilled them, at half speed (attnlab/row_groups.hpp).
+ * - the int8 product (the translators', int8 checkpoints') can take a beam of 5 rows in one pass
+ *   over the weights instead of 2 + 3: 0.8x the time in Chromium 156, 1.6x in Node 20
+ *   (attnlab/nn/gemm.hpp).
+ * Each is timed in turns against its 4-row form until neither time has improved by 1% for 4 turns
+ * (the first calls run V8's baseline tier) and kept only when 4% faster; a few ms each. That needs
+ * a fine clock: where performance.now() is coarsened (a page that is not cross-origin isolated),
+ * both keep 4 rows. Int8 results never depend on it; attention's move only in their last bits,
+ * where a group's rows see different numbers of keys.
  */
-function tuneRowGroups(m: RowGroups): void {
-  if (m.setRowGroups(6) !== 6) return;
-  if (sixRows === undefined) {
-    sixRows = false;
-    if (isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true) {
-      // ~0.2 ms (4 rows) and 0.3 ms (6) a turn once optimised: 40 ticks of an isolated page's
-      // 5 us clock, so one tick moves the ratio by less than 3%.
-      const REPS = 192;
-      const perRow = (rows: number) => {
-        const t0 = performance.now();
-        m.rowGroupsProbe(rows, REPS);
-        return (performance.now() - t0) / rows;
-      };
-      let best4 = Infinity, best6 = Infinity;
-      for (let turn = 0, still = 0; turn < 24 && still < 4; turn++) {
-        const t4 = perRow(4), t6 = perRow(6);
-        still = t4 < 0.99 * best4 || t6 < 0.99 * best6 ? 0 : still + 1;
-        best4 = Math.min(best4, t4);
-        best6 = Math.min(best6, t6);
-      }
-      sixRows = best6 * 1.04 < best4;
-    }
+function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
+  const timed = isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  if (m.setRowGroups(6) === 6) {
+    // ~0.2 ms (4 rows) and 0.3 ms (6) a call once optimised: 40+ ticks of an isolated page's 5 us clock.
+    sixRows ??= timed && faster((rows) => m.rowGroupsProbe(rows, 192), 6, true);
+    m.setRowGroups(sixRows ? 6 : 4);
   }
-  m.setRowGroups(sixRows ? 6 : 4);
+  if (m.setQ8RowGroups && m.q8RowGroupsProbe) {
+    const probe = m.q8RowGroupsProbe.bind(m);
+    fiveQ8Rows ??= timed && faster((rows) => probe(rows, 32), 5, false);  // ~0.2 ms a call
+    m.setQ8RowGroups(fiveQ8Rows ? 5 : 4);
+  }
+}
+
+/**
+ * Whether `probe(wide)` is 4% faster than `probe(4)`: per row if `perRow` (the probe's work grows
+ * with its rows), else per call (the same work either way).
+ */
+function faster(probe: (rows: number) => void, wide: number, perRow: boolean): boolean {
+  const time = (rows: number) => {
+    const t0 = performance.now();
+    probe(rows);
+    return (performance.now() - t0) / (perRow ? rows : 1);
+  };
+  let best4 = Infinity, bestWide = Infinity;
+  for (let turn = 0, still = 0; turn < 24 && still < 4; turn++) {
+    const t4 = time(4), tw = time(wide);
+    still = t4 < 0.99 * best4 || tw < 0.99 * bestWide ? 0 : still + 1;
+    best4 = Math.min(best4, t4);
+    bestWide = Math.min(bestWide, tw);
+  }
+  return bestWide * 1.04 < best4;
 }
 
 async function instantiateFiles<M>(a: GlueAssets<M>, poolSize: number): Promise<M> {

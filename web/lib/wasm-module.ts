@@ -265,10 +265,21 @@ export interface RowGroups {
 }
 
 /**
+ * What the modules with the int8 product bind (cpp/bindings/q8.cpp): rows per pass over its
+ * weights, which loader.ts times and sets (attnlab/nn/gemm.hpp).
+ */
+export interface Q8RowGroups {
+  /** 4, or 5; returns the rows now used. */
+  setQ8RowGroups(rows: number): number;
+  /** A 5-row product in passes of at most `rows` rows, `reps` times (a checksum). */
+  q8RowGroupsProbe(rows: number, reps: number): number;
+}
+
+/**
  * The nn module (cpp/bindings/translate.cpp, built as attnlab-nn-<variant>): the translators and
  * the toy trainer, instantiated on first use so the home page's module does not carry them.
  */
-export interface NnModule extends RowGroups {
+export interface NnModule extends RowGroups, Q8RowGroups {
   _malloc(bytes: number): Ptr;
   _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;

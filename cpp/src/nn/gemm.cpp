@@ -1,6 +1,7 @@
 #include "attnlab/nn/gemm.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -172,10 +173,12 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   }
 }
 
-// A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
-// rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
-void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
-                int64_t M, float* C, ThreadPool* pool, GemmScratch* scratch) {
+namespace {
+std::atomic<bool> five_rows{false};
+
+// gemm_nt_q8 with at most `most` rows per pass over the weights.
+void q8_product(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
+                int64_t M, float* C, ThreadPool* pool, GemmScratch* scratch, int64_t most) {
   // A decoder step's 23 products of 1-5 rows each would otherwise allocate, zero and free these.
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
@@ -184,16 +187,16 @@ void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const fl
   int16_t* xq = sc.xq.data();
   float* sx = sc.sx.data();
   for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq + i * ldw);
-  // Up to 4 rows share each pass over the weights; more rows go in balanced groups (a beam of 5
-  // as 2 + 3, 12 as 4 + 4 + 4). Not 5: there the kernel's rate falls off a cliff in V8 (13
-  // vectors live: spilled registers, most likely). Wasm, Node 20, AMD EPYC (Zen 5), GMAC/s for
-  // 1-5 rows: 30, 43, 47, 50, 29, so a beam of 5 as 2 + 3 rows is 1.6x one 5-row pass.
+  // Up to `most` rows (4, or 5: q8_row_groups) share each pass over the weights; more rows go in
+  // balanced groups (a beam of 5 as 2 + 3 or as one pass, 9 as 3 + 3 + 3 or 4 + 5). GMAC/s for
+  // 1-5 rows in one pass, Zen 5, Node 20: 30, 43, 47, 50, 29; Chromium 156: 22-27, 35-39, 39-46,
+  // 50-52, 45-52 (a coarser clock).
   // Tasks: a row group times up to 32 tiles (256 outputs), fewer where that leaves a pool's
   // threads under 4 tasks each (a decoder step's 256-wide layers would be one task), but never
   // under ~64K multiply-adds (a handoff to another thread costs a few microseconds: a GRU
   // encoder's one-row products stay on this one). Each output is one task's, so any thread count
   // gives the same bits.
-  const int64_t groups = (N + 3) / 4, tiles = (M + 7) / 8, threads = pool ? pool->size() : 1;
+  const int64_t groups = (N + most - 1) / most, tiles = (M + 7) / 8, threads = pool ? pool->size() : 1;
   const int64_t rows_per_group = (N + groups - 1) / std::max<int64_t>(groups, 1);
   const int64_t min_tiles = (65536 + 8 * rows_per_group * ldw - 1) / std::max<int64_t>(8 * rows_per_group * ldw, 1);
   const int64_t want = threads > 1 ? std::max((tiles * groups + 4 * threads - 1) / (4 * threads), min_tiles) : 32;
@@ -209,12 +212,53 @@ void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const fl
       case 1: q8_rows<1>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
       case 2: q8_rows<2>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
       case 3: q8_rows<3>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
-      default: q8_rows<4>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
+      case 4: q8_rows<4>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
+      default: q8_rows<5>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
     }
   };
   if (pool) parallel_for(pool, groups * blocks, task);
   else
     for (int64_t k = 0; k < groups * blocks; ++k) task(k);
+}
+}  // namespace
+
+// A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
+// rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
+void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
+                int64_t M, float* C, ThreadPool* pool, GemmScratch* scratch) {
+  q8_product(A, N, K, Wt, w_scale, ldw, M, C, pool, scratch, q8_row_groups());
+}
+
+int set_q8_row_groups(int rows) {
+  five_rows.store(rows == 5, std::memory_order_relaxed);
+  return q8_row_groups();
+}
+
+int q8_row_groups() { return five_rows.load(std::memory_order_relaxed) ? 5 : 4; }
+
+float q8_row_groups_probe(int rows, int reps) {
+  // The decision itself: a beam of 5 rows through the product as a decoder step runs it, in one
+  // pass or in 2 + 3. The operands live on the heap, as a model's do (static arrays, whose
+  // addresses fold into the loads, let 5 rows fit in Node 20's registers and misled an earlier
+  // probe); the values only keep the compiler from folding the work away.
+  constexpr int64_t N = 5, K = 256, M = 256;
+  static std::vector<float> a, c, scale;
+  static std::vector<int8_t> wt;
+  static GemmScratch sc;
+  if (a.empty()) {
+    a.resize(N * K), c.resize(N * M), scale.assign(M, 1.0f / 64);
+    std::vector<int8_t> w(M * K);
+    for (int64_t i = 0; i < N * K; ++i) a[i] = static_cast<float>(i % 37) - 18.0f;
+    for (int64_t i = 0; i < M * K; ++i) w[i] = static_cast<int8_t>(i % 101 - 50);
+    wt.resize(static_cast<size_t>(kernels::q8_tiles_size(M, K)));
+    kernels::pack_q8_tiles(w.data(), K, M, wt.data());
+  }
+  float sum = 0.0f;
+  for (int r = 0; r < reps; ++r) {
+    q8_product(a.data(), N, K, wt.data(), scale.data(), K, M, c.data(), nullptr, &sc, rows == 5 ? 5 : 4);
+    sum += c[r % (N * M)];
+  }
+  return sum;
 }
 
 }  // namespace attnlab::nn

@@ -2,7 +2,7 @@
 // its interface and its instantiation. Kept apart from wasm-module.ts / loader.ts, whose module
 // is the home page's: loading a checkpoint costs the page nothing until loadModel() is called.
 import { fastestSingleThreaded, importGlue, instantiateGlue, isNode, threadsSupported, type GlueAssets } from '../loader.js';
-import type { RowGroups, Ptr } from '../wasm-module.js';
+import type { Ptr, Q8RowGroups, RowGroups } from '../wasm-module.js';
 
 /** pretrainedOpen's arguments: config.json's text and the safetensors header copied into the heap. */
 export interface PretrainedOpenCall {
@@ -55,7 +55,7 @@ export interface PretrainedRunOut {
  * The embind functions of cpp/bindings/pretrained.cpp, on wasm-module.ts's convention: each call
  * that can fail returns '' or the error message, and results come back in an `out` object.
  */
-export interface PretrainedWasm extends RowGroups {
+export interface PretrainedWasm extends RowGroups, Q8RowGroups {
   _malloc(bytes: number): Ptr;
   _free(ptr: Ptr): void;
   memoryBuffer(): ArrayBufferLike;
