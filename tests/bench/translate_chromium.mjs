@@ -1,0 +1,109 @@
+// Translator latency in headless Chromium, before and after: translate_compare.mjs's sentences and
+// shipped models, two dist/ trees in one cross-origin isolated page (so load() times the row
+// groups as on a deployed site), the SIMD128 and relaxed-SIMD builds, 1 thread, calls alternating
+// round by round; medians of wall time per call, and whether both sides produced the same text.
+// Engines differ here: Chromium 156 keeps register blocks in registers that Node 20's V8 spills.
+//   node tests/bench/translate_chromium.mjs BEFORE_DIST [AFTER_DIST=dist] [runs per round=20] [rounds=5] [builds=simd,relaxed-simd]
+// (a tree from before the relaxed builds, such as issue 14's fb378e2, takes builds=simd)
+// writes results/translate-chromium-<date>.md
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import os from 'node:os';
+import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const [beforeArg, afterArg = 'dist'] = process.argv.slice(2, 4);
+if (!beforeArg) throw new Error('usage: translate_chromium.mjs BEFORE_DIST [AFTER_DIST] [runs] [rounds]');
+const runs = Number(process.argv[4] ?? 20), rounds = Number(process.argv[5] ?? 5);
+const variants = (process.argv[6] ?? 'simd,relaxed-simd').split(',');
+const mounts = { before: resolve(beforeArg), after: resolve(afterArg), models: join(root, 'web/models') };
+const sentences = {  // translate_compare.mjs's
+  10: 'Je pense que nous devrions partir avant la nuit tombée.',
+  20: 'Je pense que nous devrions partir avant la nuit tombée parce que la route de la montagne est très dangereuse.',
+};
+
+const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
+const isolation = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin' };
+const server = createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  if (url.pathname === '/') {
+    res.writeHead(200, { ...isolation, 'content-type': 'text/html' });
+    res.end('<!doctype html><meta charset="utf-8"><title>translate bench</title>');
+    return;
+  }
+  const [, mount, ...rest] = url.pathname.split('/');
+  const base = mounts[mount];
+  const file = base && normalize(join(base, decodeURIComponent(rest.join('/'))));
+  if (!file || !file.startsWith(base) || !existsSync(file) || !statSync(file).isFile()) {
+    res.writeHead(404, isolation);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { ...isolation, 'content-type': types[extname(file)] ?? 'application/octet-stream', 'content-length': statSync(file).size });
+  createReadStream(file).pipe(res);
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const load0 = os.loadavg()[0];
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
+let rows, userAgent;
+try {
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => console.log('[page error]', e.message));
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  userAgent = await page.evaluate(() => navigator.userAgent);
+  rows = await page.evaluate(async ({ runs, rounds, sentences, variants }) => {
+    if (!crossOriginIsolated) throw new Error('the page is not cross-origin isolated');
+    const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
+    const out = [];
+    for (const variant of variants) {
+      const libs = [];
+      for (const side of ['before', 'after']) libs.push(await (await import(`/${side}/index.js`)).load({ variant }));
+      for (const arch of ['gru', 'transformer']) {
+        const bytes = new Uint8Array(await (await fetch(`/models/fra-eng-${arch}.atl`)).arrayBuffer());
+        const trs = [];
+        for (const lib of libs) trs.push(await lib.loadTranslator(bytes.slice()));
+        for (const [words, text] of Object.entries(sentences)) for (const beam of [1, 5]) {
+          const times = trs.map(() => []), texts = [];
+          trs.forEach((tr, i) => { for (let w = 0; w < 3; w++) texts[i] = tr.translate(text, { beam }).text; });
+          for (let r = 0; r < rounds; r++) trs.forEach((tr, i) => {
+            for (let k = 0; k < runs; k++) {
+              const t0 = performance.now();
+              tr.translate(text, { beam });
+              times[i].push(performance.now() - t0);
+            }
+          });
+          out.push({ variant, arch, words, beam, before: median(times[0]), after: median(times[1]), same: texts[0] === texts[1] });
+        }
+        trs.forEach((tr) => tr.dispose());
+      }
+      libs.forEach((lib) => lib.dispose());
+    }
+    return out;
+  }, { runs, rounds, sentences, variants });
+} finally {
+  await browser.close();
+  server.close();
+}
+
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root }).toString().trim() ? '+changes' : '';
+const md = [
+  '# Translators in headless Chromium, before and after, 1 thread',
+  '',
+  `- machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.availableParallelism?.() ?? os.cpus().length} cores, 1-minute load ${load0.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after`,
+  `- browser: ${userAgent}; cross-origin isolated`,
+  `- before: ${mounts.before}; after: ${mounts.after} (attnlab at ${commit}${dirty}); ${runs} calls x ${rounds} rounds per side, alternating; medians of wall time`,
+  '',
+  '| build | model | words | beam | before ms | after ms | speed-up | same text |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.variant} | fra-eng ${r.arch} | ${r.words} | ${r.beam} | ${r.before.toFixed(2)} | ${r.after.toFixed(2)} | ` +
+    `${(r.before / r.after).toFixed(2)}x | ${r.same ? 'yes' : 'NO'} |`),
+];
+const file = join(here, 'results', `translate-chromium-${new Date().toISOString().slice(0, 10)}.md`);
+writeFileSync(file, md.join('\n') + '\n');
+console.log(md.join('\n'));
+console.log(`wrote ${file}`);
