@@ -9,13 +9,12 @@
 //   node tests/bench/pretrained_chromium.mjs [name=tinystories] [reps=7] [BEFORE_DIST]
 // writes results/pretrained-chromium-<name>-<date>.md
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { openIsolatedPage } from './isolated_page.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -30,37 +29,11 @@ const prompt = JSON.parse(readFileSync(join(model, 'check.json'), 'utf8')).ids;
 
 // /after/ and /before/ are dist trees, /model/ the checkpoint, /encoder/ GPT-2's BPE files.
 const mounts = { after: join(root, 'dist'), before, model, encoder };
-const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
-const isolation = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin' };
-const server = createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  if (url.pathname === '/') {
-    res.writeHead(200, { ...isolation, 'content-type': 'text/html' });
-    res.end('<!doctype html><meta charset="utf-8"><title>pretrained bench</title>');
-    return;
-  }
-  const [, mount, ...rest] = url.pathname.split('/');
-  const base = mounts[mount];
-  const file = base && normalize(join(base, decodeURIComponent(rest.join('/'))));
-  if (!file || !file.startsWith(base) || !existsSync(file) || !statSync(file).isFile()) {
-    res.writeHead(404, isolation);
-    res.end();
-    return;
-  }
-  res.writeHead(200, { ...isolation, 'content-type': types[extname(file)] ?? 'application/octet-stream', 'content-length': statSync(file).size });
-  createReadStream(file).pipe(res);  // the checkpoint is hundreds of MB: streamed, never read whole
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const load0 = os.loadavg()[0];
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
-let rows, userAgent;
+const { page, userAgent, close } = await openIsolatedPage(mounts, 'pretrained bench');
+let rows;
 try {
-  const page = await browser.newPage();
-  page.on('pageerror', (e) => console.log('[page error]', e.message));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  userAgent = await page.evaluate(() => navigator.userAgent);
   rows = await page.evaluate(async ({ reps, prompt, trees }) => {
-    if (!crossOriginIsolated) throw new Error('the page is not cross-origin isolated');
     const files = { config: '/model/config.json', weights: '/model/model.safetensors', vocab: '/encoder/encoder.json', merges: '/encoder/vocab.bpe' };
     const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
     const out = [];
@@ -92,8 +65,7 @@ try {
     return out;
   }, { reps, prompt, trees: before ? ['before', 'after'] : ['after'] });
 } finally {
-  await browser.close();
-  server.close();
+  await close();
 }
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();

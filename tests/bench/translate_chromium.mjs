@@ -7,12 +7,11 @@
 // (a tree from before the relaxed builds, such as issue 14's fb378e2, takes builds=simd)
 // writes results/translate-chromium-<date>.md
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { openIsolatedPage } from './isolated_page.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -26,37 +25,11 @@ const sentences = {  // translate_compare.mjs's
   20: 'Je pense que nous devrions partir avant la nuit tombée parce que la route de la montagne est très dangereuse.',
 };
 
-const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
-const isolation = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin' };
-const server = createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  if (url.pathname === '/') {
-    res.writeHead(200, { ...isolation, 'content-type': 'text/html' });
-    res.end('<!doctype html><meta charset="utf-8"><title>translate bench</title>');
-    return;
-  }
-  const [, mount, ...rest] = url.pathname.split('/');
-  const base = mounts[mount];
-  const file = base && normalize(join(base, decodeURIComponent(rest.join('/'))));
-  if (!file || !file.startsWith(base) || !existsSync(file) || !statSync(file).isFile()) {
-    res.writeHead(404, isolation);
-    res.end();
-    return;
-  }
-  res.writeHead(200, { ...isolation, 'content-type': types[extname(file)] ?? 'application/octet-stream', 'content-length': statSync(file).size });
-  createReadStream(file).pipe(res);
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const load0 = os.loadavg()[0];
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'] });
-let rows, userAgent;
+const { page, userAgent, close } = await openIsolatedPage(mounts, 'translate bench');
+let rows;
 try {
-  const page = await browser.newPage();
-  page.on('pageerror', (e) => console.log('[page error]', e.message));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  userAgent = await page.evaluate(() => navigator.userAgent);
   rows = await page.evaluate(async ({ runs, rounds, sentences, variants }) => {
-    if (!crossOriginIsolated) throw new Error('the page is not cross-origin isolated');
     const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
     const out = [];
     for (const variant of variants) {
@@ -85,8 +58,7 @@ try {
     return out;
   }, { runs, rounds, sentences, variants });
 } finally {
-  await browser.close();
-  server.close();
+  await close();
 }
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
