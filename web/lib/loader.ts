@@ -227,7 +227,7 @@ function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
  * Whether `probe(wide)` is 2% faster than `probe(4)`: per row if `perRow` (the probe's work grows
  * with its rows), else per call (the same work either way).
  */
-function faster(probe: (rows: number) => void, wide: number, perRow: boolean): boolean {
+export function faster(probe: (rows: number) => void, wide: number, perRow: boolean): boolean {
   const time = (rows: number) => {
     const t0 = performance.now();
     probe(rows);

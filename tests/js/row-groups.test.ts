@@ -1,0 +1,38 @@
+// load()'s choice between register blocks of 4 rows and wider ones (loader.ts, tuneRowGroups): the
+// timing rule on probes whose speed is known, since which size a real engine runs faster is the
+// engine's affair (Chromium 156 keeps 6 fp32 rows and a 5-row int8 pass in registers, Node 20's V8
+// spills both). The wide form is kept when at least 2% faster: per row where the probe's work grows
+// with its rows, per call where it does not.
+import { describe, expect, it } from 'vitest';
+import { faster } from '../../dist/loader.js';
+
+// A probe that takes `ms(rows)` ms a call, busy-waiting (performance.now() is fine in Node).
+function probe(ms: (rows: number) => number, calls: number[] = []) {
+  return (rows: number) => {
+    calls.push(rows);
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms(rows));
+  };
+}
+
+describe('row groups: load() keeps the wide form only where it is faster', () => {
+  it('per row: 6 rows at 0.8x the time per row is kept, at 2x (a spilling engine) or the same time is not', () => {
+    expect(faster(probe((r) => r * (r === 6 ? 0.04 : 0.05)), 6, true)).toBe(true);
+    expect(faster(probe((r) => r * (r === 6 ? 0.1 : 0.05)), 6, true)).toBe(false);
+    expect(faster(probe((r) => r * 0.05), 6, true)).toBe(false);
+  });
+
+  it('per call: the same work in one 5-row pass at 0.85x the time is kept, at 1.5x is not', () => {
+    expect(faster(probe((r) => (r === 5 ? 0.17 : 0.2)), 5, false)).toBe(true);
+    expect(faster(probe((r) => (r === 5 ? 0.3 : 0.2)), 5, false)).toBe(false);
+  });
+
+  it('times both forms in turns, at least 8 and at most 24', () => {
+    const calls: number[] = [];
+    faster(probe(() => 0.05, calls), 6, true);
+    expect(calls.length % 2).toBe(0);
+    expect(calls.length / 2).toBeGreaterThanOrEqual(8);
+    expect(calls.length / 2).toBeLessThanOrEqual(24);
+    expect(calls.filter((r, i) => r !== (i % 2 ? 6 : 4))).toEqual([]);
+  });
+});
