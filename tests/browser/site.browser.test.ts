@@ -368,6 +368,9 @@ describe('demo site, cross-origin isolated', () => {
     await page.click('#train');
     await page.waitForFunction(() => Number(document.getElementById('train-status')!.dataset.step) >= 5, undefined, { timeout: 30_000 });
     await page.click('#cancel');
+    // The last finished step's h reaches the heatmap on the widgets' next frame (base.ts's redraw
+    // queue): read once that frame has run, so only steps after the cancel could change it.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const at = await page.evaluate(() => ({
       step: Number(document.getElementById('train-status')!.dataset.step),
       h: Number(document.getElementById('weights')!.dataset.bandwidth),
