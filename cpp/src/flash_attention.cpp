@@ -153,11 +153,9 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
 
 void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
-  // Wider groups where they are on and pad less than groups of 4 would, counted at their 1.08x
-  // rate: 5-6 rows, and 9 or more (a decoder's single row stays in a group of 4).
   constexpr int64_t kWide = kernels::kWideRows;
   const int64_t rows = i1 - i0;
-  const int64_t G = row_groups() == kWide && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
+  const int64_t G = row_group_for(rows);  // a decoder's single row stays in a group of 4
   const int64_t R = round_up(rows, G);
   // Per task: q rows, output accumulators, running max and sum per row, the score tile (see
   // attend_groups), and each row's visible keys.

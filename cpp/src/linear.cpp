@@ -58,12 +58,10 @@ void linear_panels(const float* x, int64_t ldx, int64_t rows, int64_t in, const 
                    const float* bias, int64_t out, float* y, int64_t ldy, ThreadPool* pool) {
   if (rows <= 0 || out <= 0) return;
   const int64_t num_panels = (out + 7) / 8;
-  // Wide groups where they are on and pad less than groups of 4 would, counted at their 1.08x
-  // rate (as attend_slice): never for a generated token's single row, which streams the weights
-  // (GPT-2's vocabulary, 147 MB: 4 rows 5.7 ms, 6 rows 7.5 ms, Chromium 156).
+  // Never 6 for a generated token's single row, which streams the weights (GPT-2's vocabulary,
+  // 147 MB: 4 rows 5.7 ms, 6 rows 7.5 ms, Chromium 156).
   constexpr int64_t kWide = kernels::kWideRows;
-  const auto round_up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
-  const int G = row_groups() == kWide && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
+  const int G = row_group_for(rows);
   const int64_t kRowsPerTask = rows_per_task(in, G);
   const int64_t row_blocks = (rows + kRowsPerTask - 1) / kRowsPerTask;
   // Column blocks of up to kPanelsPerTask panels, more of them where the rows make few blocks, so

@@ -19,6 +19,12 @@ int set_row_groups(int rows) {
 
 int row_groups() { return wide.load(std::memory_order_relaxed) ? kernels::kWideRows : 4; }
 
+int row_group_for(int64_t rows) {
+  constexpr int64_t kWide = kernels::kWideRows;
+  const auto round_up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
+  return row_groups() == kWide && round_up(rows, kWide) * 100 <= round_up(rows, 4) * 108 ? kWide : 4;
+}
+
 float row_groups_probe(int rows, int reps) {
   // One 64-key tile at D = 64, as the attention kernel runs it: QK^T into the score tile (the
   // dense layer's product too), then P V.

@@ -8,12 +8,17 @@
 // A dense layer's bits never depend on it; attention's move in their last bits only where the
 // rows of a group see different numbers of keys (causal masks, per-row valid lengths).
 #pragma once
+#include <cstdint>
 
 namespace attnlab {
 
 // Returns the rows now used (4 if `rows` is not offered by this build).
 int set_row_groups(int rows);
 int row_groups();
+// The group for a block of `rows` rows: row_groups()'s wide size where it is on and pads less than
+// groups of 4 would, counted at its 1.08x rate (5-6 rows and 9 or more, for 6), else 4 (so never
+// for a single row: a decoder's query, a generated token's dense layers).
+int row_group_for(int64_t rows);
 float row_groups_probe(int rows, int reps);
 
 }  // namespace attnlab
