@@ -3,8 +3,6 @@
 // guarded()'s "" or message (marshal.hpp).
 #include <emscripten/bind.h>
 
-#include <memory>
-
 #include "kernels.hpp"
 #include "marshal.hpp"
 
@@ -14,61 +12,50 @@ using emscripten::function;
 
 namespace {
 
-std::unique_ptr<ThreadPool> pool;
-
 ScoreParams read_params(const val& a) {
   return {ptr(a, "W"), ptr(a, "Wq"), ptr(a, "Wk"), ptr(a, "wv"), num(a, "hidden"), static_cast<float>(real(a, "scale"))};
 }
 
 }  // namespace
 
-ThreadPool* attnlab::bindings::thread_pool() { return pool.get(); }
-
 EMSCRIPTEN_BINDINGS(attnlab) {
   function("attention", +[](val a) {
     return guarded([&] {
       const AttentionDims d = read_dims(a);
       attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d, parse_score(str(a, "score")), read_params(a),
-                read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"), ptr<float>(a, "weights"), pool.get());
+                read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
     });
   });
   function("attentionScores", +[](val a) {
     return guarded([&] {
       attention_scores(ptr(a, "q"), ptr(a, "k"), read_dims(a), parse_score(str(a, "score")), read_params(a),
-                       ptr<float>(a, "out"), pool.get());
+                       ptr<float>(a, "out"), thread_pool());
     });
   });
   function("maskedSoftmax", +[](val a) {
     return guarded([&] {
       const AttentionDims d{shape(a, "lead"), num(a, "Sq"), num(a, "Sk")};
       masked_softmax(ptr(a, "x"), ptr<float>(a, "out"), d.batch(), d.Sq, d.Sk, read_masks(a["masks"], scores_shape(d)),
-                     pool.get());
+                     thread_pool());
     });
   });
   function("linear", +[](val a) {
     return guarded([&] {
       const int64_t in = num(a, "in"), out = num(a, "out");
       linear(ptr(a, "x"), in, num(a, "rows"), in, ptr(a, "weight"), ptr(a, "bias"), out, ptr<float>(a, "y"), out,
-             pool.get());
+             thread_pool());
     });
   });
   function("nadarayaWatson", +[](val a) {
     return guarded([&] {
       nadaraya_watson(ptr(a, "queries"), ptr(a, "keys"), ptr(a, "values"), num(a, "batch"), num(a, "Nq"), num(a, "Nk"),
                       num(a, "D"), num(a, "Dv"), parse_kernel(str(a, "kernel")), real(a, "bandwidth"),
-                      ptr<float>(a, "out"), ptr<float>(a, "weights"), pool.get());
+                      ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
     });
   });
   function("positionalEncoding", +[](double length, double dim, double out) {
     return guarded([&] { sinusoidal_encoding(static_cast<int64_t>(length), static_cast<int64_t>(dim), addr<float>(out)); });
   });
-  // Replaces the pool (its workers start asynchronously in a browser).
-  function("setThreads", +[](int n) {
-    return guarded([&] { replace_pool(pool, n); });
-  });
-  function("threadCount", +[] { return pool ? pool->size() : 1; });
-  // Called as a JS op starts, before it checks and copies its inputs (see ThreadPool::wake).
-  function("wakeThreads", +[] { if (pool) pool->wake(); });
   function("isa", +[] { return std::string(kernels::active_isa()); });
   // Input values are checked here, after the copy into the heap, by the SIMD kernel: a JS loop
   // over every element cost more than the copy itself.

@@ -1,14 +1,33 @@
-// What every module binds (the library's, the nn and the checkpoint modules): heapUsed, the bytes
-// malloc has handed out and not had back (leak tests, heapStats(), loadModel()'s budget), and the
-// row groups of the fp32 register blocks, which loader.ts times and sets once per module
-// (attnlab/row_groups.hpp).
+// What every module binds (the library's, the nn and the checkpoint modules): its one thread
+// pool; heapUsed, the bytes malloc has handed out and not had back (leak tests, heapStats(),
+// loadModel()'s budget); and the row groups of the fp32 register blocks, which loader.ts times and
+// sets once per module (attnlab/row_groups.hpp).
 #include <emscripten/bind.h>
 #include <malloc.h>
 
 #include "attnlab/row_groups.hpp"
+#include "marshal.hpp"
+
+namespace {
+std::unique_ptr<attnlab::ThreadPool> pool;  // null: the calling thread only
+}  // namespace
+
+attnlab::ThreadPool* attnlab::bindings::thread_pool() { return pool.get(); }
 
 EMSCRIPTEN_BINDINGS(attnlab_common) {
-  emscripten::function("heapUsed", +[] { return static_cast<double>(mallinfo().uordblks); });
-  emscripten::function("setRowGroups", &attnlab::set_row_groups);
-  emscripten::function("rowGroupsProbe", &attnlab::row_groups_probe);
+  using emscripten::function;
+  // n threads, or none for n <= 1. The old pool's workers are joined first: the build's pthread
+  // pool holds only n - 1. In a browser the new workers start asynchronously.
+  function("setThreads", +[](int n) {
+    return attnlab::bindings::guarded([&] {
+      pool.reset();
+      if (n > 1) pool = std::make_unique<attnlab::ThreadPool>(n);
+    });
+  });
+  function("threadCount", +[] { return pool ? pool->size() : 1; });
+  // Called as a JS op starts, before it checks and copies its inputs (see ThreadPool::wake).
+  function("wakeThreads", +[] { if (pool) pool->wake(); });
+  function("heapUsed", +[] { return static_cast<double>(mallinfo().uordblks); });
+  function("setRowGroups", &attnlab::set_row_groups);
+  function("rowGroupsProbe", &attnlab::row_groups_probe);
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <emscripten/val.h>
 
+#include <map>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -15,16 +16,8 @@ namespace attnlab::bindings {
 
 using emscripten::val;
 
-// The pool set by setThreads(); null means the calling thread only.
+// The module's pool, set by setThreads() (common.cpp); null means the calling thread only.
 ThreadPool* thread_pool();
-
-// A module's pool replaced by one of n threads, or none for n <= 1 (setThreads and its twins in
-// the nn and checkpoint modules). The old pool's workers are joined first: the build's pthread
-// pool holds only n - 1.
-inline void replace_pool(std::unique_ptr<ThreadPool>& pool, int n) {
-  pool.reset();
-  if (n > 1) pool = std::make_unique<ThreadPool>(n);
-}
 
 // A heap address, passed as a JS number; a field holding one (null when null or undefined).
 template <class T>
@@ -58,16 +51,16 @@ inline val strings(const std::vector<std::string>& v) {
 }
 
 // The one error convention: "" on success, else the message the TypeScript layer throws after
-// its `fn: ` prefix. No C++ exception crosses into JavaScript.
+// its `fn: ` prefix. No C++ exception crosses into JavaScript. `what` names what outgrew the heap.
 template <class F>
-std::string guarded(F&& f) {
+std::string guarded(F&& f, const char* what = "this call") {
   try {
     f();
     return "";
   } catch (const Error& e) {
     return e.what();
   } catch (const std::bad_alloc&) {
-    return "out of memory: the WebAssembly heap could not grow enough for this call";
+    return std::string("out of memory: the WebAssembly heap could not grow enough for ") + what;
   } catch (const std::length_error&) {
     // A buffer past size_t on wasm32 (4 GiB): more than the heap's 2 GiB in any case.
     return "out of memory: this call's working memory exceeds the WebAssembly heap's 2 GiB limit";
@@ -75,6 +68,23 @@ std::string guarded(F&& f) {
     return std::string("internal error: ") + e.what();
   }
 }
+
+// What JS holds by id (translators, trainers, checkpoints). Ids are unique across a module's
+// tables: the nn module's dispose(id) frees a translator or a trainer.
+inline int next_held_id = 1;
+template <class T>
+struct Held {
+  int add(std::unique_ptr<T> x) {
+    items[next_held_id] = std::move(x);
+    return next_held_id++;
+  }
+  T& at(int id, const char* what) {
+    auto it = items.find(id);
+    require(it != items.end(), [&] { return std::string(what) + " has been disposed"; });
+    return *it->second;
+  }
+  std::map<int, std::unique_ptr<T>> items;
+};
 
 inline T5Params read_t5(const val& t) { return {num(t, "numBuckets"), num(t, "maxDistance"), flag(t, "bidirectional")}; }
 

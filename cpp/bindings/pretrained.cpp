@@ -5,11 +5,6 @@
 // strings and the tensors as JS-owned Float32Array copies.
 #include <emscripten/bind.h>
 
-#include <map>
-#include <memory>
-#include <new>
-#include <string>
-
 #include "attnlab/pretrained.hpp"
 #include "marshal.hpp"
 
@@ -20,27 +15,12 @@ using emscripten::function;
 
 namespace {
 
-std::map<int, std::unique_ptr<Model>> models;
-int next_id = 1;
-std::unique_ptr<ThreadPool> pool;  // pretrainedSetThreads(n): n > 1 on the -threads builds
+Held<Model> models;  // on the module's pool (setThreads(n), n > 1 on the -threads builds)
 
-// guarded(), with the heap's message naming what outgrows it here: a checkpoint.
+// guarded(), with the heap's message naming what outgrows it here.
 template <class F>
-std::string checked(F&& f) {
-  return guarded([&] {
-    try {
-      f();
-    } catch (const std::bad_alloc&) {
-      throw Error("out of memory: the WebAssembly heap could not grow enough for this checkpoint");
-    }
-  });
-}
-
-Model& model(int id) {
-  auto it = models.find(id);
-  require(it != models.end(), [] { return std::string("the model has been disposed"); });
-  return *it->second;
-}
+std::string checked(F&& f) { return guarded(f, "this checkpoint"); }
+Model& model(int id) { return models.at(id, "the model"); }
 
 const char* family_name(Family f) { return f == Family::GPT2 ? "gpt2" : f == Family::BERT ? "bert" : "gpt-neo"; }
 
@@ -59,7 +39,6 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
       const SafetensorsIndex ix = parse_safetensors_header(ptr<const char>(a, "header"), num(a, "headerLength"),
                                                            num(a, "fileSize"));
       auto m = Model::create(c, ix, num(a, "maxBytes"), a["quantize"].as<bool>());
-      out.set("id", next_id);
       out.set("architecture", c.architecture);
       out.set("family", family_name(c.family));
       out.set("layers", static_cast<double>(c.layers));
@@ -69,7 +48,7 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
       out.set("positions", static_cast<double>(c.positions));
       out.set("logits", m->outputs_logits());
       out.set("parameterBytes", static_cast<double>(m->parameter_bytes()));
-      models[next_id++] = std::move(m);
+      out.set("id", models.add(std::move(m)));
     });
   });
   function("pretrainedFeed", +[](int id, double offset, double p, double n) {
@@ -87,8 +66,8 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
       const std::vector<int32_t> id_list(ids, ids + n);
       const std::vector<int32_t> type_list = types ? std::vector<int32_t>(types, types + n) : std::vector<int32_t>();
       const bool attentions = flag(a, "attentions");
-      const Output o = flag(a, "extend") ? m.extend(id_list, attentions, pool.get())
-                                         : m.forward(id_list, types ? &type_list : nullptr, attentions, pool.get());
+      const Output o = flag(a, "extend") ? m.extend(id_list, attentions, thread_pool())
+                                         : m.forward(id_list, types ? &type_list : nullptr, attentions, thread_pool());
       out.set("rows", static_cast<double>(o.rows));
       out.set("cols", static_cast<double>(o.cols));
       out.set("ctx", static_cast<double>(o.ctx));
@@ -96,8 +75,5 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
       if (attentions) out.set("attention", typed_copy(o.attention));
     });
   });
-  function("pretrainedDispose", +[](int id) { models.erase(id); });
-  function("pretrainedSetThreads", +[](int n) {
-    return checked([&] { replace_pool(pool, n); });
-  });
+  function("pretrainedDispose", +[](int id) { models.items.erase(id); });
 }

@@ -3,8 +3,6 @@
 // strings, tensors as typed arrays.
 #include <emscripten/bind.h>
 
-#include <map>
-
 #include "attnlab/nn/trainer.hpp"
 #include "attnlab/nn/translation_views.hpp"
 #include "marshal.hpp"
@@ -16,17 +14,8 @@ using emscripten::function;
 
 namespace {
 
-std::map<int, std::unique_ptr<Translator>> translators;
-std::unique_ptr<ThreadPool> pool;  // nnSetThreads(n): n > 1 on the -threads builds (the translators)
-std::map<int, std::unique_ptr<ToyTrainer>> trainers;
-int next_id = 1;
-
-template <class Held>
-Held& held(std::map<int, std::unique_ptr<Held>>& table, int id, const char* what) {
-  auto it = table.find(id);
-  require(it != table.end(), [&] { return std::string("this ") + what + " has been disposed"; });
-  return *it->second;
-}
+Held<Translator> translators;  // on the module's pool (setThreads(n), n > 1 on the -threads builds)
+Held<ToyTrainer> trainers;     // on the calling thread
 
 }  // namespace
 
@@ -35,7 +24,6 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
     return guarded([&] {
       auto tr = Translator::load(addr<const uint8_t>(p), static_cast<size_t>(len));
       const ModelConfig& cfg = tr->model().cfg;
-      out.set("id", next_id);
       out.set("arch", cfg.get("arch"));
       out.set("srcLang", cfg.get("src_lang"));
       out.set("tgtLang", cfg.get("tgt_lang"));
@@ -43,15 +31,16 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       out.set("srcVocab", static_cast<double>(tr->src_vocab().size()));
       out.set("tgtVocab", static_cast<double>(tr->tgt_vocab().size()));
       out.set("config", cfg.serialize());
-      translators[next_id++] = std::move(tr);
+      out.set("id", translators.add(std::move(tr)));
     });
   });
   function("translatorTranslate", +[](int id, std::string text, int beam, int max_len, double lp, val out) {
     return guarded([&] {
-      const Translator& tr = held(translators, id, "translator");
+      const Translator& tr = translators.at(id, "this translator");
+      ThreadPool* pool = thread_pool();
       if (pool) pool->wake();  // sleeping workers wake while the source is tokenised and encoded
       DecodeOptions opt{beam, max_len, static_cast<float>(lp)};
-      opt.pool = pool.get();
+      opt.pool = pool;
       const Translation t = tr.translate(text, opt);
       const AttentionMaps maps = attention_maps(t);
       out.set("text", t.text);
@@ -78,19 +67,19 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       out.set("scores", typed_copy(scores));
     });
   });
-  function("trainerCreate", +[](std::string task, std::string arch, int hidden, int symbols, int min_len, int max_len,
-                                int batch, double lr, int seed, val out) {
+  function("trainerCreate", +[](val a, val out) {
     return guarded([&] {
-      auto t = std::make_unique<ToyTrainer>(ToyTrainerConfig{{parse_toy_task(task), symbols, min_len, max_len}, arch,
-                                                             hidden, batch, lr, static_cast<uint32_t>(seed)});
-      out.set("id", next_id);
+      const auto n = [&](const char* field) { return static_cast<int>(num(a, field)); };
+      const ToyTaskConfig task{parse_toy_task(str(a, "task")), n("symbols"), n("minLength"), n("maxLength")};
+      auto t = std::make_unique<ToyTrainer>(ToyTrainerConfig{task, str(a, "arch"), n("hidden"), n("batch"), real(a, "lr"),
+                                                             static_cast<uint32_t>(num(a, "seed"))});
       out.set("parameters", static_cast<double>(t->num_params()));
-      trainers[next_id++] = std::move(t);
+      out.set("id", trainers.add(std::move(t)));
     });
   });
   function("trainerStep", +[](int id, int steps, val out) {
     return guarded([&] {
-      const StepReport r = held(trainers, id, "trainer").step(steps);
+      const StepReport r = trainers.at(id, "this trainer").step(steps);
       out.set("step", static_cast<double>(r.step));
       out.set("loss", r.loss);
       out.set("tokensPerSecond", r.tokens_per_second);
@@ -98,7 +87,7 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
   });
   function("trainerEvaluate", +[](int id, int n, int seed, val out) {
     return guarded([&] {
-      const Evaluation e = held(trainers, id, "trainer").evaluate(n, static_cast<uint32_t>(seed));
+      const Evaluation e = trainers.at(id, "this trainer").evaluate(n, static_cast<uint32_t>(seed));
       const ToyExample& x = e.example;
       out.set("exactMatch", e.exact_match);
       val example = n > 0 ? val::object() : val::null();
@@ -111,12 +100,9 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       out.set("example", example);
     });
   });
-  function("nnSetThreads", +[](int n) {
-    return guarded([&] { replace_pool(pool, n); });
-  });
   // Translators and trainers share the ids.
   function("dispose", +[](int id) {
-    translators.erase(id);
-    trainers.erase(id);
+    translators.items.erase(id);
+    trainers.items.erase(id);
   });
 }

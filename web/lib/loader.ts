@@ -171,7 +171,7 @@ export function instantiate(variant: Variant, poolSize: number): Promise<WasmMod
 export async function instantiateNn(variant: Variant, threads = 1): Promise<NnModule> {
   const m = await instantiateGlue(nnAssets[variant], isThreaded(variant) ? Math.max(1, threads - 1) : 0);
   if (isThreaded(variant) && threads > 1) {
-    const err = m.nnSetThreads(threads);
+    const err = m.setThreads(threads);
     if (err) throw new Error(err);
   }
   if (isNode) m.unrefWorkers();

@@ -128,8 +128,7 @@ export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainer
   }
   // The time limit counts from here: fetching and compiling the module is not training.
   const t0 = performance.now();
-  const { id } = filled<{ id: number }>((out) => m.trainerCreate(o.task, o.arch, o.hidden, o.symbols, o.minLength, o.maxLength,
-    o.batch, o.lr, o.seed, out), trainerError);
+  const { id } = filled<{ id: number }>((out) => m.trainerCreate(o, out), trainerError);
   const maxMs = o.maxSeconds * 1000;
   const elapsed = () => performance.now() - t0;
   // Runs work(i) for i in [0, units) (steps or held-out sequences, one engine call each, so the

@@ -208,6 +208,12 @@ export interface TranslationOut {
   scores: Float32Array;
 }
 
+/** The toy trainer's settings, checked by trainer-options.ts (cpp/src/nn/trainer.cpp checks them again). */
+export interface TrainerCreateCall {
+  task: string; arch: string; hidden: number; symbols: number; minLength: number; maxLength: number; batch: number;
+  lr: number; seed: number;
+}
+
 export interface TrainerStepOut {
   step: number;
   loss: number;
@@ -220,10 +226,7 @@ export interface TrainerEvaluationOut {
   example: { source: string[]; target: string[]; output: string[]; attention: Float32Array } | null;
 }
 
-export interface WasmModule extends RowGroups {
-  _malloc(bytes: number): Ptr;
-  _free(ptr: Ptr): void;
-  memoryBuffer(): ArrayBufferLike;
+export interface WasmModule extends ModuleCommon {
   /** Index of the first value at `ptr` that is not finite (-Infinity passes when allowed), or -1. */
   findNonfinite(ptr: Ptr, n: number, negInfOk: boolean): number;
   attention(args: AttentionCall): string;
@@ -244,11 +247,24 @@ export interface WasmModule extends RowGroups {
   t5BiasTable(args: T5Scheme & { weights: Ptr; Sq: number; Sk: number; out: Ptr }): string;
   lshAttention(args: LshAttentionCall): string;
   synthesizer(args: SynthesizerCall): string;
+  isa(): string;
+}
+
+/**
+ * What every module has: the heap, its one thread pool (cpp/bindings/common.cpp) and the
+ * pthread workers' hooks (post.js).
+ */
+export interface ModuleCommon extends RowGroups {
+  _malloc(bytes: number): Ptr;
+  _free(ptr: Ptr): void;
+  memoryBuffer(): ArrayBufferLike;
+  /** Bytes malloc has handed out and not had back. */
+  heapUsed(): number;
+  /** n > 1: the module's work runs on n threads (the -threads builds); '' or the error message. */
   setThreads(n: number): string;
   threadCount(): number;
+  /** Wakes the pool's sleeping workers as an op starts, before its inputs are checked and copied. */
   wakeThreads(): void;
-  heapUsed(): number;
-  isa(): string;
   unrefWorkers(): void;
   terminateWorkers(): void;
 }
@@ -279,23 +295,14 @@ export interface Q8RowGroups {
  * The nn module (cpp/bindings/translate.cpp, built as attnlab-nn-<variant>): the translators and
  * the toy trainer, instantiated on first use so the home page's module does not carry them.
  */
-export interface NnModule extends RowGroups, Q8RowGroups {
-  _malloc(bytes: number): Ptr;
-  _free(ptr: Ptr): void;
-  memoryBuffer(): ArrayBufferLike;
-  heapUsed(): number;
+export interface NnModule extends ModuleCommon, Q8RowGroups {
   translatorCreate(ptr: Ptr, len: number, out: Partial<TranslatorInfoOut>): string;
   translatorTranslate(id: number, text: string, beam: number, maxLength: number, lengthPenalty: number, out: Partial<TranslationOut>): string;
-  /** n > 1: the translators run on n threads (the -threads builds); same results. */
-  nnSetThreads(n: number): string;
-  trainerCreate(task: string, arch: string, hidden: number, symbols: number, minLen: number, maxLen: number, batch: number, lr: number, seed: number,
-    out: Partial<{ id: number; parameters: number }>): string;
+  trainerCreate(args: TrainerCreateCall, out: Partial<{ id: number; parameters: number }>): string;
   trainerStep(id: number, steps: number, out: Partial<TrainerStepOut>): string;
   trainerEvaluate(id: number, n: number, seed: number, out: Partial<TrainerEvaluationOut>): string;
   /** Frees a translator or a trainer (they share ids). */
   dispose(id: number): void;
-  unrefWorkers(): void;
-  terminateWorkers(): void;
 }
 
 export interface FactoryOptions {

@@ -101,7 +101,7 @@ export async function openEngine(configText: string, weights: Opened, options: E
   } catch (e) {
     chunks.cancel();
     if (id) wasm.pretrainedDispose(id);
-    wasm.pretrainedSetThreads(1);
+    wasm.setThreads(1);
     wasm.terminateWorkers();
     throw e;
   } finally {
@@ -145,7 +145,7 @@ export class LocalEngine implements Engine {
     if (this.disposed) return;
     this.disposed = true;
     this.wasm.pretrainedDispose(this.info.id);
-    this.wasm.pretrainedSetThreads(1);
+    this.wasm.setThreads(1);
     this.wasm.terminateWorkers();
   }
 }

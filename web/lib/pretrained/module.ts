@@ -2,7 +2,7 @@
 // its interface and its instantiation. Kept apart from wasm-module.ts / loader.ts, whose module
 // is the home page's: loading a checkpoint costs the page nothing until loadModel() is called.
 import { fastestSingleThreaded, importGlue, instantiateGlue, isNode, threadsSupported, type GlueAssets } from '../loader.js';
-import type { Ptr, Q8RowGroups, RowGroups } from '../wasm-module.js';
+import type { ModuleCommon, Ptr, Q8RowGroups } from '../wasm-module.js';
 
 /** pretrainedOpen's arguments: config.json's text and the safetensors header copied into the heap. */
 export interface PretrainedOpenCall {
@@ -55,20 +55,13 @@ export interface PretrainedRunOut {
  * The embind functions of cpp/bindings/pretrained.cpp, on wasm-module.ts's convention: each call
  * that can fail returns '' or the error message, and results come back in an `out` object.
  */
-export interface PretrainedWasm extends RowGroups, Q8RowGroups {
-  _malloc(bytes: number): Ptr;
-  _free(ptr: Ptr): void;
-  memoryBuffer(): ArrayBufferLike;
-  heapUsed(): number;
+export interface PretrainedWasm extends ModuleCommon, Q8RowGroups {
   pretrainedHeaderLength(first8: Ptr, fileSize: number, out: Partial<{ length: number }>): string;
   pretrainedOpen(args: PretrainedOpenCall, out: Partial<PretrainedInfoOut>): string;
   pretrainedFeed(id: number, offset: number, ptr: Ptr, n: number): string;
   pretrainedFinish(id: number): string;
   pretrainedRun(args: PretrainedRunCall, out: Partial<PretrainedRunOut>): string;
   pretrainedDispose(id: number): void;
-  pretrainedSetThreads(n: number): string;
-  unrefWorkers(): void;
-  terminateWorkers(): void;
 }
 
 export type PretrainedVariant = 'scalar' | 'simd' | 'simd-threads' | 'relaxed-simd' | 'relaxed-simd-threads';
@@ -119,7 +112,7 @@ export async function instantiatePretrained(variant?: 'scalar' | 'simd' | 'relax
   // nth). The library's loader starts them (a same-origin bootstrap where attnlab is hosted elsewhere).
   const m = await instantiateGlue(assets[v], v.endsWith('-threads') ? threads - 1 : 0);
   if (v.endsWith('-threads')) {
-    const err = m.pretrainedSetThreads(threads);
+    const err = m.setThreads(threads);
     if (err) throw new Error(`loadModel: ${err}`);
     if (isNode) m.unrefWorkers();  // idle workers must not keep a Node process alive
   }
