@@ -1,12 +1,15 @@
 // Post-link step of the relaxed-SIMD builds (issue 19): node scripts/relax-wasm.mjs <file.wasm>
-// rewrites the module in place so each call to the marker import `attnlab_madd` (declared in
-// cpp/kernels/madd.hpp) becomes f32x4.relaxed_madd (fd 85 02), then checks the result.
+// rewrites the module in place so each call to a marker import declared in cpp/kernels/madd.hpp
+// becomes its relaxed instruction, then checks the result:
+//   attnlab_madd (v128, v128, v128) -> v128           f32x4.relaxed_madd (fd 85 02), every module
+//   attnlab_dot_i8i7 (v128, v128, v128, i32) -> v128  i32x4.relaxed_dot_i8x16_i7x16_add_s (fd 93 02),
+//                                                     the modules with the int8 product
 //
 // Why after linking: Debian's clang 14 only emits relaxed SIMD's prototype opcodes, and
 // Emscripten 3.1.6's binaryen rejects the final ones, so the compiler sees an opaque call.
-// Emscripten minifies import names at -O2, so the marker is found by its type: the only import
-// taking three v128 and returning one. The import becomes a function whose body is the
-// instruction, binaryen's inliner puts that body at every call site, and the function goes.
+// Emscripten minifies import names at -O2, so a marker is found by its type, which is its own.
+// The import becomes a function whose body is the instruction, binaryen's inliner puts that body
+// at every call site, and the function goes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import binaryen from 'binaryen';
 
@@ -32,46 +35,64 @@ const bytes = readFileSync(file);
 const module = binaryen.readBinary(bytes, features);
 module.setFeatures(features);
 
-const v128 = binaryen.v128;
-const markerParams = binaryen.createType([v128, v128, v128]);
-const markers = [];
-for (let i = 0; i < module.getNumFunctions(); i++) {
-  const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
-  if (info.module && info.params === markerParams && info.results === v128) markers.push(info);
-}
-if (markers.length !== 1) fail(`expected one marker import (v128, v128, v128) -> v128, found ${markers.length}`);
-const marker = markers[0];
-
-const before = countMadd(module);
-module.removeFunction(marker.name);
-const body = binaryen._BinaryenSIMDTernary(module.ptr, binaryen.RelaxedMaddVecF32x4,
-  module.local.get(0, v128), module.local.get(1, v128), module.local.get(2, v128));
-module.addFunction(marker.name, markerParams, v128, [], body);
-// The body is 4 nodes: inline it everywhere (binaryen's default limit is 2), clean the call sites'
-// temporaries up with the optimizer Emscripten ran at -O2, and drop the now unused function.
+const { v128, i32 } = binaryen;
+const kinds = [
+  { name: 'f32x4.relaxed_madd', op: binaryen.RelaxedMaddVecF32x4, params: [v128, v128, v128], opcode: [0xfd, 0x85, 0x02], required: true },
+  { name: 'i32x4.relaxed_dot_i8x16_i7x16_add_s', op: binaryen.RelaxedDotI8x16I7x16AddSToVecI32x4, params: [v128, v128, v128, i32],
+    opcode: [0xfd, 0x93, 0x02], required: false },
+];
+// An op name this binaryen lacks would be undefined, which the C API reads as 0 (v128.bitselect).
+for (const k of kinds) if (typeof k.op !== 'number') fail(`this binaryen has no op for ${k.name}`);
+const isMarker = (info, k) => info.module && info.params === binaryen.createType(k.params) && info.results === v128;
+const found = kinds.map((k) => {
+  const markers = [];
+  for (let i = 0; i < module.getNumFunctions(); i++) {
+    const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+    if (isMarker(info, k)) markers.push(info);
+  }
+  if (markers.length > 1 || (k.required && markers.length === 0)) fail(`expected one marker import for ${k.name}, found ${markers.length}`);
+  return markers[0];
+});
+const before = kinds.map((k) => count(module, k.name));
+kinds.forEach((k, i) => {
+  const marker = found[i];
+  if (!marker) return;
+  module.removeFunction(marker.name);
+  const body = binaryen._BinaryenSIMDTernary(module.ptr, k.op, module.local.get(0, v128), module.local.get(1, v128), module.local.get(2, v128));
+  module.addFunction(marker.name, binaryen.createType(k.params), v128, [], body);
+});
+// The bodies are 4 nodes: inline them everywhere (binaryen's default limit is 2), clean the call
+// sites' temporaries up with the optimizer Emscripten ran at -O2, and drop the now unused functions.
 binaryen.setOptimizeLevel(2);
 binaryen.setShrinkLevel(0);
 binaryen.setAlwaysInlineMaxSize(4);
 module.runPasses(['inlining-optimizing', 'remove-unused-module-elements']);
 
-// Checks: the module validates with the feature, holds the opcode, and no marker is left.
+// Checks: the module validates with the feature, holds the opcodes, and no marker is left.
 if (!module.validate()) fail('module does not validate after the rewrite');
 for (let i = 0; i < module.getNumFunctions(); i++) {
   const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
-  if (info.name === marker.name) fail(`function ${marker.name} (the marker) is still there`);
-  if (info.module && info.params === markerParams && info.results === v128) fail(`marker import ${info.module}.${info.base} is still there`);
+  kinds.forEach((k, j) => {
+    if (found[j] && info.name === found[j].name) fail(`function ${info.name} (a marker) is still there`);
+    if (isMarker(info, k)) fail(`marker import ${info.module}.${info.base} is still there`);
+  });
 }
-const after = countMadd(module);
-if (after === 0) fail('no f32x4.relaxed_madd in the result');
+const after = kinds.map((k) => count(module, k.name));
 const out = module.emitBinary();
 module.dispose();
-if (!hasOpcode(out, [0xfd, 0x85, 0x02])) fail('the binary has no f32x4.relaxed_madd opcode (fd 85 02)');
+const report = [];
+kinds.forEach((k, i) => {
+  if (!found[i]) return;
+  if (after[i] === 0) fail(`no ${k.name} in the result`);
+  if (!hasOpcode(out, k.opcode)) fail(`the binary has no ${k.name} opcode (${k.opcode.map((b) => b.toString(16)).join(' ')})`);
+  report.push(`marker ${found[i].module}.${found[i].base} -> ${k.name} at ${after[i] - before[i]} sites`);
+});
 writeFileSync(file, out);
-console.log(`relax-wasm: ${file}: marker ${marker.module}.${marker.base} -> f32x4.relaxed_madd at ${after - before} sites`);
+console.log(`relax-wasm: ${file}: ${report.join('; ')}`);
 
-/** How many f32x4.relaxed_madd the module's text holds. */
-function countMadd(m) {
-  return (m.emitText().match(/f32x4\.relaxed_madd/g) ?? []).length;
+/** How many of instruction `name` the module's text holds. */
+function count(m, name) {
+  return m.emitText().split(name).length - 1;
 }
 
 function hasOpcode(buf, seq) {

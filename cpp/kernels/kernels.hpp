@@ -24,8 +24,13 @@
 //   quantize_i16(x, n, np, xq)     x as int16 in [-8191, 8191] scaled by 8191 / max|x|, zero-padded
 //                                  to np; returns the scale (max|x| / 8191)
 //   gemm_q8_8<R>(x, ldx, w, kp, out)  out[r*8 + j] = sum_k x[r*ldx + k] * W[j][k] over k < 2 kp for
-//                                  one 8-row tile of int8 weights packed by pack_q8_tiles, exact
-//                                  int32, R <= 4 rows sharing each load of the weights
+//                                  one 8-row tile of int8 weights in Q8Layout's pairs, exact
+//                                  int32, R <= 5 rows sharing each load of the weights
+//   split_i16(x, n, hi, lo)        int16 in [-8191, 8191] as two 7-bit bytes: x + 8192 = 128 hi + lo
+//   gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out)
+//                                  the same product on Q8Layout's quads from split_i16's bytes,
+//                                  R <= 3: relaxed SIMD's byte dot product where
+//                                  q8_quads_supported() (the engine computes it right)
 //   gemm_4x16<RS, CS>(K, a, b0, b1, ldb, c, ldc, acc)
 //                                  two gemm_4x8 blocks side by side (b0: columns 0-7, b1: 8-15),
 //                                  the same bits as two gemm_4x8 calls
@@ -50,6 +55,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "scalar.hpp"
 #include "simd128.hpp"
@@ -69,6 +75,18 @@ inline const char* active_isa() noexcept { return "scalar"; }
 
 using isa::axpy;
 using isa::gemm_q8_8;
+using scalar::split_i16;
+#if defined(__wasm_simd128__) && defined(ATTNLAB_RELAXED_SIMD)
+using simd128::gemm_q8_quad;
+// Measured once: the engine may miscompute the relaxed dot product (simd128::q8_quads_work).
+inline bool q8_quads_supported() noexcept {
+  static const bool ok = simd128::q8_quads_work();
+  return ok;
+}
+#else
+using scalar::gemm_q8_quad;  // for the twin tests only: without relaxed SIMD it is no faster
+inline bool q8_quads_supported() noexcept { return false; }
+#endif
 using isa::quantize_i16;
 using isa::dot;
 using isa::exp2_approx;
@@ -160,24 +178,43 @@ inline void pack_panels(const float* x, int64_t stride, int64_t rows, int64_t co
   }
 }
 
-// Int8 weight rows [0, M) (row stride ldw, ldw even, zero-padded past K) as gemm_q8_8's tiles of 8
-// rows: tile t, k-pair p at out[(t * ldw / 2 + p) * 16], byte 2j + e = W[8t + j][2p + e]; rows
-// past M are zero. Layout only: the same for every ISA. pack_q8_row places one row (m) alone, for
-// weights quantised row by row as they stream in; q8_row_at reads one back.
-inline int64_t q8_tiles_size(int64_t M, int64_t ldw) noexcept { return (M + 7) / 8 * 8 * ldw; }
-inline void pack_q8_row(const int8_t* row, int64_t ldw, int64_t m, int8_t* tiles) noexcept {
-  int8_t* t = tiles + (m / 8) * 8 * ldw + 2 * (m % 8);
-  for (int64_t p = 0; p < ldw / 2; ++p) {
-    t[16 * p] = row[2 * p];
-    t[16 * p + 1] = row[2 * p + 1];
+// Int8 weight rows [0, M) (row stride ldw, a multiple of 16, zero-padded past K) as tiles of 8
+// rows, laid out for one of the two kernels; rows past M are zero. Layout only: the same for every
+// ISA. pack_row places one row (m) alone, for weights quantised row by row as they stream in.
+// - pairs (gemm_q8_8): tile t, k-pair p at (t * ldw / 2 + p) * 16, byte 2j + e = W[8t + j][2p + e].
+// - quads (gemm_q8_quad): tile t, k-quad q at (t * ldw / 4 + q) * 32, byte 16h + 4j + e =
+//   W[8t + 4h + j][4q + e]; after the tiles, int32 row sums for each chunk c of kQ8Chunk k's:
+//   at byte 4 (c * 8 tiles + m).
+struct Q8Layout {
+  static constexpr int64_t kQ8Chunk = 2048;  // the k's of one exact int32 pass (|x w| K < 2^31)
+  int64_t M = 0, ldw = 0;
+  bool quads = false;
+
+  int64_t tiles() const noexcept { return (M + 7) / 8; }
+  int64_t chunks() const noexcept { return quads ? (ldw + kQ8Chunk - 1) / kQ8Chunk : 0; }
+  int64_t size() const noexcept { return tiles() * 8 * ldw + 4 * tiles() * 8 * chunks(); }
+  // The 8 sums (32 bytes) of tile t in chunk c.
+  const int8_t* sums(const int8_t* packed, int64_t c, int64_t t) const noexcept {
+    return packed + tiles() * 8 * ldw + 4 * (c * tiles() * 8 + 8 * t);
   }
-}
-inline int8_t q8_row_at(const int8_t* tiles, int64_t ldw, int64_t m, int64_t k) noexcept {
-  return tiles[(m / 8) * 8 * ldw + (k / 2) * 16 + 2 * (m % 8) + k % 2];
-}
-inline void pack_q8_tiles(const int8_t* W, int64_t ldw, int64_t M, int8_t* out) noexcept {
-  for (int64_t i = 0; i < q8_tiles_size(M, ldw); ++i) out[i] = 0;
-  for (int64_t m = 0; m < M; ++m) pack_q8_row(W + m * ldw, ldw, m, out);
-}
+  int64_t offset(int64_t m, int64_t k) const noexcept {
+    const int64_t tile = (m / 8) * 8 * ldw, j = m % 8;
+    return quads ? tile + (k / 4) * 32 + 16 * (j / 4) + 4 * (j % 4) + k % 4 : tile + (k / 2) * 16 + 2 * j + k % 2;
+  }
+  void pack_row(const int8_t* row, int64_t m, int8_t* packed) const noexcept {
+    for (int64_t k = 0; k < ldw; ++k) packed[offset(m, k)] = row[k];
+    for (int64_t c = 0; c < chunks(); ++c) {
+      int32_t s = 0;
+      for (int64_t k = c * kQ8Chunk; k < ldw && k < (c + 1) * kQ8Chunk; ++k) s += row[k];
+      std::memcpy(packed + tiles() * 8 * ldw + 4 * (c * tiles() * 8 + m), &s, sizeof s);
+    }
+  }
+  int8_t at(const int8_t* packed, int64_t m, int64_t k) const noexcept { return packed[offset(m, k)]; }
+  // All rows of W (row stride ldw) into packed, which holds size() bytes.
+  void pack(const int8_t* W, int8_t* packed) const noexcept {
+    std::memset(packed, 0, static_cast<size_t>(size()));
+    for (int64_t m = 0; m < M; ++m) pack_row(W + m * ldw, m, packed);
+  }
+};
 
 }  // namespace attnlab::kernels

@@ -17,6 +17,10 @@
 // instruction; nothrow: no invoke_* trampoline under Emscripten's JS exceptions.
 extern "C" __attribute__((import_module("env"), import_name("attnlab_madd"), const, nothrow))
 v128_t attnlab_madd(v128_t a, v128_t b, v128_t c);
+// The same for i32x4.relaxed_dot_i8x16_i7x16_add_s (fd 93 02). Its trailing int (always 0) only
+// gives the marker a type of its own, which is how relax-wasm.mjs tells the two apart.
+extern "C" __attribute__((import_module("env"), import_name("attnlab_dot_i8i7"), const, nothrow))
+v128_t attnlab_dot_i8i7(v128_t a, v128_t b, v128_t c, int type_tag);
 #endif
 
 namespace attnlab::kernels::simd128 {
@@ -39,6 +43,13 @@ inline v128_t nmadd(v128_t a, v128_t b, v128_t c) noexcept {
   return wasm_f32x4_sub(c, wasm_f32x4_mul(a, b));
 #endif
 }
+
+#if defined(ATTNLAB_RELAXED_SIMD)
+// c + the sums of four byte products per lane: a's bytes signed, b's in [0, 127] (relaxed SIMD
+// leaves b's top bit to the engine, so b never has it). x86 runs it as vpdpbusd where there is
+// AVX-VNNI, else pmaddubsw + pmaddwd (no saturation: |2 * 127 * 128| < 2^15).
+inline v128_t dot_i8i7_add(v128_t a, v128_t b, v128_t c) noexcept { return attnlab_dot_i8i7(a, b, c, 0); }
+#endif
 
 }  // namespace attnlab::kernels::simd128
 #endif

@@ -339,7 +339,7 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) no
 
 // One tile of an int8 weight matrix times R rows of int16 activations: out[r * 8 + j] =
 // sum_{p < kp} x[r][2p] * W[j][2p] + x[r][2p + 1] * W[j][2p + 1] for the tile's 8 weight rows,
-// packed k-pair by k-pair: byte 16p + 2j + e is W[j][2p + e] (kernels::pack_q8_tiles). Exact
+// packed k-pair by k-pair: byte 16p + 2j + e is W[j][2p + e] (kernels::Q8Layout's pairs). Exact
 // int32 (|x| <= 8191, |w| <= 127, 2 kp <= 2048 cannot overflow), so every ISA gives the same bits.
 template <int R>
 inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
@@ -350,6 +350,39 @@ inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp
       for (int64_t p = 0; p < kp; ++p)
         s += static_cast<int32_t>(xr[2 * p]) * w[16 * p + 2 * j] + static_cast<int32_t>(xr[2 * p + 1]) * w[16 * p + 2 * j + 1];
       out[r * 8 + j] = s;
+    }
+}
+
+// int16 activations (|x| <= 8191) as two bytes in [0, 127] each, the operands of relaxed SIMD's
+// byte dot product: x + 8192 = 128 hi + lo.
+inline void split_i16(const int16_t* x, int64_t n, uint8_t* hi, uint8_t* lo) noexcept {
+  for (int64_t i = 0; i < n; ++i) {
+    const int v = x[i] + 8192;
+    hi[i] = static_cast<uint8_t>(v >> 7);
+    lo[i] = static_cast<uint8_t>(v & 127);
+  }
+}
+
+// gemm_q8_8 on the quads layout (Q8Layout): out[r * 8 + j] = sum_k x[r][k] * W[j][k] over
+// k < 4 kq <= 2048, from split_i16's bytes (row stride ldx) as 128 H + L - 8192 S, where H and L
+// are the weights' dot products with hi and lo and S (sums[j], int32) is the sum of W[j]'s k's.
+// H and L are exact int32; the combination wraps modulo 2^32, which is exact because the true
+// sum fits (|x w| 4 kq <= 8191 * 127 * 2048 < 2^31).
+template <int R>
+inline void gemm_q8_quad(const uint8_t* hi, const uint8_t* lo, int64_t ldx, const int8_t* w, int64_t kq,
+                         const int8_t* sums, int32_t* out) noexcept {
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 8; ++j) {
+      int32_t h = 0, l = 0, s = 0;
+      for (int64_t q = 0; q < kq; ++q)
+        for (int e = 0; e < 4; ++e) {
+          const int32_t wv = w[32 * q + 16 * (j / 4) + 4 * (j % 4) + e];
+          h += wv * hi[r * ldx + 4 * q + e];
+          l += wv * lo[r * ldx + 4 * q + e];
+        }
+      std::memcpy(&s, sums + 4 * j, sizeof s);
+      out[r * 8 + j] = static_cast<int32_t>(static_cast<uint32_t>(h) * 128u + static_cast<uint32_t>(l) -
+                                            static_cast<uint32_t>(s) * 8192u);
     }
 }
 

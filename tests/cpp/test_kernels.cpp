@@ -505,49 +505,91 @@ TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
   EXPECT_EQ(z, std::vector<int16_t>(16, 0));
 }
 
-// One int8 tile times R int16 rows: exact on every ISA (the int64 sum of the unpacked weights),
-// with the extremes (8191 * 127 at every k, 2 kp = 2048) that come nearest int32's range.
+// One int8 tile times R int16 rows, in both layouts: exact on every ISA (the int64 sum of the
+// unpacked weights), with the extremes (2 kp = 2048) that come nearest int32's range.
 template <int R>
-void expect_gemm_q8_8(int64_t ldw, bool extremes) {
+void expect_gemm_q8_8(int64_t ldw, int extremes) {
   const int64_t ldx = ldw + 16;
   std::vector<int16_t> x(R * ldx);
-  std::vector<int8_t> w(8 * ldw), wt(static_cast<size_t>(k::q8_tiles_size(8, ldw)));
+  std::vector<int8_t> w(8 * ldw);
   uint32_t s = 12345;
   auto next = [&] { return s = s * 1664525u + 1013904223u, static_cast<int32_t>(s >> 8); };
-  for (auto& v : x) v = extremes ? 8191 : static_cast<int16_t>(next() % 16383 - 8191);
-  for (auto& v : w) v = extremes ? 127 : static_cast<int8_t>(next() % 255 - 127);
-  k::pack_q8_tiles(w.data(), ldw, 8, wt.data());
-  int32_t a[R * 8], b[R * 8];
+  // extremes: 8191 * 127 at every k; then each sign flipped at every other k and row (the quads'
+  // offset bytes at both ends: 0 and 127).
+  for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i)
+    x[i] = extremes ? static_cast<int16_t>(extremes > 1 && (i + i / ldx) % 2 ? -8191 : 8191) : static_cast<int16_t>(next() % 16383 - 8191);
+  for (int64_t i = 0; i < static_cast<int64_t>(w.size()); ++i)
+    w[i] = extremes ? static_cast<int8_t>(extremes > 1 && i % 3 == 0 ? -127 : 127) : static_cast<int8_t>(next() % 255 - 127);
+  const k::Q8Layout pairs{8, ldw, false}, quads{8, ldw, true};
+  std::vector<int8_t> wt(static_cast<size_t>(pairs.size())), wq(static_cast<size_t>(quads.size()));
+  pairs.pack(w.data(), wt.data());
+  quads.pack(w.data(), wq.data());
+  std::vector<uint8_t> xb(2 * R * ldx);
+  for (int r = 0; r < R; ++r) k::split_i16(x.data() + r * ldx, ldx, xb.data() + 2 * r * ldx, xb.data() + (2 * r + 1) * ldx);
+  int32_t a[R * 8], b[R * 8], c[R * 8], d[R * 8];
   k::gemm_q8_8<R>(x.data(), ldx, wt.data(), ldw / 2, a);
   k::scalar::gemm_q8_8<R>(x.data(), ldx, wt.data(), ldw / 2, b);
+  const int8_t* sums = ldw ? quads.sums(wq.data(), 0, 0) : nullptr;
+  const int8_t zero[32] = {};
+  k::gemm_q8_quad<R>(xb.data(), xb.data() + ldx, 2 * ldx, wq.data(), ldw / 4, ldw ? sums : zero, c);
+  k::scalar::gemm_q8_quad<R>(xb.data(), xb.data() + ldx, 2 * ldx, wq.data(), ldw / 4, ldw ? sums : zero, d);
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 8; ++j) {
       int64_t want = 0;
       for (int64_t i = 0; i < ldw; ++i) want += static_cast<int64_t>(x[r * ldx + i]) * w[j * ldw + i];
       EXPECT_EQ(a[r * 8 + j], want) << "R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
       EXPECT_EQ(b[r * 8 + j], want);
+      EXPECT_EQ(c[r * 8 + j], want) << "quads R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
+      EXPECT_EQ(d[r * 8 + j], want);
     }
 }
 
+// Both layouts' kernels, gemm_q8_quad where this build has relaxed SIMD (else its scalar twin).
 TEST(Kernels, GemmQ8IsExactOnEveryIsa) {
   for (int64_t ldw : {0, 16, 48, 512, 2048}) {
-    expect_gemm_q8_8<1>(ldw, false);
-    expect_gemm_q8_8<3>(ldw, false);
-    expect_gemm_q8_8<4>(ldw, false);
+    expect_gemm_q8_8<1>(ldw, 0);
+    expect_gemm_q8_8<3>(ldw, 0);
+    expect_gemm_q8_8<4>(ldw, 0);
   }
-  expect_gemm_q8_8<4>(2048, true);
+  expect_gemm_q8_8<4>(2048, 1);
+  expect_gemm_q8_8<3>(2048, 2);
 }
 
-// The packed layout: rows past M are zero, and each byte is where gemm_q8_8 reads it.
+// Both layouts: rows past M are zero, each byte is where its kernel reads it, and the quads'
+// row sums follow the tiles, a chunk of 2048 k's at a time.
 TEST(Kernels, PackQ8TilesLayout) {
   const int64_t M = 11, ldw = 16;
-  std::vector<int8_t> w(M * ldw), t(static_cast<size_t>(k::q8_tiles_size(M, ldw)), 99);
+  std::vector<int8_t> w(M * ldw);
   for (int64_t i = 0; i < M * ldw; ++i) w[i] = static_cast<int8_t>(i % 251 - 125);
-  k::pack_q8_tiles(w.data(), ldw, M, t.data());
+  const k::Q8Layout pairs{M, ldw, false}, quads{M, ldw, true};
+  std::vector<int8_t> t(static_cast<size_t>(pairs.size()), 99), q(static_cast<size_t>(quads.size()), 99);
+  pairs.pack(w.data(), t.data());
+  quads.pack(w.data(), q.data());
   ASSERT_EQ(t.size(), 16u * ldw);
-  for (int64_t m = 0; m < 16; ++m)
-    for (int64_t c = 0; c < ldw; ++c)
-      EXPECT_EQ(t[((m / 8) * (ldw / 2) + c / 2) * 16 + 2 * (m % 8) + c % 2], m < M ? w[m * ldw + c] : 0) << m << "," << c;
+  ASSERT_EQ(q.size(), 16u * ldw + 16 * 4);
+  for (int64_t m = 0; m < 16; ++m) {
+    int32_t sum = 0;
+    for (int64_t c = 0; c < ldw; ++c) {
+      const int8_t want = m < M ? w[m * ldw + c] : 0;
+      sum += want;
+      EXPECT_EQ(t[((m / 8) * (ldw / 2) + c / 2) * 16 + 2 * (m % 8) + c % 2], want) << m << "," << c;
+      EXPECT_EQ(q[((m / 8) * (ldw / 4) + c / 4) * 32 + 16 * (m % 8 / 4) + 4 * (m % 4) + c % 4], want) << m << "," << c;
+      EXPECT_EQ(pairs.at(t.data(), m, c), want);
+      EXPECT_EQ(quads.at(q.data(), m, c), want);
+    }
+    int32_t got;
+    std::memcpy(&got, quads.sums(q.data(), 0, m / 8) + 4 * (m % 8), sizeof got);
+    EXPECT_EQ(got, sum) << m;
+  }
+  const k::Q8Layout deep{3, 4096 + 16, true};
+  EXPECT_EQ(deep.chunks(), 3);
+  std::vector<int8_t> dw(3 * deep.ldw, 1), dq(static_cast<size_t>(deep.size()));
+  deep.pack(dw.data(), dq.data());
+  for (int64_t c = 0; c < 3; ++c) {
+    int32_t got;
+    std::memcpy(&got, deep.sums(dq.data(), c, 0) + 4, sizeof got);
+    EXPECT_EQ(got, c < 2 ? 2048 : 16) << c;
+  }
 }
 
 // The recurrent layers' activations through the exp kernel, on every ISA: tanh within 2e-7

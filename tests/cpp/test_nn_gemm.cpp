@@ -73,6 +73,7 @@ TEST(NnGemm, ProductsMatchFloat64OnEveryBlockShape) {
 // int16 rounding (<= max|x| / 16382 per element).
 // Row counts 1..12 cover each row group the product forms (up to 4 rows per pass).
 TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
+  for (const bool quads : {false, true})
   for (int64_t N = 1; N <= 12; ++N) {
   const int64_t K = 37, M = 11, ldw = 48;
   const auto A = randn(N * K, 7);
@@ -83,10 +84,11 @@ TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
     scale[m] = 0.01f * static_cast<float>(1 + m);
     for (int64_t k = 0; k < K; ++k) W[m * ldw + k] = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
   }
-  std::vector<int8_t> Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
-  attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
+  const attnlab::kernels::Q8Layout L{M, ldw, quads};
+  std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
+  L.pack(W.data(), Wt.data());
   std::vector<float> C(N * M);
-  gemm_nt_q8(A.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
+  gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data());
   for (int64_t i = 0; i < N; ++i) {
     double amax = 0;
     for (int64_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(static_cast<double>(A[i * K + k])));
@@ -96,7 +98,7 @@ TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
         s += static_cast<double>(A[i * K + k]) * W[m * ldw + k] * scale[m];
         bound += std::fabs(W[m * ldw + k] * scale[m]) * amax / 16382.0;
       }
-      EXPECT_NEAR(C[i * M + m], s, bound + 1e-5) << N << ": " << i << "," << m;
+      EXPECT_NEAR(C[i * M + m], s, bound + 1e-5) << N << ": " << i << "," << m << (quads ? " quads" : " pairs");
     }
   }
   }
@@ -105,28 +107,32 @@ TEST(NnGemm, Int8ProductMatchesDequantisedWeights) {
 // K past 2048 (GPT-2's c_proj reads 3072): int32 sums taken 1024 k-pairs at a time, added in
 // int64: equal to the int64 sum of the whole row (all-extreme values, where int32 would wrap).
 TEST(NnGemm, Int8ProductPast2048IsExact) {
-  const int64_t N = 7, K = 3072, M = 300, ldw = K;
-  std::vector<float> A(N * K, 1.0f);
-  std::vector<int8_t> W(M * ldw, 127), Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
-  attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
-  std::vector<float> scale(M, 1.0f), C(N * M), D(N * M);
-  gemm_nt_q8(A.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
-  // x quantised to 8191 (scale 1/8191): each output is 8191 * 127 * 3072 / 8191 = 390144.
-  for (float c : C) EXPECT_FLOAT_EQ(c, static_cast<float>(8191.0 * 127 * 3072) * (1.0f / 8191.0f));
+  for (const bool quads : {false, true}) {
+    const int64_t N = 7, K = 3072, M = 300, ldw = K;
+    std::vector<float> A(N * K, 1.0f);
+    const attnlab::kernels::Q8Layout L{M, ldw, quads};
+    std::vector<int8_t> W(M * ldw, 127), Wt(static_cast<size_t>(L.size()));
+    L.pack(W.data(), Wt.data());
+    std::vector<float> scale(M, 1.0f), C(N * M);
+    gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data());
+    // x quantised to 8191 (scale 1/8191): each output is 8191 * 127 * 3072 / 8191 = 390144.
+    for (float c : C) EXPECT_FLOAT_EQ(c, static_cast<float>(8191.0 * 127 * 3072) * (1.0f / 8191.0f)) << quads;
+  }
 }
 
 // Tasks of 256 outputs on a pool: the same bits as one thread.
 TEST(NnGemm, Int8ProductThreadCountInvariance) {
   const int64_t N = 7, K = 3072, M = 300, ldw = K;
-  std::vector<int8_t> W(M * ldw), Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
+  const attnlab::kernels::Q8Layout L{M, ldw, false};
+  std::vector<int8_t> W(M * ldw), Wt(static_cast<size_t>(L.size()));
   std::mt19937 rng(3);
   for (auto& w : W) w = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
-  attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
+  L.pack(W.data(), Wt.data());
   std::vector<float> scale(M, 0.01f), C(N * M), D(N * M);
   const auto B = randn(N * K, 11);
   attnlab::ThreadPool pool(3);
-  gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
-  gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, D.data(), &pool);
+  gemm_nt_q8(B.data(), N, K, L, Wt.data(), scale.data(), C.data());
+  gemm_nt_q8(B.data(), N, K, L, Wt.data(), scale.data(), D.data(), &pool);
   EXPECT_EQ(C, D);
 }
 
@@ -137,21 +143,31 @@ TEST(NnGemm, Int8ProductFiveRowPassesKeepEveryBit) {
   for (const int64_t K : {200, 3000})
     for (const int64_t N : {1, 5, 9, 10, 13}) {
       const int64_t M = 37, ldw = K;
-      std::vector<int8_t> W(M * ldw), Wt(static_cast<size_t>(attnlab::kernels::q8_tiles_size(M, ldw)));
+      const attnlab::kernels::Q8Layout L{M, ldw, false}, Lq{M, ldw, true};
+      std::vector<int8_t> W(M * ldw), Wt(static_cast<size_t>(L.size())), Wq(static_cast<size_t>(Lq.size()));
       std::mt19937 rng(static_cast<unsigned>(N * K));
       for (auto& w : W) w = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
-      attnlab::kernels::pack_q8_tiles(W.data(), ldw, M, Wt.data());
-      std::vector<float> scale(M, 0.01f), C(N * M), D(N * M);
+      L.pack(W.data(), Wt.data());
+      Lq.pack(W.data(), Wq.data());
+      std::vector<float> scale(M, 0.01f), C(N * M), D(N * M), E(N * M);
       const auto B = randn(N * K, 5);
       EXPECT_EQ(set_q8_row_groups(4), 4);
-      gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, C.data());
+      gemm_nt_q8(B.data(), N, K, L, Wt.data(), scale.data(), C.data());
       EXPECT_EQ(set_q8_row_groups(5), 5);
-      gemm_nt_q8(B.data(), N, K, Wt.data(), scale.data(), ldw, M, D.data());
+      gemm_nt_q8(B.data(), N, K, L, Wt.data(), scale.data(), D.data());
       set_q8_row_groups(4);
       EXPECT_EQ(C, D) << N << " rows, " << K << " deep";
+      // The quads layout (relaxed SIMD's byte dot product, passes of up to 3 rows): the same bits.
+      gemm_nt_q8(B.data(), N, K, Lq, Wq.data(), scale.data(), E.data());
+      EXPECT_EQ(C, E) << N << " rows, " << K << " deep, quads";
     }
   EXPECT_EQ(set_q8_row_groups(6), 4);  // 4 or 5 only
   EXPECT_EQ(q8_row_groups(), 4);
   EXPECT_TRUE(std::isfinite(q8_row_groups_probe(5, 2)));
   EXPECT_EQ(q8_row_groups(), 4);  // the probe leaves the setting alone
+  // New weights take quads only where the engine's relaxed dot product passed its check.
+  const bool supported = attnlab::kernels::q8_quads_supported();
+  EXPECT_EQ(set_q8_quads(false), false);
+  EXPECT_EQ(set_q8_quads(true), supported);
+  EXPECT_EQ(q8_quads(), supported);
 }

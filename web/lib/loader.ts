@@ -86,7 +86,7 @@ const nnAssets: Record<Variant, GlueAssets<NnModule>> = {
 };
 
 type NodeProcess = {
-  versions?: { node?: string };
+  versions?: { node?: string; v8?: string };
   getBuiltinModule?: (id: string) => unknown;
 };
 const nodeProcess = (globalThis as { process?: NodeProcess }).process;
@@ -189,6 +189,14 @@ export async function instantiateGlue<M extends RowGroups>(a: GlueAssets<M>, poo
 let sixRows: boolean | undefined;
 let fiveQ8Rows: boolean | undefined;
 
+// Node 20's V8 (11.3, relaxed SIMD behind --experimental-wasm-relaxed-simd) computes
+// i32x4.relaxed_dot_i8x16_i7x16_add_s wrong in its baseline compiler (Liftoff: twice the dot
+// product, the addend dropped) and right once a function is optimised, so the module's own check
+// at start (simd128::q8_quads_work) passes or fails by tier. There the int8 weights keep SIMD128's
+// kernel. V8 11.4 (Chrome 114), the first to ship relaxed SIMD, and later compute it right.
+const v8Version = nodeProcess?.versions?.v8?.split('.').map(Number) ?? [];
+const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] === 11 && v8Version[1] < 4));
+
 /**
  * Register blocks whose speed is up to the engine's compiler, measured once per realm on the first
  * module that has them, and set on every module before its first op:
@@ -198,7 +206,8 @@ let fiveQ8Rows: boolean | undefined;
  *   kernel 1.10x faster so; Node 20's V8 spilled them, at half speed (attnlab/row_groups.hpp).
  * - the int8 product (the translators', int8 checkpoints') can take a beam of 5 rows in one pass
  *   over the weights instead of 2 + 3: 0.8x the time in Chromium 156, 1.6x in Node 20
- *   (attnlab/nn/gemm.hpp).
+ *   (attnlab/nn/gemm.hpp). Not timed where its weights take relaxed SIMD's byte dot product
+ *   (q8Quads: passes of at most 3 rows, faster still).
  * Each is timed in turns against its 4-row form, at least 8 and until neither time has improved by
  * 1% for 4 turns (the first calls run V8's baseline tier), and kept when 2% faster; a few ms each.
  * A page's first moments are noisy (compiler threads share the cores): over fresh Chromium 156
@@ -209,13 +218,14 @@ let fiveQ8Rows: boolean | undefined;
  * where a group's rows see different numbers of keys.
  */
 function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
+  if (baselineRelaxedDotWrong) m.setQ8Quads?.(false);
   const timed = isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
   if (m.setRowGroups(6) === 6) {
     // ~0.2 ms (4 rows) and 0.3 ms (6) a call once optimised: 40+ ticks of an isolated page's 5 us clock.
     sixRows ??= timed && faster((rows) => m.rowGroupsProbe(rows, 192), 6, true);
     m.setRowGroups(sixRows ? 6 : 4);
   }
-  if (m.setQ8RowGroups && m.q8RowGroupsProbe) {
+  if (m.setQ8RowGroups && m.q8RowGroupsProbe && !m.q8Quads?.()) {
     const probe = m.q8RowGroupsProbe.bind(m);
     fiveQ8Rows ??= timed && faster((rows) => probe(rows, 32), 5, false);  // ~0.2 ms a call
     m.setQ8RowGroups(fiveQ8Rows ? 5 : 4);

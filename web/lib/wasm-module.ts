@@ -282,13 +282,20 @@ export interface RowGroups {
 
 /**
  * What the modules with the int8 product bind (cpp/bindings/q8.cpp): rows per pass over its
- * weights, which loader.ts times and sets (attnlab/nn/gemm.hpp).
+ * weights, which loader.ts times and sets, and the layout weights loaded from now on take
+ * (attnlab/nn/gemm.hpp).
  */
 export interface Q8RowGroups {
   /** 4, or 5; returns the rows now used. */
   setQ8RowGroups(rows: number): number;
   /** A 5-row product in passes of at most `rows` rows, `reps` times (a checksum). */
   q8RowGroupsProbe(rows: number, reps: number): number;
+  /**
+   * Relaxed SIMD's byte dot product for weights loaded from now on, where the engine computes it
+   * right (the default there); returns whether it is used. The same results either way.
+   */
+  setQ8Quads(on: boolean): boolean;
+  q8Quads(): boolean;
 }
 
 /**

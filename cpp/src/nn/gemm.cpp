@@ -51,28 +51,36 @@ void groups_times(int64_t Kd, const float* a4, int64_t gs, int64_t rows, const f
     rows4_times(Kd, a4 + g * gs, b, ldb, c + g * 4 * ldc, ldc, std::min<int64_t>(4, rows - g * 4), n, acc);
 }
 
-// R rows of int16 activations (row stride ldx, scales sx) times the packed int8 weights' tiles
-// [t0, t1) (kernels::pack_q8_tiles, kp k-pairs per tile): y[r * M + m]. Past 1024 k-pairs (K > 2048)
-// the int32 sums could overflow, so they are taken 1024 pairs at a time and added in int64: still
-// exact, so the same bits as one pass wherever one pass fits.
+// R rows of int16 activations (row stride ldx, scales sx; `xb`: as split_i16's bytes, hi then lo,
+// 2 ldx a row) times the packed int8 weights' tiles [t0, t1): y[r * M + m]. Past 2048 k's the
+// int32 sums could overflow, so they are taken a chunk (Q8Layout::kQ8Chunk) at a time and added in
+// int64: still exact, so the same bits as one pass wherever one pass fits, in either layout.
 template <int R>
-void q8_rows(const int16_t* xq, int64_t ldx, const float* sx, const int8_t* Wt, const float* w_scale, int64_t kp,
-             float* y, int64_t M, int64_t t0, int64_t t1) {
-  constexpr int64_t kMaxPairs = 1024;
+void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx, const kernels::Q8Layout& L,
+             const int8_t* Wt, const float* w_scale, float* y, int64_t t0, int64_t t1) {
+  constexpr int64_t kChunk = kernels::Q8Layout::kQ8Chunk;
+  const int64_t M = L.M, chunks = (ldx + kChunk - 1) / kChunk;
   int32_t acc[R * 8];
   int64_t wide[R * 8];
+  auto chunk = [&](const int8_t* tile, int64_t t, int64_t c) {
+    const int64_t k0 = c * kChunk, n = std::min(kChunk, ldx - k0);
+    if (L.quads)
+      kernels::gemm_q8_quad<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), acc);
+    else
+      kernels::gemm_q8_8<R>(xq + k0, ldx, tile + 8 * k0, n / 2, acc);
+  };
   for (int64_t t = t0; t < t1; ++t) {
-    const int8_t* tile = Wt + t * kp * 16;
+    const int8_t* tile = Wt + t * 8 * ldx;
     const int64_t m0 = t * 8, n = std::min<int64_t>(8, M - m0);
-    if (kp <= kMaxPairs) {
-      kernels::gemm_q8_8<R>(xq, ldx, tile, kp, acc);
+    if (chunks <= 1) {
+      chunk(tile, t, 0);
       for (int r = 0; r < R; ++r)
         for (int64_t j = 0; j < n; ++j) y[r * M + m0 + j] = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
       continue;
     }
     std::fill(wide, wide + R * 8, int64_t{0});
-    for (int64_t p0 = 0; p0 < kp; p0 += kMaxPairs) {
-      kernels::gemm_q8_8<R>(xq + 2 * p0, ldx, tile + p0 * 16, std::min(kMaxPairs, kp - p0), acc);
+    for (int64_t c = 0; c < chunks; ++c) {
+      chunk(tile, t, c);
       for (int i = 0; i < R * 8; ++i) wide[i] += acc[i];
     }
     for (int r = 0; r < R; ++r)
@@ -175,18 +183,27 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 
 namespace {
 std::atomic<bool> five_rows{false};
+std::atomic<bool> quads{kernels::q8_quads_supported()};
 
-// gemm_nt_q8 with at most `most` rows per pass over the weights.
-void q8_product(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
-                int64_t M, float* C, ThreadPool* pool, GemmScratch* scratch, int64_t most) {
+// gemm_nt_q8 with at most `most` rows per pass over the weights (the pairs layout; quads take 3).
+void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L, const int8_t* Wt, const float* w_scale,
+                float* C, ThreadPool* pool, GemmScratch* scratch, int64_t most) {
   // A decoder step's 23 products of 1-5 rows each would otherwise allocate, zero and free these.
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
+  const int64_t ldw = L.ldw, M = L.M;
   if (static_cast<int64_t>(sc.xq.size()) < N * ldw) sc.xq.resize(static_cast<size_t>(N * ldw));
   if (static_cast<int64_t>(sc.sx.size()) < N) sc.sx.resize(static_cast<size_t>(N));
   int16_t* xq = sc.xq.data();
   float* sx = sc.sx.data();
   for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq + i * ldw);
+  uint8_t* xb = nullptr;
+  if (L.quads) {
+    if (static_cast<int64_t>(sc.xb.size()) < 2 * N * ldw) sc.xb.resize(static_cast<size_t>(2 * N * ldw));
+    xb = sc.xb.data();
+    for (int64_t i = 0; i < N; ++i) kernels::split_i16(xq + i * ldw, ldw, xb + 2 * i * ldw, xb + (2 * i + 1) * ldw);
+    most = 3;  // 4 rows' 16 accumulators spill (kernels::gemm_q8_quad)
+  }
   // Up to `most` rows (4, or 5: q8_row_groups) share each pass over the weights; more rows go in
   // balanced groups (a beam of 5 as 2 + 3 or as one pass, 9 as 3 + 3 + 3 or 4 + 5). GMAC/s for
   // 1-5 rows in one pass, Zen 5, Node 20: 30, 43, 47, 50, 29; Chromium 156: 22-27, 35-39, 39-46,
@@ -204,16 +221,17 @@ void q8_product(const float* A, int64_t N, int64_t K, const int8_t* Wt, const fl
   const int64_t blocks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
   auto task = [&](int64_t k) {
     const int64_t g = k / blocks, t0 = k % blocks * kTilesPerTask, t1 = std::min(tiles, t0 + kTilesPerTask);
-    const int64_t i0 = g * N / groups, rows = (g + 1) * N / groups - i0, kp = ldw / 2;
+    const int64_t i0 = g * N / groups, rows = (g + 1) * N / groups - i0;
     const int16_t* xr = xq + i0 * ldw;
+    const uint8_t* br = xb ? xb + 2 * i0 * ldw : nullptr;
     const float* s = sx + i0;
     float* yr = C + i0 * M;
     switch (rows) {
-      case 1: q8_rows<1>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
-      case 2: q8_rows<2>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
-      case 3: q8_rows<3>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
-      case 4: q8_rows<4>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
-      default: q8_rows<5>(xr, ldw, s, Wt, w_scale, kp, yr, M, t0, t1); break;
+      case 1: q8_rows<1>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
+      case 2: q8_rows<2>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
+      case 3: q8_rows<3>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
+      case 4: q8_rows<4>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
+      default: q8_rows<5>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
     }
   };
   if (pool) parallel_for(pool, groups * blocks, task);
@@ -224,10 +242,17 @@ void q8_product(const float* A, int64_t N, int64_t K, const int8_t* Wt, const fl
 
 // A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
 // rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
-void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
-                int64_t M, float* C, ThreadPool* pool, GemmScratch* scratch) {
-  q8_product(A, N, K, Wt, w_scale, ldw, M, C, pool, scratch, q8_row_groups());
+void gemm_nt_q8(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& layout, const int8_t* Wt,
+                const float* w_scale, float* C, ThreadPool* pool, GemmScratch* scratch) {
+  q8_product(A, N, K, layout, Wt, w_scale, C, pool, scratch, q8_row_groups());
 }
+
+bool set_q8_quads(bool on) {
+  quads.store(on && kernels::q8_quads_supported(), std::memory_order_relaxed);
+  return q8_quads();
+}
+
+bool q8_quads() { return quads.load(std::memory_order_relaxed); }
 
 int set_q8_row_groups(int rows) {
   five_rows.store(rows == 5, std::memory_order_relaxed);
@@ -246,17 +271,18 @@ float q8_row_groups_probe(int rows, int reps) {
   static std::vector<float> a, c, scale;
   static std::vector<int8_t> wt;
   static GemmScratch sc;
+  const kernels::Q8Layout L{M, K, false};
   if (a.empty()) {
     a.resize(N * K), c.resize(N * M), scale.assign(M, 1.0f / 64);
     std::vector<int8_t> w(M * K);
     for (int64_t i = 0; i < N * K; ++i) a[i] = static_cast<float>(i % 37) - 18.0f;
     for (int64_t i = 0; i < M * K; ++i) w[i] = static_cast<int8_t>(i % 101 - 50);
-    wt.resize(static_cast<size_t>(kernels::q8_tiles_size(M, K)));
-    kernels::pack_q8_tiles(w.data(), K, M, wt.data());
+    wt.resize(static_cast<size_t>(L.size()));
+    L.pack(w.data(), wt.data());
   }
   float sum = 0.0f;
   for (int r = 0; r < reps; ++r) {
-    q8_product(a.data(), N, K, wt.data(), scale.data(), K, M, c.data(), nullptr, &sc, rows == 5 ? 5 : 4);
+    q8_product(a.data(), N, K, L, wt.data(), scale.data(), c.data(), nullptr, &sc, rows == 5 ? 5 : 4);
     sum += c[r % (N * M)];
   }
   return sum;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attnlab/nn/gemm.hpp"
+#include "kernels.hpp"
 #include "op_util.hpp"
 
 namespace attnlab::nn {
@@ -13,7 +14,8 @@ T linear(Tape& tp, T x, T W, T b) {
   const int64_t N = x->r, K = x->c, M = W->r;
   T y = tp.make_uninit(N, M, any_rg({x, W, b}));  // both products write every element
   if (!y->requires_grad && !W->q8.empty())
-    gemm_nt_q8(x->v.data(), N, K, W->q8.data(), W->q8_scale.data(), W->q8_stride, M, y->v.data(), tp.pool, &tp.gemm);
+    gemm_nt_q8(x->v.data(), N, K, {M, W->q8_stride, W->q8_quads}, W->q8.data(), W->q8_scale.data(), y->v.data(), tp.pool,
+               &tp.gemm);
   else
     gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K, &tp.gemm);
   if (b) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "attnlab/error.hpp"
+#include "attnlab/nn/gemm.hpp"
 #include "kernels.hpp"
 
 namespace attnlab::nn {
@@ -320,8 +321,10 @@ LoadedModel load_model(const uint8_t* data, size_t size) {
         std::memcpy(rows.data() + row * t.q8_stride, q, static_cast<size_t>(C));
         t.q8_scale[row] = s;
       }
-      t.q8.resize(static_cast<size_t>(kernels::q8_tiles_size(R, t.q8_stride)));
-      kernels::pack_q8_tiles(rows.data(), t.q8_stride, R, t.q8.data());
+      t.q8_quads = q8_quads();
+      const kernels::Q8Layout layout{R, t.q8_stride, t.q8_quads};
+      t.q8.resize(static_cast<size_t>(layout.size()));
+      layout.pack(rows.data(), t.q8.data());
     }
     for (float x : v)
       if (!std::isfinite(x)) throw Error("model file: tensor '" + e.name + "' holds a non-finite value");

@@ -31,8 +31,8 @@
 namespace attnlab::pretrained {
 namespace {
 
-// Int8 weights [out, in]: rows padded to ldw (a multiple of 16), in kernels::pack_q8_tiles' tiles.
-struct Q8 { const int8_t* q = nullptr; const float* scale = nullptr; int64_t ldw = 0; };
+// Int8 weights [out, in]: rows padded to ldw (a multiple of 16), in kernels::Q8Layout's tiles.
+struct Q8 { const int8_t* q = nullptr; const float* scale = nullptr; kernels::Q8Layout L; };
 struct Lin { const float* w = nullptr; const float* b = nullptr; int64_t in = 0, out = 0; Q8 q8; };
 struct Norm { const float* w = nullptr; const float* b = nullptr; };
 struct Layer {
@@ -50,6 +50,7 @@ struct Slot {
   Q8* q8 = nullptr;                    // quantised instead: int8 tiles at q_at, scales at s_at
   uint64_t q_at = 0, s_at = 0;
   int64_t ldw = 0;
+  kernels::Q8Layout layout;
   std::vector<uint8_t> stage;          // raw bytes not yet quantised (a row; Conv1D: the tensor)
   uint64_t alloc() const {
     return q8 ? 0 : pack_out ? static_cast<uint64_t>(kernels::panels_size(pack_out, pack_in)) : count;
@@ -119,7 +120,7 @@ void gelu(float* x, int64_t n, bool exact) {
 
 void dense(const float* x, int64_t n, const Lin& l, float* y, ThreadPool* pool) {
   if (!l.q8.q) return linear_panels(x, l.in, n, l.in, l.w, l.b, l.out, y, l.out, pool);
-  nn::gemm_nt_q8(x, n, l.in, l.q8.q, l.q8.scale, l.q8.ldw, l.out, y, pool);
+  nn::gemm_nt_q8(x, n, l.in, l.q8.L, l.q8.q, l.q8.scale, y, pool);
   if (l.b)
     for (int64_t r = 0; r < n; ++r)
       for (int64_t j = 0; j < l.out; ++j) y[r * l.out + j] += l.b[j];
@@ -271,7 +272,7 @@ struct Model::Impl {
   // Row r of the token embedding into `row`.
   void embedding(int64_t r, float* row) const {
     if (wte_q8.q) {
-      for (int64_t c = 0; c < cfg.hidden; ++c) row[c] = wte_q8.scale[r] * kernels::q8_row_at(wte_q8.q, wte_q8.ldw, r, c);
+      for (int64_t c = 0; c < cfg.hidden; ++c) row[c] = wte_q8.scale[r] * wte_q8.L.at(wte_q8.q, r, c);
       return;
     }
     if (wte_packed) {  // a row of the packed (tied) output matrix: column r % 8 of its panel
@@ -363,7 +364,7 @@ struct Model::Impl {
     for (int64_t c = 0; c < s.pack_in; ++c)
       q[c] = static_cast<int8_t>(std::lround(std::clamp(tmp[c] / scale, -127.f, 127.f)));
     q8_scales[s.s_at + r] = scale;
-    kernels::pack_q8_row(q.data(), s.ldw, r, q8.data() + s.q_at);
+    s.layout.pack_row(q.data(), r, q8.data() + s.q_at);
   }
 
   float* keys(int64_t l, int64_t h) { return kc.data() + (l * cfg.heads + h) * kernels::panels_size(cap, cfg.hidden / cfg.heads); }
@@ -539,7 +540,8 @@ std::unique_ptr<Model> Model::create(const ModelConfig& cfg, const SafetensorsIn
     if (s.q8) {
       s.q_at = q_total;
       s.s_at = s_total;
-      q_total += static_cast<uint64_t>(kernels::q8_tiles_size(s.pack_out, s.ldw));
+      s.layout = {s.pack_out, s.ldw, nn::q8_quads()};
+      q_total += static_cast<uint64_t>(s.layout.size());
       s_total += static_cast<uint64_t>(s.pack_out);
     }
     if (s.target == &impl->wte && s.pack_out) impl->wte_packed = true;
@@ -571,7 +573,7 @@ std::unique_ptr<Model> Model::create(const ModelConfig& cfg, const SafetensorsIn
     }
     s.q8->q = impl->q8.data() + s.q_at;
     s.q8->scale = impl->q8_scales.data() + s.s_at;
-    s.q8->ldw = s.ldw;
+    s.q8->L = s.layout;
   }
   return std::unique_ptr<Model>(new Model(std::move(impl)));
 }

@@ -44,7 +44,7 @@ template <int R> void shape(int64_t K, int64_t M) {
   std::vector<int16_t> x(R * K); std::vector<int8_t> w(M * K), tiles(M * K); std::vector<int32_t> y(M);
   for (size_t i = 0; i < x.size(); ++i) x[i] = int16_t(i * 37 % 16000 - 8000);
   for (size_t i = 0; i < w.size(); ++i) w[i] = int8_t(i * 13 % 255 - 127);
-  k::pack_q8_tiles(w.data(), K, M, tiles.data());
+  k::Q8Layout{M, K, false}.pack(w.data(), tiles.data());
   std::vector<double> a, b;
   for (int rep = 0; rep < 41; ++rep) { a.push_back(run_tile<R>(x.data(), K, tiles.data(), M, y.data())); b.push_back(run_dot<R>(x.data(), K, w.data(), M, y.data())); }
   std::sort(a.begin(), a.end()); std::sort(b.begin(), b.end());

@@ -1,5 +1,5 @@
 // The engine's matrix products over flat row-major arrays, all on the core's kernels
-// (cpp/kernels: the gemm_4x8 family for fp32, gemm_q8_8 for int8 weights): the forward of every Linear
+// (cpp/kernels: the gemm_4x8 family for fp32, gemm_q8_8 or gemm_q8_quad for int8 weights): the forward of every Linear
 // and the two products of its backward. Each output element sums its products in order
 // (k = 0, 1, ...) whatever the blocking, so every WebAssembly variant gives the same bits (the
 // kernels' twin contract); native builds may differ in the last bit where they fuse multiply-adds.
@@ -9,6 +9,9 @@
 
 namespace attnlab {
 class ThreadPool;
+}
+namespace attnlab::kernels {
+struct Q8Layout;
 }
 
 namespace attnlab::nn {
@@ -20,6 +23,7 @@ struct GemmScratch {
   std::vector<float> a, b;
   std::vector<int16_t> xq;  // gemm_nt_q8's quantised rows and their scales
   std::vector<float> sx;
+  std::vector<uint8_t> xb;  // the rows as kernels::split_i16's bytes (the quads layout)
 };
 
 // C [N, M] = A [N, K] B^T, B [M, K] (a Linear's forward: x W^T).
@@ -31,11 +35,17 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate,
              GemmScratch* scratch = nullptr);
 // C [N, M] = A [N, K] W^T for int8 weights W [M, ldw] (rows zero-padded to ldw, a multiple of 16,
-// K <= ldw) packed by kernels::pack_q8_tiles into Wt, with per-row scales: each row of A quantised
-// to int16, exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on
-// `pool` (null: this thread); the same bits at any thread count.
-void gemm_nt_q8(const float* A, int64_t N, int64_t K, const int8_t* Wt, const float* w_scale, int64_t ldw,
-                int64_t M, float* C, ThreadPool* pool = nullptr, GemmScratch* scratch = nullptr);
+// K <= ldw) packed as `layout` says into Wt, with per-row scales: each row of A quantised to int16,
+// exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on `pool` (null:
+// this thread); the same bits at any thread count and in either layout.
+void gemm_nt_q8(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& layout, const int8_t* Wt,
+                const float* w_scale, float* C, ThreadPool* pool = nullptr, GemmScratch* scratch = nullptr);
+
+// The layout new int8 weights are packed in: quads (relaxed SIMD's byte dot product: a beam of 5
+// 1.2-1.3x faster in Chromium 156, Zen 5) where kernels::q8_quads_supported(), else pairs. Either
+// gives the same bits; set_q8_quads(false) (tests) packs pairs, and returns the setting now used.
+bool set_q8_quads(bool on);
+bool q8_quads();
 
 // How many rows share a pass over gemm_nt_q8's weights: 4, or 5 (a beam of 5 in one pass, not
 // 2 + 3). kernels::gemm_q8_8<5> keeps 13 vectors live, and whether they stay in registers is up

@@ -27,11 +27,12 @@ struct Tensor {
   std::vector<float> g;           // gradient (allocated on first use)
   bool requires_grad = false;
   // Weights loaded from an int8 model file keep their int8 rows (zero-padded to q8_stride, a
-  // multiple of 16; packed in tiles of 8 rows by kernels::pack_q8_tiles) and per-row scales:
+  // multiple of 16; packed in tiles of 8 rows by kernels::Q8Layout) and per-row scales:
   // inference linears multiply with those (gemm_nt_q8).
   std::vector<int8_t> q8;
   std::vector<float> q8_scale;
   int64_t q8_stride = 0;
+  bool q8_quads = false;  // q8's layout (kernels::Q8Layout)
   int64_t size() const { return r * c; }
   float* grad() {
     if (g.size() != v.size()) g.assign(v.size(), 0.f);
