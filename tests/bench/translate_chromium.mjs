@@ -4,7 +4,8 @@
 // round by round; medians of wall time per call, and whether both sides produced the same text.
 // Engines differ here: Chromium 156 keeps register blocks in registers that Node 20's V8 spills.
 //   node tests/bench/translate_chromium.mjs BEFORE_DIST [AFTER_DIST=dist] [runs per round=20] [rounds=5] [builds=simd,relaxed-simd]
-// (a tree from before the relaxed builds, such as issue 14's fb378e2, takes builds=simd)
+// (a tree from before the relaxed builds, such as issue 14's fb378e2, takes builds=simd; a build
+// given as BEFORE:AFTER, such as simd:relaxed-simd, loads a different one on each side)
 // writes results/translate-chromium-<date>.md
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -34,7 +35,8 @@ try {
     const out = [];
     for (const variant of variants) {
       const libs = [];
-      for (const side of ['before', 'after']) libs.push(await (await import(`/${side}/index.js`)).load({ variant }));
+      const [bv, av = bv] = variant.split(':');
+      for (const [side, v] of [['before', bv], ['after', av]]) libs.push(await (await import(`/${side}/index.js`)).load({ variant: v }));
       for (const arch of ['gru', 'transformer']) {
         const bytes = new Uint8Array(await (await fetch(`/models/fra-eng-${arch}.atl`)).arrayBuffer());
         const trs = [];
