@@ -212,7 +212,7 @@ struct Q8Layout {
   int8_t at(const int8_t* packed, int64_t m, int64_t k) const noexcept { return packed[offset(m, k)]; }
   // All rows of W (row stride ldw) into packed, which holds size() bytes.
   void pack(const int8_t* W, int8_t* packed) const noexcept {
-    std::memset(packed, 0, static_cast<size_t>(size()));
+    for (int64_t i = 0; i < size(); ++i) packed[i] = 0;  // (memset takes no null, which empty weights give)
     for (int64_t m = 0; m < M; ++m) pack_row(W + m * ldw, m, packed);
   }
 };
