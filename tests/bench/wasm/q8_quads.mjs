@@ -8,9 +8,7 @@
 // final relaxed opcodes), run in Node 20 (--experimental-wasm-relaxed-simd) and headless Chromium.
 //   node --experimental-wasm-relaxed-simd tests/bench/wasm/q8_quads.mjs   # prints a markdown table
 import binaryen from 'binaryen';
-import { execFileSync } from 'node:child_process';
-import os from 'node:os';
-import { chromium } from 'playwright-core';
+import { inNodeAndChromium } from './engines.mjs';
 
 const zero = '(v128.const i32x4 0 0 0 0)';
 const repeat = (n, f) => [...Array(n).keys()].map(f).join('\n');
@@ -105,20 +103,9 @@ async function measure(bytes) {
   }
   return rows;
 }
-const node = await measure(bytes);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-});
-const page = await browser.newPage();
-const ua = await page.evaluate(() => navigator.userAgent);
-const chrome = await page.evaluate(`(${measure.toString()})(${JSON.stringify(bytes)})`);
-await browser.close();
-
-const cpu = os.cpus()[0].model.trim();
-const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim();
+const { node, chrome, machine } = await inNodeAndChromium(measure, bytes);
 console.log(`# int8 product kernels: gemm_q8_8 (pairs) against gemm_q8_quad (relaxed dot), ${new Date().toISOString().slice(0, 10)}\n`);
-console.log(`- machine: ${cpu}, ${os.cpus().length} cores; node ${process.version}; ${ua.match(/HeadlessChrome\/[\d.]+/)?.[0]}; attnlab at ${commit}`);
+console.log(machine);
 console.log('- K = 256, 8-row tiles; best of 5 rounds (median of 5 timed runs each); GMAC/s = rows x weights / time; "wrong": the results were not the exact sums\n');
 console.log('| engine | weights | pairs, rows 1 / 2 / 3 / 4 / 5 | quads, rows 1 / 2 / 3 / 4 |');
 console.log('|---|---|---|---|');
