@@ -55,6 +55,15 @@ void groups_times(int64_t Kd, const float* a4, int64_t gs, int64_t rows, const f
 // 2 ldx a row) times the packed int8 weights' tiles [t0, t1): y[r * M + m]. Past 2048 k's the
 // int32 sums could overflow, so they are taken a chunk (Q8Layout::kQ8Chunk) at a time and added in
 // int64: still exact, so the same bits as one pass wherever one pass fits, in either layout.
+// gemm_q8_quad out of line. Inlined into q8_rows' chunk loop (K > 2048), its twelve accumulators
+// came out at half speed in Chromium 156: 29.5 against 60-66 G multiply-adds/s with K = 2048 or
+// less (128 rows x 768 outputs, Zen 5; GPT-2's 3072-deep projection ran at 0.6x gemm_q8_8).
+// Out of line it runs at 62-66 at every depth, and no slower where it was fast.
+template <int R>
+[[gnu::noinline]] void q8_quad_call(const uint8_t* hi, const uint8_t* lo, int64_t ldx, const int8_t* w, int64_t kq,
+                                    const int8_t* sums, int32_t* out) {
+  kernels::gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out);
+}
 template <int R>
 void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx, const kernels::Q8Layout& L,
              const int8_t* Wt, const float* w_scale, float* y, int64_t t0, int64_t t1) {
@@ -65,7 +74,7 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
   auto chunk = [&](const int8_t* tile, int64_t t, int64_t c) {
     const int64_t k0 = c * kChunk, n = std::min(kChunk, ldx - k0);
     if (L.quads)
-      kernels::gemm_q8_quad<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), acc);
+      q8_quad_call<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), acc);
     else
       kernels::gemm_q8_8<R>(xq + k0, ldx, tile + 8 * k0, n / 2, acc);
   };
