@@ -53,7 +53,7 @@ const found = kinds.map((k) => {
   if (markers.length > 1 || (k.required && markers.length === 0)) fail(`expected one marker import for ${k.name}, found ${markers.length}`);
   return markers[0];
 });
-const before = kinds.map((k) => count(module, k.name));
+const before = counts(module);
 kinds.forEach((k, i) => {
   const marker = found[i];
   if (!marker) return;
@@ -77,7 +77,7 @@ for (let i = 0; i < module.getNumFunctions(); i++) {
     if (isMarker(info, k)) fail(`marker import ${info.module}.${info.base} is still there`);
   });
 }
-const after = kinds.map((k) => count(module, k.name));
+const after = counts(module);
 const out = module.emitBinary();
 module.dispose();
 const report = [];
@@ -90,9 +90,10 @@ kinds.forEach((k, i) => {
 writeFileSync(file, out);
 console.log(`relax-wasm: ${file}: ${report.join('; ')}`);
 
-/** How many of instruction `name` the module's text holds. */
-function count(m, name) {
-  return m.emitText().split(name).length - 1;
+/** How many of each kind's instruction the module's text holds (one printing of the module). */
+function counts(m) {
+  const text = m.emitText();
+  return kinds.map((k) => text.split(k.name).length - 1);
 }
 
 function hasOpcode(buf, seq) {

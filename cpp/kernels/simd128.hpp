@@ -454,37 +454,6 @@ inline void gemm_q8_quad(const uint8_t* hi, const uint8_t* lo, int64_t ldx, cons
     wasm_v128_store(out + 8 * r + 4, wasm_i32x4_sub(wasm_i32x4_add(wasm_i32x4_shl(h1[r], 7), l1[r]), s1));
   }
 }
-
-// Whether this engine's relaxed dot product meets the scalar twin on operands that span the
-// kernel's ranges (weights -127..127, activations -8191..8191), where the product then keeps
-// gemm_q8_8. Node 20's V8 (behind --experimental-wasm-relaxed-simd) returns twice the dot product
-// and drops the addend, but only in its baseline compiler, so this check passes or fails by tier
-// there: loader.ts turns the quads off in that V8 outright. The operands pass through a volatile
-// so that nothing folds.
-inline bool q8_quads_work() noexcept {
-  constexpr int64_t K = 64;
-  alignas(16) int8_t w[8 * K], sums[32] = {};
-  alignas(16) uint8_t hi[3 * K], lo[3 * K];
-  int16_t x[3 * K];
-  volatile int seed = 12345;
-  uint32_t s = static_cast<uint32_t>(seed);
-  auto next = [&] { return s = s * 1103515245u + 12345u, static_cast<int32_t>(s >> 8); };
-  for (int64_t j = 0; j < 8; ++j) {
-    int32_t sum = 0;
-    for (int64_t k = 0; k < K; ++k) {
-      const int8_t v = static_cast<int8_t>(k < 2 ? (k ? -127 : 127) : next() % 255 - 127);
-      w[32 * (k / 4) + 16 * (j / 4) + 4 * (j % 4) + k % 4] = v;
-      sum += v;
-    }
-    std::memcpy(sums + 4 * j, &sum, sizeof sum);
-  }
-  for (int64_t i = 0; i < 3 * K; ++i) x[i] = static_cast<int16_t>(i < 2 ? (i ? -8191 : 8191) : next() % 16383 - 8191);
-  scalar::split_i16(x, 3 * K, hi, lo);
-  int32_t got[24], want[24];
-  gemm_q8_quad<3>(hi, lo, K, w, K / 4, sums, got);
-  scalar::gemm_q8_quad<3>(hi, lo, K, w, K / 4, sums, want);
-  return std::memcmp(got, want, sizeof got) == 0;
-}
 #endif
 
 }  // namespace attnlab::kernels::simd128

@@ -192,8 +192,8 @@ let fiveQ8Rows: boolean | undefined;
 // Node 20's V8 (11.3, relaxed SIMD behind --experimental-wasm-relaxed-simd) computes
 // i32x4.relaxed_dot_i8x16_i7x16_add_s wrong in its baseline compiler (Liftoff: twice the dot
 // product, the addend dropped) and right once a function is optimised, so the module's own check
-// at start (simd128::q8_quads_work) passes or fails by tier. There the int8 weights keep SIMD128's
-// kernel. V8 11.4 (Chrome 114), the first to ship relaxed SIMD, and later compute it right.
+// at start (kernels::q8_quads_supported) passes or fails by tier. There the int8 weights keep
+// SIMD128's kernel. V8 11.4 (Chrome 114), the first to ship relaxed SIMD, and later compute it right.
 const v8Version = nodeProcess?.versions?.v8?.split('.').map(Number) ?? [];
 const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] === 11 && v8Version[1] < 4));
 
@@ -214,8 +214,9 @@ const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] ==
  * pages on 2 cores the ratios came out 1.03-1.15 for 6 fp32 rows and 1.02-1.26 for the 5-row int8
  * pass, where engines that spill them come out near 0.6 (Node 20): 2% picks the wide form where
  * it fits without risking it where it spills. That needs a fine clock: where performance.now() is
- * coarsened (a page that is not cross-origin isolated), both keep 4 rows. Int8 results never depend on it; attention's move only in their last bits,
- * where a group's rows see different numbers of keys.
+ * coarsened (a page that is not cross-origin isolated), both keep 4 rows. Int8 results never
+ * depend on it; attention's move only in their last bits, where a group's rows see different
+ * numbers of keys.
  */
 function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
   if (baselineRelaxedDotWrong) m.setQ8Quads?.(false);

@@ -51,10 +51,6 @@ void groups_times(int64_t Kd, const float* a4, int64_t gs, int64_t rows, const f
     rows4_times(Kd, a4 + g * gs, b, ldb, c + g * 4 * ldc, ldc, std::min<int64_t>(4, rows - g * 4), n, acc);
 }
 
-// R rows of int16 activations (row stride ldx, scales sx; `xb`: as split_i16's bytes, hi then lo,
-// 2 ldx a row) times the packed int8 weights' tiles [t0, t1): y[r * M + m]. Past 2048 k's the
-// int32 sums could overflow, so they are taken a chunk (Q8Layout::kQ8Chunk) at a time and added in
-// int64: still exact, so the same bits as one pass wherever one pass fits, in either layout.
 // gemm_q8_quad out of line. Inlined into q8_rows' chunk loop (K > 2048), its twelve accumulators
 // came out at half speed in Chromium 156: 29.5 against 60-66 G multiply-adds/s with K = 2048 or
 // less (128 rows x 768 outputs, Zen 5; GPT-2's 3072-deep projection ran at 0.6x gemm_q8_8).
@@ -64,6 +60,11 @@ template <int R>
                                     const int8_t* sums, int32_t* out) {
   kernels::gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out);
 }
+
+// R rows of int16 activations (row stride ldx, scales sx; `xb`: as split_i16's bytes, hi then lo,
+// 2 ldx a row) times the packed int8 weights' tiles [t0, t1): y[r * M + m]. Past 2048 k's the
+// int32 sums could overflow, so they are taken a chunk (Q8Layout::kQ8Chunk) at a time and added in
+// int64: still exact, so the same bits as one pass wherever one pass fits, in either layout.
 template <int R>
 void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx, const kernels::Q8Layout& L,
              const int8_t* Wt, const float* w_scale, float* y, int64_t t0, int64_t t1) {
