@@ -25,11 +25,12 @@ const fail = (msg) => {
 
 // Exactly the features Emscripten 3.1.6's output uses (atomics only matter to the threaded
 // builds, and change nothing in the others; binaryen 132 asserts that BulkMemoryOpt, memory.copy
-// and memory.fill, comes with BulkMemory): Features.All would also enable proposals that change
-// how imports are encoded, which V8 then rejects.
+// and memory.fill, comes with BulkMemory; exception handling is the legacy try / catch that
+// -fwasm-exceptions emits, which binaryen writes back as it read it): Features.All would also
+// enable proposals that change how imports are encoded, which V8 then rejects.
 const F = binaryen.Features;
 const features = F.MVP | F.SIMD128 | F.RelaxedSIMD | F.BulkMemory | F.BulkMemoryOpt | F.SignExt |
-  F.MutableGlobals | F.NontrappingFPToInt | F.Atomics;
+  F.MutableGlobals | F.NontrappingFPToInt | F.Atomics | F.ExceptionHandling;
 
 const bytes = readFileSync(file);
 const module = binaryen.readBinary(bytes, features);

@@ -4,7 +4,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { linear } from './linear.js';
-import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdSupported, threadsSupported, variantChain } from './loader.js';
+import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, threadsSupported, variantChain } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
@@ -351,7 +351,8 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
 
 /** Why `variant` cannot run in this environment, or '' when it can. */
 function missingFeature(variant: Variant): string {
-  if (variant !== 'scalar' && !simdSupported()) return 'needs WebAssembly SIMD, which this engine lacks';
+  const missing = variant === 'scalar' ? '' : simdBuildsMissing();
+  if (missing) return `needs ${missing}, which this engine lacks`;
   if (isRelaxed(variant) && !relaxedSimdSupported()) return 'needs WebAssembly relaxed SIMD, which this engine lacks';
   if (isThreaded(variant) && !threadsSupported()) {
     return 'needs SharedArrayBuffer, which a browser grants only to cross-origin isolated pages (COOP/COEP headers)';

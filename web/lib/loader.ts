@@ -100,16 +100,30 @@ function nodeBuiltin<T>(id: string): T {
   return get(id) as T;
 }
 
-// The smallest module using a SIMD128 instruction (i8x16.splat); validates only where SIMD runs.
-const simdProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
-
-export function simdSupported(): boolean {
+const validates = (bytes: Uint8Array<ArrayBuffer>): boolean => {
   try {
-    return WebAssembly.validate(simdProbe);
+    return WebAssembly.validate(bytes);
   } catch {
     return false;
   }
+};
+
+// The smallest module using a SIMD128 instruction (i8x16.splat); validates only where SIMD runs.
+const simdProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+// The smallest module with an exception-handling block (try / catch_all, the encoding
+// -fwasm-exceptions emits): the SIMD builds' C++ exceptions are WebAssembly's own. Chromium 95,
+// Firefox 100, Safari 15.2 and Node 17 have it; of the engines with SIMD128, Firefox 89-99 lack it.
+const exceptionsProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 8, 1, 6, 0, 6, 64, 25, 11, 11]);
+
+/** Whether this engine lacks SIMD128 or exception handling, either of which the SIMD builds need. */
+export function simdBuildsMissing(): string {
+  if (!validates(simdProbe)) return 'WebAssembly SIMD';
+  if (!validates(exceptionsProbe)) return 'WebAssembly exception handling';
+  return '';
 }
+
+/** Whether the SIMD builds run here: SIMD128 and exception handling. */
+export const simdSupported = (): boolean => simdBuildsMissing() === '';
 
 // The smallest module using f32x4.relaxed_madd (fd 85 02), of its v128 parameter three times:
 // validates only where relaxed SIMD runs (Chromium >= 114, Node >= 21, Node 20 with
@@ -118,12 +132,11 @@ const relaxedProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1
   32, 0, 32, 0, 32, 0, 253, 133, 2, 11]);
 
 export function relaxedSimdSupported(): boolean {
-  try {
-    return WebAssembly.validate(relaxedProbe);
-  } catch {
-    return false;
-  }
+  return simdSupported() && validates(relaxedProbe);
 }
+
+/** @internal The probes' bytes, for a test that each needs its feature and no other. */
+export const featureProbes = { simd: simdProbe, exceptions: exceptionsProbe, relaxed: relaxedProbe };
 
 export const isRelaxed = (v: Variant): boolean => v.startsWith('relaxed-');
 export const isThreaded = (v: Variant): boolean => v.endsWith('-threads');
