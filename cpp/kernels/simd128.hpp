@@ -426,6 +426,17 @@ inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp
   }
 }
 
+// Twin of scalar::scale_q8_8: the same multiplies, 4 lanes at a time, so the same bits.
+template <int R>
+inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, float* y, int64_t ldy) noexcept {
+  const v128_t w0 = wasm_v128_load(w_scale), w1 = wasm_v128_load(w_scale + 4);
+  for (int r = 0; r < R; ++r) {
+    const v128_t s = wasm_f32x4_splat(sx[r]);
+    wasm_v128_store(y + r * ldy, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(acc + 8 * r)), wasm_f32x4_mul(s, w0)));
+    wasm_v128_store(y + r * ldy + 4, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(acc + 8 * r + 4)), wasm_f32x4_mul(s, w1)));
+  }
+}
+
 #if defined(ATTNLAB_RELAXED_SIMD)
 // Twin of scalar::gemm_q8_quad, relaxed builds only: per k-quad two loads of the tile's weights
 // (columns 0-3 and 4-7), shared by the R rows, and per row two byte splats and four relaxed dot

@@ -505,6 +505,37 @@ TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
   EXPECT_EQ(z, std::vector<int16_t>(16, 0));
 }
 
+// The product's scaling of a tile: the twin's bits, and float(acc) * (sx * w) as written, over
+// int32's whole range (|acc| past 2^24 rounds in the conversion) and scales of any exponent.
+template <int R>
+void expect_scale_q8_8() {
+  std::mt19937 g(R);
+  std::uniform_int_distribution<int32_t> acc_d(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  std::uniform_real_distribution<float> e(-30.f, 10.f);
+  int32_t acc[R * 8];
+  float sx[R], w[8];
+  for (int& a : acc) a = acc_d(g);
+  acc[0] = std::numeric_limits<int32_t>::min(), acc[1] = 0, acc[2] = (1 << 24) + 1;
+  for (float& v : sx) v = std::exp2(e(g));
+  for (float& v : w) v = std::exp2(e(g));
+  const int64_t ldy = 11;
+  std::vector<float> y(R * ldy, -1.f), z(R * ldy, -1.f);
+  k::scale_q8_8<R>(acc, sx, w, y.data(), ldy);
+  k::scalar::scale_q8_8<R>(acc, sx, w, z.data(), ldy);
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < ldy; ++j) {
+      const float want = j < 8 ? static_cast<float>(acc[r * 8 + j]) * (sx[r] * w[j]) : -1.f;  // past the tile: untouched
+      EXPECT_EQ(y[r * ldy + j], want) << "R=" << R << " r=" << r << " j=" << j;
+      EXPECT_EQ(z[r * ldy + j], want);
+    }
+}
+
+TEST(Kernels, ScaleQ8MatchesScalarBitForBit) {
+  expect_scale_q8_8<1>();
+  expect_scale_q8_8<3>();
+  expect_scale_q8_8<5>();
+}
+
 // One int8 tile times R int16 rows, in both layouts: exact on every ISA (the int64 sum of the
 // unpacked weights), with the extremes (2 kp = 2048) that come nearest int32's range.
 template <int R>
