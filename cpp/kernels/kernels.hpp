@@ -51,6 +51,10 @@
 //                                  the register block of every matrix product; bit-identical
 //                                  across ISAs. A is either 4 interleaved rows (pack_rows<4>:
 //                                  RS = 1, CS = 4) or rows a fixed stride apart (CS = 1)
+//   gemm_1xn<CS>(K, a, b, bstep, ldb, c, n, acc)
+//                                  one row against n columns in 8-column blocks bstep apart
+//                                  (key panels, or a row's columns): gemm_4x8's row 0 per block,
+//                                  the same bits; a single attention query row
 //   gemm_6x8<RS, CS>(...)          gemm_4x8 for six rows (A of pack_rows<6>: RS = 1, CS = 6),
 //                                  each element in the same order
 //   gemm_rows<G, RS, CS>(...)      gemm_4x8 (G = 4) or gemm_6x8 (G = 6): G is 4 or kWideRows,
@@ -93,6 +97,7 @@ using isa::exp2_shift_sum;
 using isa::exp_shift_sum;
 using isa::find_nonfinite;
 using isa::find_above;
+using isa::gemm_1xn;
 using isa::gemm_4x16;
 using isa::gemm_4x32;
 using isa::gemm_4x8;
@@ -104,6 +109,16 @@ using isa::gemm_6x8;
 inline constexpr int kWideRows = 6;
 #else
 inline constexpr int kWideRows = 4;
+#endif
+// Whether a single attention row goes alone through gemm_1xn rather than in a group of 4 (three
+// rows of padding). In WebAssembly the multiply-adds are what the kernels write (madd, or a
+// multiply and an add), so that gives the bits of the row within a group. Natively GCC fuses
+// multiply-adds into FMAs by context: the same loop came out fused alone and not fused inlined
+// into attention, so a single row keeps its group there.
+#if defined(__wasm__)
+inline constexpr bool kSingleRow = true;
+#else
+inline constexpr bool kSingleRow = false;
 #endif
 // Whether a dense layer (linear_panels) takes its 8-column panels in pairs, gemm_4x16. Natively
 // that is one pass with 8 accumulators of 8 lanes: 125 against 72 GFLOP/s on panels in cache

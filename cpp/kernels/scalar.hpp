@@ -241,6 +241,17 @@ inline void gemm_4x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
   gemm_rx8<4, RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
 }
 
+// One row of A against n columns of b held in 8-column blocks: c[j] (+)= sum_k a[k * CS] *
+// b[(j / 8) * bstep + k * ldb + j % 8] for j < n, each element in gemm_4x8's order, so the bits of
+// row 0 of a gemm_4x8 call per block. Blocks are key panels (bstep = 8 K) or a row's columns
+// (bstep = 8). A single query row takes it instead of a 4-row group that is 3/4 padding.
+template <int64_t CS>
+inline void gemm_1xn(int64_t K, const float* a, const float* b, int64_t bstep, int64_t ldb, float* c, int64_t n,
+                     bool accumulate) noexcept {
+  for (int64_t j = 0; j < n; j += 8)
+    gemm_rx8<1, 0, CS>(K, a, b + j / 8 * bstep, ldb, c + j, 0, n - j < 8 ? n - j : 8, accumulate);
+}
+
 // gemm_4x8 for six rows: c[6][n] (+)= A[6][K] b[K][n], each element summed in gemm_4x8's order.
 // The attention kernel's row group where relaxed SIMD fuses the multiply-add (kernels.hpp).
 template <int64_t RS, int64_t CS>

@@ -93,7 +93,7 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
   }
 }
 
-// Rows [i0, i0 + R) of a slice in groups of G (kernels::kWideRows, or 4), into the caller's
+// Rows [i0, i0 + R) of a slice in groups of G (1 for a single row, kernels::kWideRows, or 4), into the caller's
 // buffers: q rows pre-scaled (by scale * log2 e) and interleaved by G (the A operand of the G-row
 // product; zero rows pad the last group), the output accumulators, running max and sum per row
 // (all set up by the caller), and one G x kKeyTile score tile. hi[r]: row r's visible keys.
@@ -123,8 +123,11 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
       const int64_t hmin = *std::min_element(hi + g, hi + g + G);
       if (j0 >= hmax) continue;  // every key of the tile is hidden from these rows
       const int64_t w = std::min(kKeyTile, hmax - j0), wp = round_up(w, 8);
-      for (int64_t p = 0; p < wp; p += 8)
-        kernels::gemm_rows<G, 1, G>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
+      if constexpr (G == 1)
+        kernels::gemm_1xn<1>(D, qs + g * D, k_panels + j0 * D, 8 * D, 8, s, wp, false);
+      else
+        for (int64_t p = 0; p < wp; p += 8)
+          kernels::gemm_rows<G, 1, G>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
 
       for (int64_t r = 0; r < G; ++r) {
         float* sr = s + r * kKeyTile;
@@ -142,9 +145,12 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
       for (int64_t r = 0; r < G; ++r)
         if (alpha[r] != 1.0f) kernels::scale(acc + (g + r) * Dv, alpha[r], Dv);
       const float* v = sl.v + j0 * sl.v_stride;
-      for (int64_t c = 0; c < Dv; c += 8)
-        kernels::gemm_rows<G, kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv, std::min<int64_t>(8, Dv - c),
-                                  true);
+      if constexpr (G == 1)
+        kernels::gemm_1xn<1>(w, s, v, 8, sl.v_stride, acc + g * Dv, Dv, true);
+      else
+        for (int64_t c = 0; c < Dv; c += 8)
+          kernels::gemm_rows<G, kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv,
+                                             std::min<int64_t>(8, Dv - c), true);
     }
   }
 }
@@ -155,7 +161,9 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {
   constexpr int64_t kWide = kernels::kWideRows;
   const int64_t rows = i1 - i0;
-  const int64_t G = row_group_for(rows);  // a decoder's single row stays in a group of 4
+  // A single row (a decoder's or a generated token's query) goes alone, through gemm_1xn: the
+  // bits of row 0 of a group, without the group's three rows of padding (kernels::kSingleRow).
+  const int64_t G = rows == 1 && kernels::kSingleRow ? 1 : row_group_for(rows);
   const int64_t R = round_up(rows, G);
   // Per task: q rows, output accumulators, running max and sum per row, the score tile (see
   // attend_groups), and each row's visible keys.
@@ -174,7 +182,9 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
     run_sum[r] = 0.0f;
   }
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(R * Dv));
-  if (G == kWide)
+  if (G == 1)
+    attend_groups<1>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);
+  else if (G == kWide)
     attend_groups<kWide>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);
   else
     attend_groups<4>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);

@@ -2,6 +2,7 @@
 // causal with Sq != Sk, weights on and off, tails of every tile size, and thread counts.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "attnlab/attention.hpp"
 #include "attnlab/linear.hpp"
 #include "attnlab/row_groups.hpp"
+#include "check.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
 
@@ -215,4 +217,30 @@ TEST(FlashAttention, RowGroupsOfSixOnlyWhereTheBuildHasThem) {
   EXPECT_EQ(set_row_groups(5), 4);
   EXPECT_EQ(row_groups(), 4);
   EXPECT_EQ(std::isfinite(row_groups_probe(4, 2)), true);
+}
+
+// A single query row (a decoder's, a generated token's) goes through gemm_1xn, not a group of 4
+// with three rows of padding: the same bits as that row within the whole slice's call (every row
+// sees the same keys here), weights included, for key tails, several key tiles, 8-column value
+// blocks and their tails, and a valid length.
+TEST(FlashAttention, SingleRowsGiveTheirGroupsBits) {
+  for (const auto& [Sq, Sk, D, Dv, len] : std::vector<std::array<int64_t, 5>>{
+           {9, 5, 16, 8, 5}, {7, 131, 64, 64, 131}, {6, 200, 64, 67, 150}, {5, 70, 33, 33, 64}, {3, 300, 24, 96, 300}}) {
+    const std::vector<float> q = ref::random(Sq * D, 1, -2.0f, 2.0f), k = ref::random(Sk * D, 2, -2.0f, 2.0f),
+                             v = ref::random(Sk * Dv, 3);
+    std::vector<float> panels(static_cast<size_t>(kernels::panels_size(Sk, D)));
+    kernels::pack_panels(k.data(), D, Sk, D, panels.data());
+    const int32_t valid = static_cast<int32_t>(len);
+    MaskSet m;
+    if (len < Sk) m.valid_lens.data = &valid, m.valid_lens.batch_offset = {0};
+    const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+    std::vector<float> all_out(Sq * Dv), all_w(Sq * Sk), one_out(Sq * Dv), one_w(Sq * Sk);
+    attend_slice({q.data(), D, nullptr, 0, v.data(), Dv, all_out.data(), Dv, all_w.data(), 0}, 0, Sq, Sk, D, Dv, scale, m,
+                 panels.data());
+    for (int64_t i = 0; i < Sq; ++i)
+      attend_slice({q.data(), D, nullptr, 0, v.data(), Dv, one_out.data(), Dv, one_w.data(), 0}, i, i + 1, Sk, D, Dv, scale, m,
+                   panels.data());
+    EXPECT_TRUE(check::BitwiseEqual(one_out, all_out)) << Sq << " x " << Sk << ", D " << D << ", Dv " << Dv;
+    EXPECT_TRUE(check::BitwiseEqual(one_w, all_w)) << Sq << " x " << Sk << ", D " << D << ", Dv " << Dv;
+  }
 }

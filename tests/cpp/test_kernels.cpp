@@ -395,6 +395,41 @@ TEST(Kernels, Gemm6x8MatchesScalarBitForBitAndFloat64) {
 
 // gemm_4x16 is two gemm_4x8 blocks in one pass: bit for bit those two calls (scalar), and the
 // ISA's version bit for bit the scalar one, with and without accumulation.
+// One row against n columns in 8-column blocks: the bits of row 0 of gemm_4x8 per block, on both
+// operand layouts (key panels bstep = 8 K apart, a value row's columns bstep = 8 apart), with and
+// without accumulating, for n across whole blocks, the 4-block groups and a partial last block.
+TEST(Kernels, Gemm1xnMatchesRow0OfGemm4x8BitForBit) {
+  for (int64_t K : {1, 7, 64}) {
+    const std::vector<float> a = ref::random(4 * K, 5);  // 4 interleaved rows; row 0 alone is a[k * 4]
+    std::vector<float> a0(K);
+    for (int64_t k = 0; k < K; ++k) a0[k] = a[k * 4];
+    for (int64_t n : {3, 8, 16, 24, 32, 40, 57, 64, 67}) {
+      const int64_t blocks = (n + 7) / 8;
+      const std::vector<float> panels = ref::random(blocks * 8 * K, 6), rows = ref::random(K * blocks * 8, 7);
+      const std::vector<float> c0 = ref::random(blocks * 8, 8);
+      for (const bool panel_layout : {true, false}) {
+        const float* b = panel_layout ? panels.data() : rows.data();
+        const int64_t bstep = panel_layout ? 8 * K : 8, ldb = panel_layout ? 8 : blocks * 8;
+        for (const bool acc : {false, true}) {
+          std::vector<float> want(4 * blocks * 8), got = c0, twin = c0;
+          for (int64_t j = 0; j < blocks * 8; j += 8) {
+            for (int r = 0; r < 4; ++r)
+              for (int64_t i = 0; i < 8; ++i) want[r * blocks * 8 + j + i] = c0[j + i];
+            k::gemm_4x8<1, 4>(K, a.data(), b + j / 8 * bstep, ldb, want.data() + j, blocks * 8, std::min<int64_t>(8, n - j), acc);
+          }
+          k::gemm_1xn<1>(K, a0.data(), b, bstep, ldb, got.data(), n, acc);
+          k::scalar::gemm_1xn<1>(K, a0.data(), b, bstep, ldb, twin.data(), n, acc);
+          for (int64_t j = 0; j < blocks * 8; ++j) {
+            const float expect = j < n ? want[j] : c0[j];  // past n: untouched
+            ASSERT_EQ(got[j], expect) << "K=" << K << " n=" << n << " j=" << j << " panels=" << panel_layout << " acc=" << acc;
+            ASSERT_EQ(twin[j], expect) << "twin K=" << K << " n=" << n << " j=" << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Kernels, Gemm4x16MatchesTwoGemm4x8BitForBit) {
   for (int64_t K : {0, 1, 7, 64, 130})
     for (bool acc : {false, true}) {
