@@ -14,7 +14,7 @@
 
 #if defined(ATTNLAB_RELAXED_SIMD)
 // const: no memory effects, so LLVM keeps loads and constants hoisted around it as it would an
-// instruction; nothrow: no invoke_* trampoline under Emscripten's JS exceptions.
+// instruction; nothrow: no landing pad around its calls.
 extern "C" __attribute__((import_module("env"), import_name("attnlab_madd"), const, nothrow))
 v128_t attnlab_madd(v128_t a, v128_t b, v128_t c);
 // The same for i32x4.relaxed_dot_i8x16_i7x16_add_s (fd 93 02). Its trailing int (always 0) only

@@ -115,7 +115,7 @@ const simdProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1
 // Firefox 100, Safari 15.2 and Node 17 have it; of the engines with SIMD128, Firefox 89-99 lack it.
 const exceptionsProbe = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 8, 1, 6, 0, 6, 64, 25, 11, 11]);
 
-/** Whether this engine lacks SIMD128 or exception handling, either of which the SIMD builds need. */
+/** What of the SIMD builds' needs (SIMD128, then exception handling) this engine lacks, or ''. */
 export function simdBuildsMissing(): string {
   if (!validates(simdProbe)) return 'WebAssembly SIMD';
   if (!validates(exceptionsProbe)) return 'WebAssembly exception handling';

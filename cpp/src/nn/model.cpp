@@ -330,7 +330,7 @@ class GruModel : public Model {
   bool luong_ = false;
   int64_t H_ = 0;
   // gru_cell's `active` for a decoder step (empty: every row). A member, not a `{}` temporary:
-  // a temporary with a destructor makes the calls around it exception-aware, which in the
+  // a temporary with a destructor makes the calls around it exception-aware, which in the scalar
   // WebAssembly build (JavaScript-based exceptions) is a round trip through JavaScript each.
   const std::vector<uint8_t> every_row_;
   Param *src_emb_, *e_wih_, *e_bih_, *e_whh_, *e_bhh_, *tgt_emb_;
@@ -467,8 +467,9 @@ class TransformerModel : public Model {
     int32_t src_len32 = 0;
     MaskSet cross_mask;         // hides the padding key of an empty source
     // None, for the self-attention. Kept here rather than as a local of step(): a local with a
-    // destructor makes every call in step() an exception-aware call, which in the WebAssembly
-    // build (JavaScript-based exceptions) is a round trip through a JavaScript trampoline.
+    // destructor makes every call in step() an exception-aware call, which in the scalar
+    // WebAssembly build (JavaScript-based exceptions) is a round trip through a JavaScript
+    // trampoline.
     MaskSet no_mask;
     float* keys(int64_t l, int64_t s, int64_t h) { return kc.get() + ((l * cap_rows + s) * heads + h) * panel; }
     float* values(int64_t l, int64_t s) { return vc.get() + (l * cap_rows + s) * cap_t * d; }
