@@ -26,9 +26,9 @@
 //   gemm_q8_8<R>(x, ldx, w, kp, out)  out[r*8 + j] = sum_k x[r*ldx + k] * W[j][k] over k < 2 kp for
 //                                  one 8-row tile of int8 weights in Q8Layout's pairs, exact
 //                                  int32, R <= 5 rows sharing each load of the weights
-//   scale_q8_8<R>(acc, sx, w_scale, y, ldy)
-//                                  y[r*ldy + j] = float(acc[r*8 + j]) * (sx[r] * w_scale[j]): the
-//                                  product's int32 sums of one full tile to floats
+//   scale_q8_8<R>(acc, sx, w_scale, y, ldy, n)
+//                                  y[r*ldy + j] = float(acc[r*8 + j]) * (sx[r] * w_scale[j]) for
+//                                  j < n <= 8: the product's int32 sums of one tile to floats
 //   split_i16(x, n, hi, lo)        int16 in [-8191, 8191] as two 7-bit bytes: x + 8192 = 128 hi + lo
 //   gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out)
 //                                  the same product on Q8Layout's quads from split_i16's bytes,

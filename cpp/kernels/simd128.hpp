@@ -466,9 +466,14 @@ inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp
   }
 }
 
-// Twin of scalar::scale_q8_8: the same multiplies, 4 lanes at a time, so the same bits.
+// Twin of scalar::scale_q8_8: the same multiplies, 4 lanes at a time, so the same bits; a
+// partial tile (the last of a width not a multiple of 8) by the scalar twin.
 template <int R>
-inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, float* y, int64_t ldy) noexcept {
+inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, float* y, int64_t ldy, int64_t n) noexcept {
+  if (n != 8) {
+    scalar::scale_q8_8<R>(acc, sx, w_scale, y, ldy, n);
+    return;
+  }
   const v128_t w0 = wasm_v128_load(w_scale), w1 = wasm_v128_load(w_scale + 4);
   for (int r = 0; r < R; ++r) {
     const v128_t s = wasm_f32x4_splat(sx[r]);

@@ -93,12 +93,13 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
   }
 }
 
-// Rows [i0, i0 + R) of a slice in groups of G (1 for a single row, kernels::kWideRows, or 4), into the caller's
-// buffers: q rows pre-scaled (by scale * log2 e) and interleaved by G (the A operand of the G-row
-// product; zero rows pad the last group), the output accumulators, running max and sum per row
-// (all set up by the caller), and one G x kKeyTile score tile. hi[r]: row r's visible keys.
-// noexcept and allocation-free (so no exception landing pads: Emscripten's are calls through JS):
-// attend_slice owns the memory and finishes the rows.
+// Rows [i0, i0 + R) of a slice in groups of G (1 for a single row, kernels::kWideRows, or 4),
+// into the caller's buffers: q rows pre-scaled (by scale * log2 e) and interleaved by G (the A
+// operand of the G-row product; zero rows pad the last group), the output accumulators, running
+// max and sum per row (all set up by the caller), and one G x kKeyTile score tile. hi[r]: row r's
+// visible keys. noexcept and allocation-free (so no exception landing pads, which the scalar
+// build's JavaScript-based exceptions make calls through JavaScript): attend_slice owns the memory
+// and finishes the rows.
 //
 // Each row's scores, softmax and output are its own within the group; what the rows share is the
 // tile width (the longest key range among them), which orders a row's softmax sum. So rows with

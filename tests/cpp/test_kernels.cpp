@@ -541,7 +541,8 @@ TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
 }
 
 // The product's scaling of a tile: the twin's bits, and float(acc) * (sx * w) as written, over
-// int32's whole range (|acc| past 2^24 rounds in the conversion) and scales of any exponent.
+// int32's whole range (|acc| past 2^24 rounds in the conversion) and scales of any exponent; a
+// full tile and partial ones (the last of a layer whose width is not a multiple of 8).
 template <int R>
 void expect_scale_q8_8() {
   std::mt19937 g(R);
@@ -554,15 +555,17 @@ void expect_scale_q8_8() {
   for (float& v : sx) v = std::exp2(e(g));
   for (float& v : w) v = std::exp2(e(g));
   const int64_t ldy = 11;
-  std::vector<float> y(R * ldy, -1.f), z(R * ldy, -1.f);
-  k::scale_q8_8<R>(acc, sx, w, y.data(), ldy);
-  k::scalar::scale_q8_8<R>(acc, sx, w, z.data(), ldy);
-  for (int r = 0; r < R; ++r)
-    for (int j = 0; j < ldy; ++j) {
-      const float want = j < 8 ? static_cast<float>(acc[r * 8 + j]) * (sx[r] * w[j]) : -1.f;  // past the tile: untouched
-      EXPECT_EQ(y[r * ldy + j], want) << "R=" << R << " r=" << r << " j=" << j;
-      EXPECT_EQ(z[r * ldy + j], want);
-    }
+  for (int64_t n : {8, 5, 1}) {
+    std::vector<float> y(R * ldy, -1.f), z(R * ldy, -1.f);
+    k::scale_q8_8<R>(acc, sx, w, y.data(), ldy, n);
+    k::scalar::scale_q8_8<R>(acc, sx, w, z.data(), ldy, n);
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < ldy; ++j) {
+        const float want = j < n ? static_cast<float>(acc[r * 8 + j]) * (sx[r] * w[j]) : -1.f;  // past n: untouched
+        EXPECT_EQ(y[r * ldy + j], want) << "R=" << R << " n=" << n << " r=" << r << " j=" << j;
+        EXPECT_EQ(z[r * ldy + j], want);
+      }
+  }
 }
 
 TEST(Kernels, ScaleQ8MatchesScalarBitForBit) {

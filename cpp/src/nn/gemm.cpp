@@ -84,12 +84,7 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
     const int64_t m0 = t * 8, n = std::min<int64_t>(8, M - m0);
     if (chunks <= 1) {
       chunk(tile, t, 0);
-      if (n == 8) {
-        kernels::scale_q8_8<R>(acc, sx, w_scale + m0, y + m0, M);
-        continue;
-      }
-      for (int r = 0; r < R; ++r)
-        for (int64_t j = 0; j < n; ++j) y[r * M + m0 + j] = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
+      kernels::scale_q8_8<R>(acc, sx, w_scale + m0, y + m0, M, n);
       continue;
     }
     std::fill(wide, wide + R * 8, int64_t{0});
