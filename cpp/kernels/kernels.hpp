@@ -10,6 +10,8 @@
 //   exp_shift_sum(x, shift, n)     x[i] = exp(x[i] - shift) for shift >= max(x) (a softmax's
 //                                  shift); returns the sum. exp(-inf) is 0.
 //   exp2_shift_sum(x, shift, n)    the same in base 2: x[i] = 2^(x[i] - shift)
+//   exp_shift_total(x, shift, n)   exp_shift_sum's sum, bit for bit, leaving x as it is (a
+//                                  log-softmax needs only the normaliser)
 //   online_softmax4(s, ld, w, run_max, run_sum, alpha, rows = 4)
 //                                  one online-softmax step of four score rows in base 2: rows to
 //                                  2^(row - running max), running max and sum updated, alpha the
@@ -30,6 +32,8 @@
 //                                  y[r*ldy + j] = float(acc[r*8 + j]) * (sx[r] * w_scale[j]) for
 //                                  j < n <= 8: the product's int32 sums of one tile to floats
 //   split_i16(x, n, hi, lo)        int16 in [-8191, 8191] as two 7-bit bytes: x + 8192 = 128 hi + lo
+//   quantize_split_i16(x, n, np, hi, lo)
+//                                  quantize_i16 then split_i16 in one pass (no int16s between)
 //   gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out)
 //                                  the same product on Q8Layout's quads from split_i16's bytes,
 //                                  R <= 3: relaxed SIMD's byte dot product where
@@ -89,12 +93,14 @@ using simd128::gemm_q8_quad;
 using scalar::gemm_q8_quad;  // for the twin tests only: without relaxed SIMD it is no faster
 #endif
 using isa::quantize_i16;
+using isa::quantize_split_i16;
 using isa::scale_q8_8;
 using isa::dot;
 using isa::exp2_approx;
 using isa::exp_approx;
 using isa::exp2_shift_sum;
 using isa::exp_shift_sum;
+using isa::exp_shift_total;
 using isa::find_nonfinite;
 using isa::find_above;
 using isa::gemm_1xn;

@@ -104,40 +104,48 @@ inline float exp2_approx(float y) noexcept {
   return (s + 1.0f) * pow2n;
 }
 
-// x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum. Summed
-// in SIMD128's order (16 partial sums, folded to 4, then (0 + 1) + (2 + 3), then the tail in
-// order): the same bits as the twin, and natively the partial sums vectorise with the exps (one
-// chain of 2,900 dependent adds per row was 8.5% of the tutorial GRU's training step).
-template <float (*E)(float)>
-inline float shift_exp_sum(float* x, float shift, int64_t n) noexcept {
+// out[i] = E(x[i] - shift) (Store; out may be x), returns the sum: the loop of exp_shift_sum,
+// exp2_shift_sum and exp_shift_total. Summed in SIMD128's order (16 partial sums, folded to 4,
+// then (0 + 1) + (2 + 3), then the tail in order): the same bits as the twin, and natively the
+// partial sums vectorise with the exps (one chain of 2,900 dependent adds per row was 8.5% of the
+// tutorial GRU's training step).
+template <float (*E)(float), bool Store>
+inline float shift_exp_sum(const float* x, float* out, float shift, int64_t n) noexcept {
   float acc[16] = {};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16)
     for (int j = 0; j < 16; ++j) {
-      x[i + j] = E(x[i + j] - shift);
-      acc[j] += x[i + j];
+      const float e = E(x[i + j] - shift);
+      if (Store) out[i + j] = e;
+      acc[j] += e;
     }
   float a4[4];
   for (int j = 0; j < 4; ++j) a4[j] = (acc[j] + acc[4 + j]) + (acc[8 + j] + acc[12 + j]);
   for (; i + 4 <= n; i += 4)
     for (int j = 0; j < 4; ++j) {
-      x[i + j] = E(x[i + j] - shift);
-      a4[j] += x[i + j];
+      const float e = E(x[i + j] - shift);
+      if (Store) out[i + j] = e;
+      a4[j] += e;
     }
   float sum = (a4[0] + a4[1]) + (a4[2] + a4[3]);
   for (; i < n; ++i) {
-    x[i] = E(x[i] - shift);
-    sum += x[i];
+    const float e = E(x[i] - shift);
+    if (Store) out[i] = e;
+    sum += e;
   }
   return sum;
 }
 
 inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
-  return shift_exp_sum<exp_approx>(x, shift, n);
+  return shift_exp_sum<exp_approx, true>(x, x, shift, n);
 }
 
 inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
-  return shift_exp_sum<exp2_approx>(x, shift, n);
+  return shift_exp_sum<exp2_approx, true>(x, x, shift, n);
+}
+
+inline float exp_shift_total(const float* x, float shift, int64_t n) noexcept {
+  return shift_exp_sum<exp_approx, false>(x, nullptr, shift, n);
 }
 
 // One online-softmax step over a tile of four score rows (row r at s + r * ld, w wide), as the
@@ -345,6 +353,29 @@ inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) no
   }
   for (int64_t i = 0; i < n; ++i) xq[i] = static_cast<int16_t>(std::nearbyint(x[i] * inv));
   for (int64_t i = n; i < np; ++i) xq[i] = 0;
+  return amax / 8191.0f;
+}
+
+// quantize_i16 then split_i16 (below) in one pass, without the int16s between them: hi[i] and
+// lo[i] for i < np (padding and zero rows: 64 and 0), the same scale returned.
+inline float quantize_split_i16(const float* x, int64_t n, int64_t np, uint8_t* hi, uint8_t* lo) noexcept {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = std::fabs(x[i]);
+    amax = a > amax || a != a ? a : amax;
+  }
+  auto put = [&](int64_t i, int q) {
+    hi[i] = static_cast<uint8_t>((q + 8192) >> 7);
+    lo[i] = static_cast<uint8_t>((q + 8192) & 127);
+  };
+  const float inv = 8191.0f / amax;
+  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
+      !(inv <= std::numeric_limits<float>::max())) {
+    for (int64_t i = 0; i < np; ++i) put(i, 0);
+    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
+  }
+  for (int64_t i = 0; i < n; ++i) put(i, static_cast<int16_t>(std::nearbyint(x[i] * inv)));
+  for (int64_t i = n; i < np; ++i) put(i, 0);
   return amax / 8191.0f;
 }
 

@@ -67,11 +67,11 @@ inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
   return wasm_f32x4_mul(wasm_f32x4_add(s, wasm_f32x4_splat(1.0f)), wasm_i32x4_shl(t, 23));
 }
 
-// x[i] = E(x[i] - shift), returns the sum: the loop of exp_shift_sum and exp2_shift_sum. Four
-// vectors per step: each exp is one long dependent chain, and the out-of-order window holds too
-// few single-vector iterations to hide its latency.
-template <v128_t (*E4)(v128_t), float (*E)(float)>
-inline float shift_exp_sum(float* x, float shift, int64_t n) noexcept {
+// out[i] = E(x[i] - shift) (Store; out may be x), returns the sum: the loop of exp_shift_sum,
+// exp2_shift_sum and exp_shift_total. Four vectors per step: each exp is one long dependent
+// chain, and the out-of-order window holds too few single-vector iterations to hide its latency.
+template <v128_t (*E4)(v128_t), float (*E)(float), bool Store>
+inline float shift_exp_sum(const float* x, float* out, float shift, int64_t n) noexcept {
   const v128_t vs = wasm_f32x4_splat(shift);
   v128_t acc = wasm_f32x4_splat(0.0f), acc1 = acc, acc2 = acc, acc3 = acc;
   int64_t i = 0;
@@ -80,23 +80,54 @@ inline float shift_exp_sum(float* x, float shift, int64_t n) noexcept {
     const v128_t e1 = E4(wasm_f32x4_sub(wasm_v128_load(x + i + 4), vs));
     const v128_t e2 = E4(wasm_f32x4_sub(wasm_v128_load(x + i + 8), vs));
     const v128_t e3 = E4(wasm_f32x4_sub(wasm_v128_load(x + i + 12), vs));
-    wasm_v128_store(x + i, e0), wasm_v128_store(x + i + 4, e1);
-    wasm_v128_store(x + i + 8, e2), wasm_v128_store(x + i + 12, e3);
+    if (Store) {
+      wasm_v128_store(out + i, e0), wasm_v128_store(out + i + 4, e1);
+      wasm_v128_store(out + i + 8, e2), wasm_v128_store(out + i + 12, e3);
+    }
     acc = wasm_f32x4_add(acc, e0), acc1 = wasm_f32x4_add(acc1, e1);
     acc2 = wasm_f32x4_add(acc2, e2), acc3 = wasm_f32x4_add(acc3, e3);
   }
   acc = wasm_f32x4_add(wasm_f32x4_add(acc, acc1), wasm_f32x4_add(acc2, acc3));
   for (; i + 4 <= n; i += 4) {
     const v128_t e = E4(wasm_f32x4_sub(wasm_v128_load(x + i), vs));
-    wasm_v128_store(x + i, e);
+    if (Store) wasm_v128_store(out + i, e);
     acc = wasm_f32x4_add(acc, e);
   }
   float sum = hsum(acc);
   for (; i < n; ++i) {
-    x[i] = E(x[i] - shift);
-    sum += x[i];
+    const float e = E(x[i] - shift);
+    if (Store) out[i] = e;
+    sum += e;
   }
   return sum;
+}
+
+
+// max |x[i]| over n floats, NaN if any is NaN (quantize_i16's max): f32x4.max's NaN rule is an
+// instruction sequence in V8 on x86-64, so the max is f32x4.pmax (one maxps) with NaN tracked by
+// a compare.
+inline float abs_max(const float* x, int64_t n) noexcept {
+  int64_t i = 0;
+  v128_t m = wasm_f32x4_splat(0.0f), nan = m;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t v = wasm_f32x4_abs(wasm_v128_load(x + i));
+    m = wasm_f32x4_pmax(m, v);
+    nan = wasm_v128_or(nan, wasm_f32x4_ne(v, v));
+  }
+  float amax = wasm_v128_any_true(nan) ? std::numeric_limits<float>::quiet_NaN() : hmax(m);
+  for (; i < n; ++i) {
+    const float a = std::fabs(x[i]);
+    amax = a > amax || a != a ? a : amax;
+  }
+  return amax;
+}
+
+// Four of quantize_i16's int32s: round-half-even(p[i] * inv) by adding 1.5 * 2^23, whose float
+// sum holds the rounded integer in its low bits (exact here: |x * inv| <= 8191 << 2^22);
+// i32x4.trunc_sat_f32x4_s is an instruction sequence in V8 on x86-64.
+inline v128_t round_i16(const float* p, v128_t inv) noexcept {
+  const v128_t magic = wasm_f32x4_splat(12582912.0f);  // 1.5 * 2^23
+  return wasm_i32x4_sub(wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(p), inv), magic), magic);
 }
 
 }  // namespace detail
@@ -152,11 +183,15 @@ inline float max(const float* x, int64_t n) noexcept {
 }
 
 inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
-  return detail::shift_exp_sum<detail::exp4_nonpositive, scalar::exp_approx>(x, shift, n);
+  return detail::shift_exp_sum<detail::exp4_nonpositive, scalar::exp_approx, true>(x, x, shift, n);
 }
 
 inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
-  return detail::shift_exp_sum<detail::exp2_4_nonpositive, scalar::exp2_approx>(x, shift, n);
+  return detail::shift_exp_sum<detail::exp2_4_nonpositive, scalar::exp2_approx, true>(x, x, shift, n);
+}
+
+inline float exp_shift_total(const float* x, float shift, int64_t n) noexcept {
+  return detail::shift_exp_sum<detail::exp4_nonpositive, scalar::exp_approx, false>(x, nullptr, shift, n);
 }
 
 // Twin of scalar::online_softmax4 (base 2): the four rows' maxima, alphas and sums as lanes of
@@ -346,37 +381,51 @@ inline void gemm_1xn(int64_t K, const float* a, const float* b, int64_t bstep, i
 }
 
 // Twin of scalar::quantize_i16: the same float multiply and round-half-even, so the same int16s.
-// 1.1 -> 0.3 ns an element (Node 20, AMD EPYC Zen 5; a decoder step quantises 30K): f32x4.max's
-// NaN rule and i32x4.trunc_sat_f32x4_s are instruction sequences in V8 on x86-64, so the max is
-// f32x4.pmax (one maxps) with NaN tracked by a compare, and the rounding adds 1.5 * 2^23, whose
-// float sum holds the rounded integer in its low bits (exact here: |x * inv| <= 8191 << 2^22).
+// 1.1 -> 0.3 ns an element against plain SIMD (Node 20, AMD EPYC Zen 5; a decoder step quantises
+// 30K), by detail::abs_max and detail::round_i16.
 inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) noexcept {
-  int64_t i = 0;
-  v128_t m = wasm_f32x4_splat(0.0f), nan = m;
-  for (; i + 4 <= n; i += 4) {
-    const v128_t v = wasm_f32x4_abs(wasm_v128_load(x + i));
-    m = wasm_f32x4_pmax(m, v);
-    nan = wasm_v128_or(nan, wasm_f32x4_ne(v, v));
-  }
-  float amax = wasm_v128_any_true(nan) ? std::numeric_limits<float>::quiet_NaN() : detail::hmax(m);
-  for (; i < n; ++i) {
-    const float a = std::fabs(x[i]);
-    amax = a > amax || a != a ? a : amax;
-  }
-  const float inv = 8191.0f / amax;
+  const float amax = detail::abs_max(x, n), inv = 8191.0f / amax;
   if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
       !(inv <= std::numeric_limits<float>::max())) {
     for (int64_t j = 0; j < np; ++j) xq[j] = 0;
     return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;  // inf or NaN: passed on
   }
-  const v128_t vinv = wasm_f32x4_splat(inv), magic = wasm_f32x4_splat(12582912.0f);  // 1.5 * 2^23
-  auto round = [&](const float* p) {
-    return wasm_i32x4_sub(wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(p), vinv), magic), magic);
-  };
+  const v128_t vinv = wasm_f32x4_splat(inv);
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8) wasm_v128_store(xq + j, wasm_i16x8_narrow_i32x4(round(x + j), round(x + j + 4)));
+  for (; j + 8 <= n; j += 8)
+    wasm_v128_store(xq + j, wasm_i16x8_narrow_i32x4(detail::round_i16(x + j, vinv), detail::round_i16(x + j + 4, vinv)));
   for (; j < n; ++j) xq[j] = static_cast<int16_t>(std::nearbyint(x[j] * inv));
   for (; j < np; ++j) xq[j] = 0;
+  return amax / 8191.0f;
+}
+
+// Twin of scalar::quantize_split_i16: quantize_i16's rounding, then x + 8192's two 7-bit halves
+// narrowed to bytes, 16 at a time. The int8 product's relaxed (quads) path takes only these
+// bytes, so writing and rereading the int16s between quantize_i16 and split_i16 went.
+inline float quantize_split_i16(const float* x, int64_t n, int64_t np, uint8_t* hi, uint8_t* lo) noexcept {
+  const float amax = detail::abs_max(x, n), inv = 8191.0f / amax;
+  auto put = [&](int64_t i, int q) {
+    hi[i] = static_cast<uint8_t>((q + 8192) >> 7);
+    lo[i] = static_cast<uint8_t>((q + 8192) & 127);
+  };
+  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
+      !(inv <= std::numeric_limits<float>::max())) {
+    for (int64_t j = 0; j < np; ++j) put(j, 0);
+    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
+  }
+  const v128_t vinv = wasm_f32x4_splat(inv), bias = wasm_i32x4_splat(8192), low7 = wasm_i32x4_splat(127);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    v128_t v[4];
+    for (int i = 0; i < 4; ++i) v[i] = wasm_i32x4_add(detail::round_i16(x + j + 4 * i, vinv), bias);
+    auto bytes = [](v128_t a, v128_t b, v128_t c, v128_t d) {
+      return wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d));
+    };
+    wasm_v128_store(hi + j, bytes(wasm_u32x4_shr(v[0], 7), wasm_u32x4_shr(v[1], 7), wasm_u32x4_shr(v[2], 7), wasm_u32x4_shr(v[3], 7)));
+    wasm_v128_store(lo + j, bytes(wasm_v128_and(v[0], low7), wasm_v128_and(v[1], low7), wasm_v128_and(v[2], low7), wasm_v128_and(v[3], low7)));
+  }
+  for (; j < n; ++j) put(j, static_cast<int16_t>(std::nearbyint(x[j] * inv)));
+  for (; j < np; ++j) put(j, 0);
   return amax / 8191.0f;
 }
 

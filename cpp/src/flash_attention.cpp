@@ -167,14 +167,21 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
   const int64_t G = rows == 1 && kernels::kSingleRow ? 1 : row_group_for(rows);
   const int64_t R = round_up(rows, G);
   // Per task: q rows, output accumulators, running max and sum per row, the score tile (see
-  // attend_groups), and each row's visible keys.
-  std::unique_ptr<float[]> buf(new float[R * D + R * Dv + 2 * R + G * kKeyTile]);
-  float* qs = buf.get();
+  // attend_groups), and each row's visible keys. On the stack where they fit: a decoder step
+  // makes dozens of calls (a row, or a beam's rows, over a few keys), each short enough that its
+  // two heap allocations showed in profiles.
+  constexpr int64_t kStackFloats = 2048, kStackRows = 64;
+  alignas(64) float stack_buf[kStackFloats];
+  int64_t stack_hi[kStackRows];
+  const int64_t floats = R * D + R * Dv + 2 * R + G * kKeyTile;
+  std::unique_ptr<float[]> heap_buf(floats > kStackFloats ? new float[floats] : nullptr);
+  std::unique_ptr<int64_t[]> heap_hi(R > kStackRows ? new int64_t[R] : nullptr);
+  float* qs = heap_buf ? heap_buf.get() : stack_buf;
   float* acc = qs + R * D;
   float* run_max = acc + R * Dv;
   float* run_sum = run_max + R;
   float* s = run_sum + R;
-  std::unique_ptr<int64_t[]> hi(new int64_t[R]);
+  int64_t* hi = heap_hi ? heap_hi.get() : stack_hi;
   int64_t hi_all = 0;
   for (int64_t r = 0; r < R; ++r) {
     hi[r] = r < rows ? visible_keys(masks, sl.b, i0 + r, Sk) : 0;
@@ -184,11 +191,11 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
   }
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(R * Dv));
   if (G == 1)
-    attend_groups<1>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);
+    attend_groups<1>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi, hi_all, qs, acc, run_max, run_sum, s, Sk);
   else if (G == kWide)
-    attend_groups<kWide>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);
+    attend_groups<kWide>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi, hi_all, qs, acc, run_max, run_sum, s, Sk);
   else
-    attend_groups<4>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi.get(), hi_all, qs, acc, run_max, run_sum, s, Sk);
+    attend_groups<4>(sl, i0, rows, R, D, Dv, scale, masks, k_panels, hi, hi_all, qs, acc, run_max, run_sum, s, Sk);
 
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t i = i0 + r;

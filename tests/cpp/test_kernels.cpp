@@ -132,6 +132,27 @@ TEST(Kernels, ExpShiftSumMatchesScalarBitForBitOnSoftmaxRange) {
   EXPECT_EQ(a[7], 0.0f);
 }
 
+// exp_shift_total is exp_shift_sum's sum without the stores: the same float, on each ISA and its
+// twin, and x untouched.
+TEST(Kernels, ExpShiftTotalIsExpShiftSumsSumBitForBit) {
+  std::vector<float> x(3001);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = -30.0f * static_cast<float>((i * 7919) % 3001) / 3001.0f;
+  x[5] = -std::numeric_limits<float>::infinity();
+  x[11] = -87.5f;  // exp underflows to 0
+  for (int64_t n : {3001, 3000, 47, 16, 5, 1, 0}) {
+    const float shift = n > 2 ? 0.25f : 0.0f;
+    auto a = x, b = x;
+    const float total = k::exp_shift_total(x.data(), shift, n), scalar_total = k::scalar::exp_shift_total(x.data(), shift, n);
+    EXPECT_EQ(total, k::exp_shift_sum(a.data(), shift, n)) << "n " << n;
+    EXPECT_EQ(scalar_total, k::scalar::exp_shift_sum(b.data(), shift, n)) << "n " << n;
+    EXPECT_EQ(total, scalar_total) << "n " << n;
+  }
+  auto y = x;
+  k::exp_shift_total(y.data(), 0.0f, static_cast<int64_t>(y.size()));
+  k::scalar::exp_shift_total(y.data(), 0.0f, static_cast<int64_t>(y.size()));
+  EXPECT_EQ(y, x);
+}
+
 // max takes its twin's order: the same zero (+0 or -0) wins, NaN never does, on every length.
 TEST(Kernels, MaxMatchesScalarOnZerosAndNaN) {
   std::vector<float> x(53);
@@ -538,6 +559,34 @@ TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
   z.assign(16, 3);
   EXPECT_EQ(k::scalar::quantize_i16(tiny.data(), 9, 16, z.data()), 0.0f);
   EXPECT_EQ(z, std::vector<int16_t>(16, 0));
+}
+
+// quantize_split_i16 is quantize_i16 then split_i16, on each ISA and its twin: the same scale and
+// bytes, padding and degenerate rows (zero, NaN, too small to scale) included, nothing past np.
+TEST(Kernels, QuantizeSplitI16IsQuantizeThenSplit) {
+  auto rows = std::vector<std::vector<float>>{};
+  for (int64_t n : {0, 1, 7, 15, 16, 33, 256, 1000}) {
+    auto x = ref::random(n, 90 + n);
+    if (n > 2) x[1] = 0.5f / 8191.0f * x[0];  // an exact .5 step
+    rows.push_back(x);
+  }
+  rows.push_back(std::vector<float>(10, 0.0f));
+  rows.push_back({1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f});
+  rows.push_back({-1e-40f, 3e-41f, 0.0f});
+  for (const auto& x : rows) {
+    const int64_t n = static_cast<int64_t>(x.size()), np = (n + 15) / 16 * 16;
+    std::vector<int16_t> q(np);
+    const float want = k::scalar::quantize_i16(x.data(), n, np, q.data());
+    std::vector<uint8_t> hi(np + 1, 200), lo(np + 1, 200);
+    k::scalar::split_i16(q.data(), np, hi.data(), lo.data());
+    for (auto f : {k::quantize_split_i16, k::scalar::quantize_split_i16}) {
+      std::vector<uint8_t> h(np + 1, 200), l(np + 1, 200);
+      const float got = f(x.data(), n, np, h.data(), l.data());
+      EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << "n=" << n;
+      EXPECT_EQ(h, hi) << "n=" << n;
+      EXPECT_EQ(l, lo) << "n=" << n;
+    }
+  }
 }
 
 // The product's scaling of a tile: the twin's bits, and float(acc) * (sx * w) as written, over

@@ -201,17 +201,20 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
   const int64_t ldw = L.ldw, M = L.M;
-  if (static_cast<int64_t>(sc.xq.size()) < N * ldw) sc.xq.resize(static_cast<size_t>(N * ldw));
   if (static_cast<int64_t>(sc.sx.size()) < N) sc.sx.resize(static_cast<size_t>(N));
-  int16_t* xq = sc.xq.data();
   float* sx = sc.sx.data();
-  for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq + i * ldw);
-  uint8_t* xb = nullptr;
+  int16_t* xq = nullptr;  // the pairs layout's operand
+  uint8_t* xb = nullptr;  // the quads layout's: split_i16's bytes, hi then lo, per row
   if (L.quads) {
     if (static_cast<int64_t>(sc.xb.size()) < 2 * N * ldw) sc.xb.resize(static_cast<size_t>(2 * N * ldw));
     xb = sc.xb.data();
-    for (int64_t i = 0; i < N; ++i) kernels::split_i16(xq + i * ldw, ldw, xb + 2 * i * ldw, xb + (2 * i + 1) * ldw);
+    for (int64_t i = 0; i < N; ++i)
+      sx[i] = kernels::quantize_split_i16(A + i * K, K, ldw, xb + 2 * i * ldw, xb + (2 * i + 1) * ldw);
     most = 3;  // 4 rows' 16 accumulators spill (kernels::gemm_q8_quad)
+  } else {
+    if (static_cast<int64_t>(sc.xq.size()) < N * ldw) sc.xq.resize(static_cast<size_t>(N * ldw));
+    xq = sc.xq.data();
+    for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq + i * ldw);
   }
   // Up to `most` rows (4, or 5: q8_row_groups) share each pass over the weights; more rows go in
   // balanced groups (a beam of 5 as 2 + 3 or as one pass, 9 as 3 + 3 + 3 or 4 + 5). GMAC/s for
@@ -231,7 +234,7 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
   auto task = [&](int64_t k) {
     const int64_t g = k / blocks, t0 = k % blocks * kTilesPerTask, t1 = std::min(tiles, t0 + kTilesPerTask);
     const int64_t i0 = g * N / groups, rows = (g + 1) * N / groups - i0;
-    const int16_t* xr = xq + i0 * ldw;
+    const int16_t* xr = xq ? xq + i0 * ldw : nullptr;
     const uint8_t* br = xb ? xb + 2 * i0 * ldw : nullptr;
     const float* s = sx + i0;
     float* yr = C + i0 * M;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 
 #include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
@@ -33,14 +32,12 @@ float softmax_lse(const float* x, float* p, int64_t V) {
 }  // namespace
 
 void log_softmax_rows(float* x, int64_t N, int64_t V, ThreadPool* pool) {
-  // A decoder step's rows (a beam's, over a vocabulary of thousands) are worth a handoff.
-  // Only the normaliser is needed, so the exps are not scaled to probabilities; the buffer is
-  // overwritten whole, so not zeroed.
+  // A decoder step's rows (a beam's, over a vocabulary of thousands) are worth a handoff. Only
+  // the normaliser is needed, so the exps are summed, not stored: no copy of the row, no buffer.
   parallel_for(N > 1 ? pool : nullptr, N, [&](int64_t i) {
-    std::unique_ptr<float[]> p(new float[V]);
     float* r = x + i * V;
-    float s;
-    const float lse = exps_lse(r, p.get(), V, &s);
+    const float m = kernels::max(r, V);
+    const float lse = m + std::log(kernels::exp_shift_total(r, m, V));
     for (int64_t j = 0; j < V; ++j) r[j] -= lse;
   });
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/nn/weights.hpp"
 #include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 
@@ -358,11 +360,11 @@ class TransformerModel : public Model {
     tgt_emb_ = add_param("tgt_emb", {Vt, d_});
     for (int64_t l = 0; l < L_; ++l) {
       const std::string p = "enc." + std::to_string(l) + ".";
-      enc_.push_back({mha(p + "self."), ln(p + "ln1"), ln(p + "ln2"), {}, {}, ffn(p + "ffn.")});
+      enc_.push_back({mha(p + "self."), ln(p + "ln1"), ln(p + "ln2"), {}, {}, ffn(p + "ffn."), nullptr});
     }
     for (int64_t l = 0; l < L_; ++l) {
       const std::string p = "dec." + std::to_string(l) + ".";
-      dec_.push_back({mha(p + "self."), ln(p + "ln1"), ln(p + "ln2"), mha(p + "cross."), ln(p + "ln3"), ffn(p + "ffn.")});
+      dec_.push_back({mha(p + "self."), ln(p + "ln1"), ln(p + "ln2"), mha(p + "cross."), ln(p + "ln3"), ffn(p + "ffn."), nullptr});
     }
     out_w_ = add_param("out.w", {Vt, d_});
     out_b_ = add_param("out.b", {Vt});
@@ -390,7 +392,33 @@ class TransformerModel : public Model {
     Mha cross;
     Ln ln3;
     Ffn ffn;
+    // self's wq, wk and wv stacked (stack_q8), where a loaded model has them as int8: a step's
+    // q, k and v in one product, over one quantisation of x.
+    std::unique_ptr<Tensor> qkv;
   };
+
+  void weights_loaded() override {
+    for (auto* layers : {&enc_, &dec_})
+      for (Layer& l : *layers)
+        if (!l.self.wq->t.q8.empty() && !l.self.wk->t.q8.empty() && !l.self.wv->t.q8.empty())
+          l.qkv = std::make_unique<Tensor>(stack_q8({&l.self.wq->t, &l.self.wk->t, &l.self.wv->t}));
+  }
+
+  // Self-attention's q, k and v of x, each [rows, d] at row stride ld: views into the stacked
+  // product at inference, else three products (whose tensors training needs).
+  struct Qkv {
+    T q, k, v;  // the tensors (all three the stacked product's when stacked)
+    const float *qp, *kp, *vp;
+    int64_t ld;
+  };
+  Qkv self_qkv(Tape& tp, const Layer& l, T x) const {
+    if (l.qkv && !tp.grad_enabled) {
+      T y = linear(tp, x, l.qkv.get(), nullptr);
+      return {y, y, y, y->v.data(), y->v.data() + d_, y->v.data() + 2 * d_, 3 * d_};
+    }
+    T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
+    return {q, k, v, q->v.data(), k->v.data(), v->v.data(), d_};
+  }
 
   Mha mha(const std::string& p) {
     return {add_param(p + "wq", {d_, d_}), add_param(p + "wk", {d_, d_}), add_param(p + "wv", {d_, d_}), add_param(p + "wo", {d_, d_})};
@@ -423,7 +451,16 @@ class TransformerModel : public Model {
            std::mt19937& rng, std::vector<std::vector<float>>* atts) const {
     T x = embed(tp, src_emb_, src.data(), B * S, S, 0, drop, rng);
     for (const Layer& l : enc_) {
-      T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
+      const Qkv p = self_qkv(tp, l, x);
+      T q = p.q, k = p.k, v = p.v;
+      if (p.ld != d_) {  // the stacked product's columns, as the attention op's [B * S, d] inputs
+        q = tp.make_uninit(B * S, d_), k = tp.make_uninit(B * S, d_), v = tp.make_uninit(B * S, d_);
+        for (int64_t i = 0; i < B * S; ++i) {
+          std::copy_n(p.qp + i * p.ld, d_, q->v.data() + i * d_);
+          std::copy_n(p.kp + i * p.ld, d_, k->v.data() + i * d_);
+          std::copy_n(p.vp + i * p.ld, d_, v->v.data() + i * d_);
+        }
+      }
       float* w = nullptr;
       if (atts) w = atts->emplace_back(static_cast<size_t>(B * heads_ * S * S)).data();
       T a = attention(tp, q, k, v, B, S, S, heads_, lens, false, 0.f, w);
@@ -471,6 +508,9 @@ class TransformerModel : public Model {
     // WebAssembly build (JavaScript-based exceptions) is a round trip through a JavaScript
     // trampoline.
     MaskSet no_mask;
+    // Dropout's generator for the ops a step shares with training. Inference (drop 0) never
+    // draws from it; constructing one per step (2.5 KB of state, seeded word by word) was not free.
+    std::mt19937 no_dropout{0};
     float* keys(int64_t l, int64_t s, int64_t h) { return kc.get() + ((l * cap_rows + s) * heads + h) * panel; }
     float* values(int64_t l, int64_t s) { return vc.get() + (l * cap_rows + s) * cap_t * d; }
     int64_t heads = 0, d = 0;
@@ -541,7 +581,7 @@ class TransformerModel : public Model {
 
   // step() for rows [r0, r1) of the live rows, on tape tp (whose pool, if any, its ops share).
   void step_rows(State& st, Tape& tp, const int* last, int64_t r0, int64_t r1, bool attention, StepOutput& out) const {
-    std::mt19937 rng(0);
+    std::mt19937& rng = st.no_dropout;
     const int64_t R = r1 - r0, t = st.t, n = st.src_len, dh = d_ / heads_, LH = L_ * heads_;
     const float scale = 1.f / std::sqrt(static_cast<float>(dh));
     T x = embed(tp, tgt_emb_, last + r0, R, 1, t, 0.f, rng);
@@ -550,16 +590,17 @@ class TransformerModel : public Model {
     const int* slot = st.slot.data() + r0;
     for (int64_t li = 0; li < L_; ++li) {
       const Layer& l = dec_[li];
-      T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
+      const Qkv qkv = self_qkv(tp, l, x);
+      const int64_t ld = qkv.ld;
       // Append this step's key (into row t % 8 of panel t / 8) and value to each row's slot.
-      T a = tp.make(R, d_);
+      T a = tp.make_uninit(R, d_);  // every (row, head) attends into its own columns
       for (int64_t r = 0; r < R; ++r) {
         const int sl = slot[r];
-        std::copy_n(v->v.data() + r * d_, d_, st.values(li, sl) + t * d_);
+        std::copy_n(qkv.vp + r * ld, d_, st.values(li, sl) + t * d_);
         for (int64_t h = 0; h < heads_; ++h) {
           float* p = st.keys(li, sl, h) + (t / 8) * 8 * dh + t % 8;
           if (t % 8 == 0) std::fill_n(p, 8 * dh, 0.f);
-          const float* kr = k->v.data() + r * d_ + h * dh;
+          const float* kr = qkv.kp + r * ld + h * dh;
           for (int64_t c = 0; c < dh; ++c) p[c * 8] = kr[c];
         }
       }
@@ -567,7 +608,7 @@ class TransformerModel : public Model {
       parallel_for(tp.pool, R * heads_, [&](int64_t rh) {
         const int64_t r = rh / heads_, h = rh % heads_;
         const int sl = slot[r];
-        const AttentionSlice self{q->v.data() + r * d_ + h * dh, d_, nullptr, 0, st.values(li, sl) + h * dh, d_,
+        const AttentionSlice self{qkv.qp + r * ld + h * dh, ld, nullptr, 0, st.values(li, sl) + h * dh, d_,
                                   a->v.data() + r * d_ + h * dh, d_,
                                   self_w ? self_w + (r * LH + li * heads_ + h) * (t + 1) : nullptr, 0};
         attend_slice(self, 0, 1, t + 1, dh, dh, scale, st.no_mask, st.keys(li, sl, h));
@@ -576,7 +617,7 @@ class TransformerModel : public Model {
       T q2 = linear(tp, x, &l.cross.wq->t, nullptr);
       // Every row attends to the same source keys, so one call per head takes all the rows (in
       // the kernel's groups of 4): the same bits as a call per row, which padded each row to 4.
-      T c = tp.make(R, d_);
+      T c = tp.make_uninit(R, d_);  // every head attends into its own columns
       T cw = tp.make_uninit(cross_w ? heads_ * R : 0, st.S);  // per head, its [R, S] weights
       parallel_for(tp.pool, heads_, [&](int64_t h) {
         float* w = cross_w ? cw->v.data() + h * R * st.S : nullptr;

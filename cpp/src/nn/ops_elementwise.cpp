@@ -10,7 +10,7 @@ namespace attnlab::nn {
 
 T add(Tape& tp, T a, T b) {
   check(a->r == b->r && a->c == b->c, "add", "shape mismatch");
-  T y = tp.make(a->r, a->c, any_rg({a, b}));
+  T y = tp.make_uninit(a->r, a->c, any_rg({a, b}));
   const int64_t n = a->size();
   for (int64_t i = 0; i < n; ++i) y->v[i] = a->v[i] + b->v[i];
   if (y->requires_grad)
@@ -27,7 +27,7 @@ T add(Tape& tp, T a, T b) {
 
 T mul(Tape& tp, T a, T b) {
   check(a->r == b->r && a->c == b->c, "mul", "shape mismatch");
-  T y = tp.make(a->r, a->c, any_rg({a, b}));
+  T y = tp.make_uninit(a->r, a->c, any_rg({a, b}));
   const int64_t n = a->size();
   for (int64_t i = 0; i < n; ++i) y->v[i] = a->v[i] * b->v[i];
   if (y->requires_grad)
@@ -46,7 +46,7 @@ T mul(Tape& tp, T a, T b) {
 }
 
 T scale(Tape& tp, T a, float s) {
-  T y = tp.make(a->r, a->c, a->requires_grad);
+  T y = tp.make_uninit(a->r, a->c, a->requires_grad);
   const int64_t n = a->size();
   for (int64_t i = 0; i < n; ++i) y->v[i] = a->v[i] * s;
   if (y->requires_grad)
@@ -61,7 +61,7 @@ T scale(Tape& tp, T a, float s) {
 // y = f(a) element-wise; f fills y[0..n) from x[0..n), df gives dy/dx from (y, x).
 template <class F, class DF>
 static T unary(Tape& tp, T a, F f, DF df_from_y) {
-  T y = tp.make(a->r, a->c, a->requires_grad);
+  T y = tp.make_uninit(a->r, a->c, a->requires_grad);
   const int64_t n = a->size();
   f(a->v.data(), y->v.data(), n);
   if (y->requires_grad)
@@ -104,7 +104,7 @@ T relu_(Tape& tp, T a) {
 T add_rows_periodic(Tape& tp, T x, const std::vector<float>& pe, int64_t L) {
   const int64_t C = x->c;
   check(L > 0 && x->r % L == 0 && static_cast<int64_t>(pe.size()) >= L * C, "add_rows_periodic", "shape mismatch");
-  T y = tp.make(x->r, C, x->requires_grad);
+  T y = tp.make_uninit(x->r, C, x->requires_grad);
   for (int64_t i = 0; i < x->r; ++i)
     for (int64_t c = 0; c < C; ++c) y->v[i * C + c] = x->v[i * C + c] + pe[(i % L) * C + c];
   if (y->requires_grad)

@@ -7,23 +7,52 @@
 
 namespace attnlab::nn {
 
+namespace {
+
+// Mean and 1 / std of B rows (row stride C) into stats[2 b], stats[2 b + 1]. Each row's sums run
+// in column order, as one row alone would, so the same bits; the B rows' add chains are
+// interleaved, so B rows (up to 8) take about the time of one: a float sum of 256 columns is a chain of 256
+// dependent adds. A beam of 5 took 3.4% of a Transformer translation in Chromium 156 row by row.
+template <int B>
+void row_stats(const float* x, int64_t C, float* stats) {
+  float m[B] = {}, var[B] = {};
+  for (int64_t c = 0; c < C; ++c)
+    for (int b = 0; b < B; ++b) m[b] += x[b * C + c];
+  for (int b = 0; b < B; ++b) m[b] /= static_cast<float>(C);
+  for (int64_t c = 0; c < C; ++c)
+    for (int b = 0; b < B; ++b) var[b] += (x[b * C + c] - m[b]) * (x[b * C + c] - m[b]);
+  for (int b = 0; b < B; ++b) {
+    stats[2 * b] = m[b];
+    stats[2 * b + 1] = 1.f / std::sqrt(var[b] / static_cast<float>(C) + 1e-5f);
+  }
+}
+
+}  // namespace
+
 T layer_norm(Tape& tp, T x, T g, T b) {
   const int64_t N = x->r, C = x->c;
   check(g->size() == C && b->size() == C, "layer_norm", "gain/bias size != columns");
-  T y = tp.make(N, C, any_rg({x, g, b}));
+  T y = tp.make_uninit(N, C, any_rg({x, g, b}));
   std::vector<float> stats(static_cast<size_t>(2 * N));  // mean, rstd
-  for (int64_t i = 0; i < N; ++i) {
-    const float* xi = x->v.data() + i * C;
-    float m = 0.f;
-    for (int64_t c = 0; c < C; ++c) m += xi[c];
-    m /= static_cast<float>(C);
-    float var = 0.f;
-    for (int64_t c = 0; c < C; ++c) var += (xi[c] - m) * (xi[c] - m);
-    var /= static_cast<float>(C);
-    const float rs = 1.f / std::sqrt(var + 1e-5f);
-    stats[2 * i] = m;
-    stats[2 * i + 1] = rs;
-    for (int64_t c = 0; c < C; ++c) y->v[i * C + c] = (xi[c] - m) * rs * g->v[c] + b->v[c];
+  const float* xv = x->v.data();
+  int64_t i = 0;
+  for (; i + 8 <= N; i += 8) row_stats<8>(xv + i * C, C, stats.data() + 2 * i);
+  switch (N - i) {  // a beam's rows in one pass
+    case 7: row_stats<7>(xv + i * C, C, stats.data() + 2 * i); break;
+    case 6: row_stats<6>(xv + i * C, C, stats.data() + 2 * i); break;
+    case 5: row_stats<5>(xv + i * C, C, stats.data() + 2 * i); break;
+    case 4: row_stats<4>(xv + i * C, C, stats.data() + 2 * i); break;
+    case 3: row_stats<3>(xv + i * C, C, stats.data() + 2 * i); break;
+    case 2: row_stats<2>(xv + i * C, C, stats.data() + 2 * i); break;
+    case 1: row_stats<1>(xv + i * C, C, stats.data() + 2 * i); break;
+    default: break;
+  }
+  float* __restrict yv = y->v.data();  // distinct tensors: the loop vectorises
+  const float* __restrict gv = g->v.data();
+  const float* __restrict bv = b->v.data();
+  for (i = 0; i < N; ++i) {
+    const float m = stats[2 * i], rs = stats[2 * i + 1];
+    for (int64_t c = 0; c < C; ++c) yv[i * C + c] = (xv[i * C + c] - m) * rs * gv[c] + bv[c];
   }
   if (y->requires_grad) {
     tp.record([=, stats = std::move(stats)] {

@@ -329,9 +329,36 @@ LoadedModel load_model(const uint8_t* data, size_t size) {
     for (float x : v)
       if (!std::isfinite(x)) throw Error("model file: tensor '" + e.name + "' holds a non-finite value");
   }
+  lm.model->weights_loaded();
   lm.src = std::move(src);
   lm.tgt = std::move(tgt);
   return lm;
+}
+
+Tensor stack_q8(const std::vector<const Tensor*>& ws) {
+  require(!ws.empty(), [] { return std::string("stack_q8: no weights"); });
+  const Tensor& w0 = *ws[0];
+  Tensor s;
+  s.c = w0.c;
+  s.q8_stride = w0.q8_stride;
+  s.q8_quads = w0.q8_quads;
+  for (const Tensor* w : ws) {
+    require(!w->q8.empty() && w->c == s.c && w->q8_stride == s.q8_stride && w->q8_quads == s.q8_quads,
+            [] { return std::string("stack_q8: weights of different columns or layouts"); });
+    s.r += w->r;
+  }
+  std::vector<int8_t> rows(static_cast<size_t>(s.r * s.q8_stride));
+  int64_t m = 0;
+  for (const Tensor* w : ws) {
+    const kernels::Q8Layout from{w->r, w->q8_stride, w->q8_quads};
+    for (int64_t i = 0; i < w->r; ++i, ++m)
+      for (int64_t k = 0; k < s.q8_stride; ++k) rows[m * s.q8_stride + k] = from.at(w->q8.data(), i, k);
+    s.q8_scale.insert(s.q8_scale.end(), w->q8_scale.begin(), w->q8_scale.end());
+  }
+  const kernels::Q8Layout layout{s.r, s.q8_stride, s.q8_quads};
+  s.q8.resize(static_cast<size_t>(layout.size()));
+  layout.pack(rows.data(), s.q8.data());
+  return s;
 }
 
 }  // namespace attnlab::nn

@@ -92,6 +92,9 @@ class Model {
   // Row i of the next step continues row parent[i] of this one.
   virtual void reorder(DecodeState& st, const std::vector<int>& parent) const = 0;
   virtual AttentionLayout layout() const = 0;
+  // After load_model() has filled the parameters: derived inference weights (the Transformer's
+  // stacked int8 q/k/v).
+  virtual void weights_loaded() {}
   int64_t tgt_vocab() const { return cfg.geti("tgt_vocab"); }
 
  protected:

@@ -36,6 +36,10 @@ struct LoadedModel {
 // dtype applies to 2-D tensors; vectors (biases, norms) are always fp32.
 std::vector<uint8_t> save_model(const Model& m, const Bpe& src, const Bpe& tgt, DType dtype);
 LoadedModel load_model(const uint8_t* data, size_t size);
+// Int8 weights (Tensor::q8, of equal columns and layout) stacked by rows into one, for one product
+// instead of several over the same input: [wq; wk; wv] of a self-attention. Each output's integer
+// sum and scale are the same, so the same bits as the separate products. No fp32 values.
+Tensor stack_q8(const std::vector<const Tensor*>& ws);
 uint32_t crc32(const uint8_t* data, size_t n, uint32_t crc = 0);
 
 }  // namespace attnlab::nn
