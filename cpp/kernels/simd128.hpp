@@ -543,7 +543,30 @@ inline void gemm_q8_quad(const uint8_t* hi, const uint8_t* lo, int64_t ldx, cons
                          const int8_t* sums, int32_t* out) noexcept {
   v128_t h0[R], h1[R], l0[R], l1[R];
   for (int r = 0; r < R; ++r) h0[r] = h1[r] = l0[r] = l1[r] = wasm_i32x4_splat(0);
-  for (int64_t q = 0; q < kq; ++q) {
+  int64_t q = 0;
+  if constexpr (R == 1) {
+    // One row alone has four accumulators, each a chain of dependent dot products: too few to
+    // keep the dot product's pipes busy. Odd k-quads go into four more (integer sums: the same
+    // bits in any order). Greedy translations, all one-row products: 1.13-1.21x (Chromium 156).
+    v128_t h0b = h0[0], h1b = h0[0], l0b = h0[0], l1b = h0[0];
+    for (; q + 2 <= kq; q += 2) {
+      const v128_t w0 = wasm_v128_load(w + 32 * q), w1 = wasm_v128_load(w + 32 * q + 16);
+      const v128_t w2 = wasm_v128_load(w + 32 * q + 32), w3 = wasm_v128_load(w + 32 * q + 48);
+      const v128_t xh = wasm_v128_load32_splat(hi + 4 * q), xl = wasm_v128_load32_splat(lo + 4 * q);
+      const v128_t yh = wasm_v128_load32_splat(hi + 4 * q + 4), yl = wasm_v128_load32_splat(lo + 4 * q + 4);
+      h0[0] = dot_i8i7_add(w0, xh, h0[0]);
+      h1[0] = dot_i8i7_add(w1, xh, h1[0]);
+      l0[0] = dot_i8i7_add(w0, xl, l0[0]);
+      l1[0] = dot_i8i7_add(w1, xl, l1[0]);
+      h0b = dot_i8i7_add(w2, yh, h0b);
+      h1b = dot_i8i7_add(w3, yh, h1b);
+      l0b = dot_i8i7_add(w2, yl, l0b);
+      l1b = dot_i8i7_add(w3, yl, l1b);
+    }
+    h0[0] = wasm_i32x4_add(h0[0], h0b), h1[0] = wasm_i32x4_add(h1[0], h1b);
+    l0[0] = wasm_i32x4_add(l0[0], l0b), l1[0] = wasm_i32x4_add(l1[0], l1b);
+  }
+  for (; q < kq; ++q) {
     const v128_t w0 = wasm_v128_load(w + 32 * q), w1 = wasm_v128_load(w + 32 * q + 16);
     for (int r = 0; r < R; ++r) {
       const v128_t xh = wasm_v128_load32_splat(hi + r * ldx + 4 * q), xl = wasm_v128_load32_splat(lo + r * ldx + 4 * q);
