@@ -28,9 +28,10 @@
 //   gemm_q8_8<R>(x, ldx, w, kp, out)  out[r*8 + j] = sum_k x[r*ldx + k] * W[j][k] over k < 2 kp for
 //                                  one 8-row tile of int8 weights in Q8Layout's pairs, exact
 //                                  int32, R <= 5 rows sharing each load of the weights
-//   scale_q8_8<R>(acc, sx, w_scale, y, ldy, n)
+//   scale_q8_8<R>(acc, sx, w_scale, bias, relu, y, ldy, n)
 //                                  y[r*ldy + j] = float(acc[r*8 + j]) * (sx[r] * w_scale[j]) for
-//                                  j < n <= 8: the product's int32 sums of one tile to floats
+//                                  j < n <= 8, + bias[j] (if not null), max(0, .) if relu: the
+//                                  product's int32 sums of one tile to a layer's outputs
 //   split_i16(x, n, hi, lo)        int16 in [-8191, 8191] as two 7-bit bytes: x + 8192 = 128 hi + lo
 //   quantize_split_i16(x, n, np, hi, lo)
 //                                  quantize_i16 then split_i16 in one pass (no int16s between)

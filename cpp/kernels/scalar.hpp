@@ -396,11 +396,18 @@ inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp
 }
 
 // The int8 product's scaling of one tile: y[r * ldy + j] = float(acc[r * 8 + j]) *
-// (sx[r] * w_scale[j]) for R rows (activation scales sx) and the tile's first n <= 8 outputs.
+// (sx[r] * w_scale[j]) for R rows (activation scales sx) and the tile's first n <= 8 outputs,
+// then + bias[j] (unless null: the tile's biases) and max(0, .) (relu). A layer's bias and ReLU
+// here rather than in passes of their own over its outputs.
 template <int R>
-inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, float* y, int64_t ldy, int64_t n) noexcept {
+inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, const float* bias, bool relu, float* y,
+                       int64_t ldy, int64_t n) noexcept {
   for (int r = 0; r < R; ++r)
-    for (int64_t j = 0; j < n; ++j) y[r * ldy + j] = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w_scale[j]);
+    for (int64_t j = 0; j < n; ++j) {
+      float v = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w_scale[j]);
+      if (bias) v += bias[j];
+      y[r * ldy + j] = relu && !(v > 0.0f) ? 0.0f : v;
+    }
 }
 
 // int16 activations (|x| <= 8191) as two bytes in [0, 127] each, the operands of relaxed SIMD's

@@ -515,19 +515,26 @@ inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp
   }
 }
 
-// Twin of scalar::scale_q8_8: the same multiplies, 4 lanes at a time, so the same bits; a
-// partial tile (the last of a width not a multiple of 8) by the scalar twin.
+// Twin of scalar::scale_q8_8: the same multiplies and adds, 4 lanes at a time, so the same bits
+// (ReLU as f32x4.pmax(0, v): 0 for NaN and -0, as the twin); a partial tile (the last of a width
+// not a multiple of 8) by the scalar twin.
 template <int R>
-inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, float* y, int64_t ldy, int64_t n) noexcept {
+inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, const float* bias, bool relu, float* y,
+                       int64_t ldy, int64_t n) noexcept {
   if (n != 8) {
-    scalar::scale_q8_8<R>(acc, sx, w_scale, y, ldy, n);
+    scalar::scale_q8_8<R>(acc, sx, w_scale, bias, relu, y, ldy, n);
     return;
   }
-  const v128_t w0 = wasm_v128_load(w_scale), w1 = wasm_v128_load(w_scale + 4);
+  const v128_t w0 = wasm_v128_load(w_scale), w1 = wasm_v128_load(w_scale + 4), zero = wasm_f32x4_splat(0.0f);
+  const v128_t b0 = bias ? wasm_v128_load(bias) : zero, b1 = bias ? wasm_v128_load(bias + 4) : zero;
   for (int r = 0; r < R; ++r) {
     const v128_t s = wasm_f32x4_splat(sx[r]);
-    wasm_v128_store(y + r * ldy, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(acc + 8 * r)), wasm_f32x4_mul(s, w0)));
-    wasm_v128_store(y + r * ldy + 4, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(acc + 8 * r + 4)), wasm_f32x4_mul(s, w1)));
+    v128_t v0 = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(acc + 8 * r)), wasm_f32x4_mul(s, w0));
+    v128_t v1 = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_v128_load(acc + 8 * r + 4)), wasm_f32x4_mul(s, w1));
+    if (bias) v0 = wasm_f32x4_add(v0, b0), v1 = wasm_f32x4_add(v1, b1);
+    if (relu) v0 = wasm_f32x4_pmax(zero, v0), v1 = wasm_f32x4_pmax(zero, v1);
+    wasm_v128_store(y + r * ldy, v0);
+    wasm_v128_store(y + r * ldy + 4, v1);
   }
 }
 

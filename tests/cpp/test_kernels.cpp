@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels.hpp"
@@ -589,32 +591,56 @@ TEST(Kernels, QuantizeSplitI16IsQuantizeThenSplit) {
   }
 }
 
-// The product's scaling of a tile: the twin's bits, and float(acc) * (sx * w) as written, over
-// int32's whole range (|acc| past 2^24 rounds in the conversion) and scales of any exponent; a
-// full tile and partial ones (the last of a layer whose width is not a multiple of 8).
+// The product's scaling of a tile: the twin's bits, and float(acc) * (sx * w) [+ b] [ReLU] as
+// written, over int32's whole range (|acc| past 2^24 rounds in the conversion) and scales of any
+// exponent; a full tile and partial ones (the last of a layer whose width is not a multiple of 8).
+// Natively GCC may fuse the bias's add into the multiply (it contracts by context); the WebAssembly
+// builds, which have no fused multiply-add here, must give the separate roundings.
 template <int R>
 void expect_scale_q8_8() {
   std::mt19937 g(R);
   std::uniform_int_distribution<int32_t> acc_d(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
-  std::uniform_real_distribution<float> e(-30.f, 10.f);
+  std::uniform_real_distribution<float> e(-30.f, 10.f), u(-1.f, 1.f);
   int32_t acc[R * 8];
-  float sx[R], w[8];
+  float sx[R], w[8], b[8];
   for (int& a : acc) a = acc_d(g);
   acc[0] = std::numeric_limits<int32_t>::min(), acc[1] = 0, acc[2] = (1 << 24) + 1;
   for (float& v : sx) v = std::exp2(e(g));
   for (float& v : w) v = std::exp2(e(g));
-  const int64_t ldy = 11;
-  for (int64_t n : {8, 5, 1}) {
-    std::vector<float> y(R * ldy, -1.f), z(R * ldy, -1.f);
-    k::scale_q8_8<R>(acc, sx, w, y.data(), ldy, n);
-    k::scalar::scale_q8_8<R>(acc, sx, w, z.data(), ldy, n);
-    for (int r = 0; r < R; ++r)
-      for (int j = 0; j < ldy; ++j) {
-        const float want = j < n ? static_cast<float>(acc[r * 8 + j]) * (sx[r] * w[j]) : -1.f;  // past n: untouched
-        EXPECT_EQ(y[r * ldy + j], want) << "R=" << R << " n=" << n << " r=" << r << " j=" << j;
-        EXPECT_EQ(z[r * ldy + j], want);
-      }
+  for (int j = 0; j < 8; ++j) {
+    const volatile float p = static_cast<float>(acc[j]) * (sx[0] * w[j]);  // row 0's products
+    b[j] = j == 1 ? std::numeric_limits<float>::quiet_NaN() : j == 3 ? -p : p * u(g);  // NaN, an exact 0
   }
+  const int64_t ldy = 11;
+  for (const float* bias : {static_cast<const float*>(nullptr), static_cast<const float*>(b)})
+    for (bool relu : {false, true})
+      for (int64_t n : {8, 5, 1}) {
+        std::vector<float> y(R * ldy, -1.f), z(R * ldy, -1.f);
+        k::scale_q8_8<R>(acc, sx, w, bias, relu, y.data(), ldy, n);
+        k::scalar::scale_q8_8<R>(acc, sx, w, bias, relu, z.data(), ldy, n);
+        for (int r = 0; r < R; ++r)
+          for (int j = 0; j < ldy; ++j) {
+            const std::string at = "R=" + std::to_string(R) + " n=" + std::to_string(n) + " r=" + std::to_string(r) +
+                                   " j=" + std::to_string(j) + (bias ? " bias" : "") + (relu ? " relu" : "");
+            if (j >= n) {  // past n: untouched
+              EXPECT_EQ(y[r * ldy + j], -1.f) << at;
+              EXPECT_EQ(z[r * ldy + j], -1.f) << at;
+              continue;
+            }
+            const volatile float p = static_cast<float>(acc[r * 8 + j]) * (sx[r] * w[j]);
+            float want = bias ? p + bias[j] : p;
+            if (relu && !(want > 0.f)) want = 0.f;
+            const bool both_nan = std::isnan(y[r * ldy + j]) && std::isnan(z[r * ldy + j]);
+            EXPECT_TRUE(std::memcmp(&y[r * ldy + j], &z[r * ldy + j], 4) == 0 || both_nan) << at << ": the twins differ";
+#if defined(__wasm__)
+            EXPECT_TRUE(std::memcmp(&y[r * ldy + j], &want, 4) == 0 || (std::isnan(want) && std::isnan(y[r * ldy + j]))) << at;
+#else
+            const float fused = bias ? std::fma(static_cast<float>(acc[r * 8 + j]), sx[r] * w[j], bias[j]) : want;
+            const float got = y[r * ldy + j];
+            EXPECT_TRUE(got == want || got == (relu && !(fused > 0.f) ? 0.f : fused) || (std::isnan(want) && std::isnan(got))) << at;
+#endif
+          }
+      }
 }
 
 TEST(Kernels, ScaleQ8MatchesScalarBitForBit) {

@@ -67,7 +67,7 @@ template <int R>
 // int64: still exact, so the same bits as one pass wherever one pass fits, in either layout.
 template <int R>
 void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx, const kernels::Q8Layout& L,
-             const int8_t* Wt, const float* w_scale, float* y, int64_t t0, int64_t t1) {
+             const int8_t* Wt, const float* w_scale, const float* bias, bool relu, float* y, int64_t t0, int64_t t1) {
   constexpr int64_t kChunk = kernels::Q8Layout::kQ8Chunk;
   const int64_t M = L.M, chunks = (ldx + kChunk - 1) / kChunk;
   int32_t acc[R * 8];
@@ -84,7 +84,7 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
     const int64_t m0 = t * 8, n = std::min<int64_t>(8, M - m0);
     if (chunks <= 1) {
       chunk(tile, t, 0);
-      kernels::scale_q8_8<R>(acc, sx, w_scale + m0, y + m0, M, n);
+      kernels::scale_q8_8<R>(acc, sx, w_scale + m0, bias ? bias + m0 : nullptr, relu, y + m0, M, n);
       continue;
     }
     std::fill(wide, wide + R * 8, int64_t{0});
@@ -93,7 +93,11 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
       for (int i = 0; i < R * 8; ++i) wide[i] += acc[i];
     }
     for (int r = 0; r < R; ++r)
-      for (int64_t j = 0; j < n; ++j) y[r * M + m0 + j] = static_cast<float>(wide[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
+      for (int64_t j = 0; j < n; ++j) {
+        float v = static_cast<float>(wide[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
+        if (bias) v += bias[m0 + j];
+        y[r * M + m0 + j] = relu && !(v > 0.0f) ? 0.0f : v;
+      }
   }
 }
 
@@ -196,7 +200,7 @@ std::atomic<bool> quads{kernels::q8_quads_supported()};
 
 // gemm_nt_q8 with at most `most` rows per pass over the weights (the pairs layout; quads take 3).
 void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L, const int8_t* Wt, const float* w_scale,
-                float* C, ThreadPool* pool, GemmScratch* scratch, int64_t most) {
+                const float* bias, bool relu, float* C, ThreadPool* pool, GemmScratch* scratch, int64_t most) {
   // A decoder step's 23 products of 1-5 rows each would otherwise allocate, zero and free these.
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
@@ -239,11 +243,11 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
     const float* s = sx + i0;
     float* yr = C + i0 * M;
     switch (rows) {
-      case 1: q8_rows<1>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
-      case 2: q8_rows<2>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
-      case 3: q8_rows<3>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
-      case 4: q8_rows<4>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
-      default: q8_rows<5>(xr, br, ldw, s, L, Wt, w_scale, yr, t0, t1); break;
+      case 1: q8_rows<1>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
+      case 2: q8_rows<2>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
+      case 3: q8_rows<3>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
+      case 4: q8_rows<4>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
+      default: q8_rows<5>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
     }
   };
   if (pool) parallel_for(pool, groups * blocks, task);
@@ -255,8 +259,8 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
 // A quarter of fp32's weight traffic, and 8 multiply-adds per SIMD instruction; the activations'
 // rounding (<= 6e-5 of the row's largest entry) is far below the weights' own int8 rounding.
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& layout, const int8_t* Wt,
-                const float* w_scale, float* C, ThreadPool* pool, GemmScratch* scratch) {
-  q8_product(A, N, K, layout, Wt, w_scale, C, pool, scratch, q8_row_groups());
+                const float* w_scale, float* C, ThreadPool* pool, GemmScratch* scratch, const float* bias, bool relu) {
+  q8_product(A, N, K, layout, Wt, w_scale, bias, relu, C, pool, scratch, q8_row_groups());
 }
 
 bool set_q8_quads(bool on) {
@@ -294,7 +298,7 @@ float q8_row_groups_probe(int rows, int reps) {
   }
   float sum = 0.0f;
   for (int r = 0; r < reps; ++r) {
-    q8_product(a.data(), N, K, L, wt.data(), scale.data(), c.data(), nullptr, &sc, rows == 5 ? 5 : 4);
+    q8_product(a.data(), N, K, L, wt.data(), scale.data(), nullptr, false, c.data(), nullptr, &sc, rows == 5 ? 5 : 4);
     sum += c[r % (N * M)];
   }
   return sum;

@@ -429,7 +429,7 @@ class TransformerModel : public Model {
   }
 
   T ffn_fwd(Tape& tp, const Ffn& f, T x) const {
-    return linear(tp, relu_(tp, linear(tp, x, &f.w1->t, &f.b1->t)), &f.w2->t, &f.b2->t);
+    return linear(tp, linear_relu(tp, x, &f.w1->t, &f.b1->t), &f.w2->t, &f.b2->t);
   }
   T add_norm(Tape& tp, const Ln& n, T x, T y, float drop, std::mt19937& rng) const {
     return layer_norm(tp, add(tp, x, dropout(tp, y, drop, rng)), &n.g->t, &n.b->t);

@@ -8,16 +8,26 @@
 
 namespace attnlab::nn {
 
+namespace {
+// Inference with int8 weights: the product adds the bias (and applies ReLU) as it scales each tile.
+bool q8_inference(const Tape& tp, T x, T W, T b) { return !(tp.grad_enabled && any_rg({x, W, b})) && !W->q8.empty(); }
+
+void q8_linear(Tape& tp, T x, T W, T b, bool relu, T y) {
+  gemm_nt_q8(x->v.data(), x->r, x->c, {W->r, W->q8_stride, W->q8_quads}, W->q8.data(), W->q8_scale.data(), y->v.data(),
+             tp.pool, &tp.gemm, b ? b->v.data() : nullptr, relu);
+}
+}  // namespace
+
 T linear(Tape& tp, T x, T W, T b) {
   check(x->c == W->c, "linear", "x columns != W columns");
   check(!b || b->size() == W->r, "linear", "bias size != W rows");
   const int64_t N = x->r, K = x->c, M = W->r;
   T y = tp.make_uninit(N, M, any_rg({x, W, b}));  // both products write every element
-  if (!y->requires_grad && !W->q8.empty())
-    gemm_nt_q8(x->v.data(), N, K, {M, W->q8_stride, W->q8_quads}, W->q8.data(), W->q8_scale.data(), y->v.data(), tp.pool,
-               &tp.gemm);
-  else
-    gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K, &tp.gemm);
+  if (q8_inference(tp, x, W, b)) {
+    q8_linear(tp, x, W, b, false, y);
+    return y;
+  }
+  gemm_nt(x->v.data(), W->v.data(), y->v.data(), N, M, K, &tp.gemm);
   if (b) {
     float* __restrict yv = y->v.data();  // distinct tensors: the loop vectorises
     const float* __restrict bv = b->v.data();
@@ -35,6 +45,15 @@ T linear(Tape& tp, T x, T W, T b) {
           for (int64_t j = 0; j < M; ++j) db[j] += dy[i * M + j];
       }
     });
+  return y;
+}
+
+T linear_relu(Tape& tp, T x, T W, T b) {
+  if (!q8_inference(tp, x, W, b)) return relu_(tp, linear(tp, x, W, b));
+  check(x->c == W->c, "linear", "x columns != W columns");
+  check(!b || b->size() == W->r, "linear", "bias size != W rows");
+  T y = tp.make_uninit(x->r, W->r);
+  q8_linear(tp, x, W, b, true, y);
   return y;
 }
 

@@ -120,10 +120,7 @@ void gelu(float* x, int64_t n, bool exact) {
 
 void dense(const float* x, int64_t n, const Lin& l, float* y, ThreadPool* pool) {
   if (!l.q8.q) return linear_panels(x, l.in, n, l.in, l.w, l.b, l.out, y, l.out, pool);
-  nn::gemm_nt_q8(x, n, l.in, l.q8.L, l.q8.q, l.q8.scale, y, pool);
-  if (l.b)
-    for (int64_t r = 0; r < n; ++r)
-      for (int64_t j = 0; j < l.out; ++j) y[r * l.out + j] += l.b[j];
+  nn::gemm_nt_q8(x, n, l.in, l.q8.L, l.q8.q, l.q8.scale, y, pool, nullptr, l.b);
 }
 
 float raw_value(const uint8_t* p, Dtype dt) {

@@ -37,9 +37,11 @@ void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 // C [N, M] = A [N, K] W^T for int8 weights W [M, ldw] (rows zero-padded to ldw, a multiple of 16,
 // K <= ldw) packed as `layout` says into Wt, with per-row scales: each row of A quantised to int16,
 // exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on `pool` (null:
-// this thread); the same bits at any thread count and in either layout.
+// this thread); the same bits at any thread count and in either layout. `bias` (M, or null) is
+// added and ReLU applied (relu) as each tile is scaled, the bits of separate passes.
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& layout, const int8_t* Wt,
-                const float* w_scale, float* C, ThreadPool* pool = nullptr, GemmScratch* scratch = nullptr);
+                const float* w_scale, float* C, ThreadPool* pool = nullptr, GemmScratch* scratch = nullptr,
+                const float* bias = nullptr, bool relu = false);
 
 // The layout new int8 weights are packed in: quads (relaxed SIMD's byte dot product: a beam of 5
 // 1.2-1.3x faster in Chromium 156, Zen 5) where kernels::q8_quads_supported(), else pairs. Either

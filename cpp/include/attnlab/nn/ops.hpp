@@ -13,6 +13,8 @@ namespace attnlab::nn {
 // ---- ops_linear.cpp
 // y = x W^T + b. x [N, K], W [M, K], b [1, M] or null -> [N, M] (PyTorch Linear layout).
 T linear(Tape& tp, T x, T W, T b);
+// relu_(linear(x, W, b)); with int8 weights at inference, one pass (the product applies both).
+T linear_relu(Tape& tp, T x, T W, T b);
 // rows of E [V, D] picked by ids -> [ids.size(), D]. Negative ids give zero rows.
 T embedding(Tape& tp, T E, const int* ids, int64_t n);
 inline T embedding(Tape& tp, T E, const std::vector<int>& ids) { return embedding(tp, E, ids.data(), static_cast<int64_t>(ids.size())); }
