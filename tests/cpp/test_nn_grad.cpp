@@ -144,6 +144,23 @@ TEST(NnGrad, MultiHeadAttentionAcrossKernelBlocks) {
       }
 }
 
+// Layer norm sums several rows at a time (interleaved chains, each row in column order): every
+// row count of a group and its tail gives the bits of each row alone.
+TEST(NnGrad, LayerNormRowGroupsKeepEachRowsBits) {
+  for (int64_t N : {1, 3, 5, 8, 13}) {
+    Input x(N, 37, 10 + static_cast<uint32_t>(N)), g(1, 37, 30), b(1, 37, 40);
+    Tape tp;
+    tp.grad_enabled = false;
+    const T all = layer_norm(tp, &x.t, &g.t, &b.t);
+    for (int64_t i = 0; i < N; ++i) {
+      Input row(1, 37, 0);
+      std::copy_n(x.t.v.data() + i * 37, 37, row.t.v.data());
+      const T one = layer_norm(tp, &row.t, &g.t, &b.t);
+      EXPECT_TRUE(std::equal(one->v.begin(), one->v.end(), all->v.begin() + i * 37)) << "N " << N << " row " << i;
+    }
+  }
+}
+
 TEST(NnGrad, LayerNormDropoutCrossEntropy) {
   Input x(3, 5, 1), g(1, 5, 2), b(1, 5, 3);
   grad_check({&x.t, &g.t, &b.t}, [&](Tape& tp) { return layer_norm(tp, &x.t, &g.t, &b.t); });
