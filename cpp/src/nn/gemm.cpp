@@ -61,6 +61,15 @@ template <int R>
   kernels::gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out);
 }
 
+// gemm_q8_8 out of line too. Inlined into q8_rows, Node 20's V8 compiled it at one of two speeds
+// from one process to the next (a beam-5 Transformer translation 3.9 or 5.3 ms), and beside the
+// scaling's bias and ReLU branches at the slow one always (greedy translations 2-3x slower).
+// Out of line: 3.7 ms every time, greedy within 5% of the fast inlined one; Chromium 156 the same.
+template <int R>
+[[gnu::noinline]] void q8_pairs_call(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) {
+  kernels::gemm_q8_8<R>(x, ldx, w, kp, out);
+}
+
 // R rows of int16 activations (row stride ldx, scales sx; `xb`: as split_i16's bytes, hi then lo,
 // 2 ldx a row) times the packed int8 weights' tiles [t0, t1): y[r * M + m]. Past 2048 k's the
 // int32 sums could overflow, so they are taken a chunk (Q8Layout::kQ8Chunk) at a time and added in
@@ -77,7 +86,7 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
     if (L.quads)
       q8_quad_call<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), acc);
     else
-      kernels::gemm_q8_8<R>(xq + k0, ldx, tile + 8 * k0, n / 2, acc);
+      q8_pairs_call<R>(xq + k0, ldx, tile + 8 * k0, n / 2, acc);
   };
   for (int64_t t = t0; t < t1; ++t) {
     const int8_t* tile = Wt + t * 8 * ldx;
