@@ -21,7 +21,7 @@ namespace attnlab::nn {
 // that was 17% of the tutorial GRU recipe's time). Null: the product allocates its own.
 struct GemmScratch {
   std::vector<float> a, b;
-  std::vector<int16_t> xq;  // gemm_nt_q8's quantised rows and their scales
+  std::vector<int16_t> xq;  // gemm_nt_q8's quantised rows (the pairs layout) and their scales
   std::vector<float> sx;
   std::vector<uint8_t> xb;  // the rows as kernels::split_i16's bytes (the quads layout)
 };
