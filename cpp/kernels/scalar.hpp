@@ -334,49 +334,59 @@ inline void gemm_8x32(int64_t K, const float* a, int64_t gs, const float* b, int
   gemm_rx2v<v16, 8, RS, CS>(K, a, gs, b, b + 16, ldb, c, ldc, accumulate);
 }
 
-// Row x (n floats) as int16 in [-8191, 8191]: xq[i] = round-half-even(x[i] * 8191 / max|x|),
-// zero from n to np. Returns the scale max|x| / 8191 (0 for a zero row; inf/NaN rows give a
-// non-finite scale, so the products built on it stay non-finite too). A row so small that
-// 8191 / max|x| overflows (max|x| < 2.5e-35) counts as zero: its products are far below float
-// resolution of anything they are added to, and the overflowed factor would make inf * 0 = NaN.
-inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) noexcept {
+// max |x[i]| over n floats, NaN if any is NaN: quantize_i16's max.
+inline float abs_max(const float* x, int64_t n) noexcept {
   float amax = 0.0f;
   for (int64_t i = 0; i < n; ++i) {
     const float a = std::fabs(x[i]);
     amax = a > amax || a != a ? a : amax;
   }
+  return amax;
+}
+
+// quantize_i16's factor for a row whose max |x| is amax: 8191 / amax, or 0 for a row that
+// quantises to zeros. *scale gets what quantize_i16 returns. A zero row gives scale 0. An inf or
+// NaN row passes amax on as its scale, so the products built on it stay non-finite. A row so
+// small that 8191 / max|x| overflows (max|x| < 2.5e-35) counts as zero: its products are far
+// below float resolution of anything they are added to, and the overflowed factor would make
+// inf * 0 = NaN.
+inline float q16_factor(float amax, float* scale) noexcept {
   const float inv = 8191.0f / amax;
   if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
       !(inv <= std::numeric_limits<float>::max())) {
-    for (int64_t i = 0; i < np; ++i) xq[i] = 0;
-    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;  // inf or NaN: passed on
+    *scale = amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
+    return 0.0f;
   }
-  for (int64_t i = 0; i < n; ++i) xq[i] = static_cast<int16_t>(std::nearbyint(x[i] * inv));
-  for (int64_t i = n; i < np; ++i) xq[i] = 0;
-  return amax / 8191.0f;
+  *scale = amax / 8191.0f;
+  return inv;
+}
+
+// One int16 in [-8191, 8191] as split_i16's two 7-bit bytes: q + 8192 = 128 hi + lo.
+inline void split_one(int q, uint8_t* hi, uint8_t* lo) noexcept {
+  *hi = static_cast<uint8_t>((q + 8192) >> 7);
+  *lo = static_cast<uint8_t>((q + 8192) & 127);
+}
+
+// Row x (n floats) as int16 in [-8191, 8191]: xq[i] = round-half-even(x[i] * 8191 / max|x|),
+// zero from n to np. Returns the scale (q16_factor).
+inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) noexcept {
+  float scale;
+  const float inv = q16_factor(abs_max(x, n), &scale);
+  const int64_t m = inv != 0.0f ? n : 0;
+  for (int64_t i = 0; i < m; ++i) xq[i] = static_cast<int16_t>(std::nearbyint(x[i] * inv));
+  for (int64_t i = m; i < np; ++i) xq[i] = 0;
+  return scale;
 }
 
 // quantize_i16 then split_i16 (below) in one pass, without the int16s between them: hi[i] and
 // lo[i] for i < np (padding and zero rows: 64 and 0), the same scale returned.
 inline float quantize_split_i16(const float* x, int64_t n, int64_t np, uint8_t* hi, uint8_t* lo) noexcept {
-  float amax = 0.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    const float a = std::fabs(x[i]);
-    amax = a > amax || a != a ? a : amax;
-  }
-  auto put = [&](int64_t i, int q) {
-    hi[i] = static_cast<uint8_t>((q + 8192) >> 7);
-    lo[i] = static_cast<uint8_t>((q + 8192) & 127);
-  };
-  const float inv = 8191.0f / amax;
-  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
-      !(inv <= std::numeric_limits<float>::max())) {
-    for (int64_t i = 0; i < np; ++i) put(i, 0);
-    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
-  }
-  for (int64_t i = 0; i < n; ++i) put(i, static_cast<int16_t>(std::nearbyint(x[i] * inv)));
-  for (int64_t i = n; i < np; ++i) put(i, 0);
-  return amax / 8191.0f;
+  float scale;
+  const float inv = q16_factor(abs_max(x, n), &scale);
+  const int64_t m = inv != 0.0f ? n : 0;
+  for (int64_t i = 0; i < m; ++i) split_one(static_cast<int16_t>(std::nearbyint(x[i] * inv)), hi + i, lo + i);
+  for (int64_t i = m; i < np; ++i) split_one(0, hi + i, lo + i);
+  return scale;
 }
 
 // One tile of an int8 weight matrix times R rows of int16 activations: out[r * 8 + j] =
@@ -413,11 +423,7 @@ inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale
 // int16 activations (|x| <= 8191) as two bytes in [0, 127] each, the operands of relaxed SIMD's
 // byte dot product: x + 8192 = 128 hi + lo.
 inline void split_i16(const int16_t* x, int64_t n, uint8_t* hi, uint8_t* lo) noexcept {
-  for (int64_t i = 0; i < n; ++i) {
-    const int v = x[i] + 8192;
-    hi[i] = static_cast<uint8_t>(v >> 7);
-    lo[i] = static_cast<uint8_t>(v & 127);
-  }
+  for (int64_t i = 0; i < n; ++i) split_one(x[i], hi + i, lo + i);
 }
 
 // gemm_q8_8 on the quads layout (Q8Layout): out[r * 8 + j] = sum_k x[r][k] * W[j][k] over

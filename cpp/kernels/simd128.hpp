@@ -103,9 +103,8 @@ inline float shift_exp_sum(const float* x, float* out, float shift, int64_t n) n
 }
 
 
-// max |x[i]| over n floats, NaN if any is NaN (quantize_i16's max): f32x4.max's NaN rule is an
-// instruction sequence in V8 on x86-64, so the max is f32x4.pmax (one maxps) with NaN tracked by
-// a compare.
+// Twin of scalar::abs_max: f32x4.max's NaN rule is an instruction sequence in V8 on x86-64, so
+// the max is f32x4.pmax (one maxps) with NaN tracked by a compare.
 inline float abs_max(const float* x, int64_t n) noexcept {
   int64_t i = 0;
   v128_t m = wasm_f32x4_splat(0.0f), nan = m;
@@ -384,49 +383,39 @@ inline void gemm_1xn(int64_t K, const float* a, const float* b, int64_t bstep, i
 // 1.1 -> 0.3 ns an element against plain SIMD (Node 20, AMD EPYC Zen 5; a decoder step quantises
 // 30K), by detail::abs_max and detail::round_i16.
 inline float quantize_i16(const float* x, int64_t n, int64_t np, int16_t* xq) noexcept {
-  const float amax = detail::abs_max(x, n), inv = 8191.0f / amax;
-  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
-      !(inv <= std::numeric_limits<float>::max())) {
-    for (int64_t j = 0; j < np; ++j) xq[j] = 0;
-    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;  // inf or NaN: passed on
-  }
+  float scale;
+  const float inv = scalar::q16_factor(detail::abs_max(x, n), &scale);
+  const int64_t m = inv != 0.0f ? n : 0;
   const v128_t vinv = wasm_f32x4_splat(inv);
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
+  for (; j + 8 <= m; j += 8)
     wasm_v128_store(xq + j, wasm_i16x8_narrow_i32x4(detail::round_i16(x + j, vinv), detail::round_i16(x + j + 4, vinv)));
-  for (; j < n; ++j) xq[j] = static_cast<int16_t>(std::nearbyint(x[j] * inv));
+  for (; j < m; ++j) xq[j] = static_cast<int16_t>(std::nearbyint(x[j] * inv));
   for (; j < np; ++j) xq[j] = 0;
-  return amax / 8191.0f;
+  return scale;
 }
 
 // Twin of scalar::quantize_split_i16: quantize_i16's rounding, then x + 8192's two 7-bit halves
 // narrowed to bytes, 16 at a time. The int8 product's relaxed (quads) path takes only these
 // bytes, so writing and rereading the int16s between quantize_i16 and split_i16 went.
 inline float quantize_split_i16(const float* x, int64_t n, int64_t np, uint8_t* hi, uint8_t* lo) noexcept {
-  const float amax = detail::abs_max(x, n), inv = 8191.0f / amax;
-  auto put = [&](int64_t i, int q) {
-    hi[i] = static_cast<uint8_t>((q + 8192) >> 7);
-    lo[i] = static_cast<uint8_t>((q + 8192) & 127);
-  };
-  if (!(amax > 0.0f) || !(amax <= std::numeric_limits<float>::max()) ||
-      !(inv <= std::numeric_limits<float>::max())) {
-    for (int64_t j = 0; j < np; ++j) put(j, 0);
-    return amax <= std::numeric_limits<float>::max() ? 0.0f : amax;
-  }
+  float scale;
+  const float inv = scalar::q16_factor(detail::abs_max(x, n), &scale);
+  const int64_t m = inv != 0.0f ? n : 0;
   const v128_t vinv = wasm_f32x4_splat(inv), bias = wasm_i32x4_splat(8192), low7 = wasm_i32x4_splat(127);
+  auto bytes = [](v128_t a, v128_t b, v128_t c, v128_t d) {
+    return wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d));
+  };
   int64_t j = 0;
-  for (; j + 16 <= n; j += 16) {
+  for (; j + 16 <= m; j += 16) {
     v128_t v[4];
     for (int i = 0; i < 4; ++i) v[i] = wasm_i32x4_add(detail::round_i16(x + j + 4 * i, vinv), bias);
-    auto bytes = [](v128_t a, v128_t b, v128_t c, v128_t d) {
-      return wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_narrow_i32x4(c, d));
-    };
     wasm_v128_store(hi + j, bytes(wasm_u32x4_shr(v[0], 7), wasm_u32x4_shr(v[1], 7), wasm_u32x4_shr(v[2], 7), wasm_u32x4_shr(v[3], 7)));
     wasm_v128_store(lo + j, bytes(wasm_v128_and(v[0], low7), wasm_v128_and(v[1], low7), wasm_v128_and(v[2], low7), wasm_v128_and(v[3], low7)));
   }
-  for (; j < n; ++j) put(j, static_cast<int16_t>(std::nearbyint(x[j] * inv)));
-  for (; j < np; ++j) put(j, 0);
-  return amax / 8191.0f;
+  for (; j < m; ++j) scalar::split_one(static_cast<int16_t>(std::nearbyint(x[j] * inv)), hi + j, lo + j);
+  for (; j < np; ++j) scalar::split_one(0, hi + j, lo + j);
+  return scale;
 }
 
 // Twin of scalar::gemm_6x8: gemm_4x8's loop for six rows, twelve accumulators. With relaxed

@@ -9,6 +9,11 @@
 namespace attnlab::nn {
 
 namespace {
+void check_linear(T x, T W, T b) {
+  check(x->c == W->c, "linear", "x columns != W columns");
+  check(!b || b->size() == W->r, "linear", "bias size != W rows");
+}
+
 // Inference with int8 weights: the product adds the bias (and applies ReLU) as it scales each tile.
 bool q8_inference(const Tape& tp, T x, T W, T b) { return !(tp.grad_enabled && any_rg({x, W, b})) && !W->q8.empty(); }
 
@@ -19,8 +24,7 @@ void q8_linear(Tape& tp, T x, T W, T b, bool relu, T y) {
 }  // namespace
 
 T linear(Tape& tp, T x, T W, T b) {
-  check(x->c == W->c, "linear", "x columns != W columns");
-  check(!b || b->size() == W->r, "linear", "bias size != W rows");
+  check_linear(x, W, b);
   const int64_t N = x->r, K = x->c, M = W->r;
   T y = tp.make_uninit(N, M, any_rg({x, W, b}));  // both products write every element
   if (q8_inference(tp, x, W, b)) {
@@ -50,8 +54,7 @@ T linear(Tape& tp, T x, T W, T b) {
 
 T linear_relu(Tape& tp, T x, T W, T b) {
   if (!q8_inference(tp, x, W, b)) return relu_(tp, linear(tp, x, W, b));
-  check(x->c == W->c, "linear", "x columns != W columns");
-  check(!b || b->size() == W->r, "linear", "bias size != W rows");
+  check_linear(x, W, b);
   T y = tp.make_uninit(x->r, W->r);
   q8_linear(tp, x, W, b, true, y);
   return y;
