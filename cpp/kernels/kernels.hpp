@@ -17,9 +17,9 @@
 //                                  2^(row - running max), running max and sum updated, alpha the
 //                                  factor that rescales what was accumulated before (four lanes
 //                                  written); rows < 4 takes only the first rows, the same bits
-//   exp_approx(x)                  exp(x) by range reduction and a degree-6 polynomial; rel. error < 2e-7
-//   exp2_approx(y)                 2^y for y <= 0: a one-step reduction and a degree-6 polynomial
-//                                  of the fraction; rel. error < 1.3e-7 on [-126, 0]
+//   exp_approx(x)                  exp(x) as exp2_approx(x log2 e), x <= 88; rel. error < 1e-7 + 7.3e-8 |x|
+//   exp2_approx(y)                 2^y for y < 127.5: a one-step reduction and a degree-6 polynomial
+//                                  of the fraction; rel. error < 1e-7
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
 //   find_above(x, n, bar)          index of the first x[i] > bar (NaN never is), or n
@@ -49,8 +49,12 @@
 //                                  first) sharing each load of b; the rows a product takes at
 //                                  once is kGemmRows: 8 where the ISA has 32 vector registers
 //                                  (AVX-512), else 4 (gemm_4x32 alone)
-//   tanh_inplace(x, n)             x[i] = tanh(x[i]) through exp_shift_sum (ISA-neutral wrapper)
-//   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through exp_shift_sum (the same)
+//   tanh_inplace(x, n)             x[i] = tanh(x[i]) through the exp kernel (scalar::tanh_approx)
+//   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through the exp kernel
+//   tanh_dot_rows(q, k, ldk, v, H, n, out, t)
+//                                  out[j] = dot(v, tanh(q + k[j ldk ..])) for n rows of H,
+//                                  the tanhs kept in t (H per row) if not null: additive
+//                                  attention's scores, in dot()'s order
 //   gemm_4x8<RS, CS>(K, a, b, ldb, c, ldc, n, acc)
 //                                  c[4][n] (+)= A[4][K] b[K][n], n <= 8, A[i][k] = a[i*RS + k*CS]:
 //                                  the register block of every matrix product; bit-identical
@@ -158,22 +162,9 @@ using isa::mask_bytes;
 using isa::max;
 using isa::online_softmax4;
 using isa::scale;
-
-// The activations of the recurrent and additive-attention layers, built on exp_shift_sum so every
-// build computes them alike (libm's exp and tanh are also slow in WebAssembly): the loops around
-// the kernel are plain arithmetic, the same bits on every ISA since exp_shift_sum's are.
-// tanh(x) = 1 - 2 / (1 + exp(2x)), with x clamped to [-15, 15] (tanh is +-1 in float beyond).
-inline void tanh_inplace(float* x, int64_t n) noexcept {
-  for (int64_t i = 0; i < n; ++i) x[i] = 2.0f * (x[i] < -15.0f ? -15.0f : (x[i] > 15.0f ? 15.0f : x[i]));
-  exp_shift_sum(x, 0.0f, n);
-  for (int64_t i = 0; i < n; ++i) x[i] = 1.0f - 2.0f / (1.0f + x[i]);
-}
-// With e = exp(-|x|) <= 1 (no overflow): sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) below.
-inline void sigmoid_sum(const float* a, const float* b, float* s, int64_t n) noexcept {
-  for (int64_t i = 0; i < n; ++i) s[i] = -std::fabs(a[i] + b[i]);
-  exp_shift_sum(s, 0.0f, n);
-  for (int64_t i = 0; i < n; ++i) s[i] = (a[i] + b[i] >= 0.0f ? 1.0f : s[i]) / (1.0f + s[i]);
-}
+using isa::sigmoid_sum;
+using isa::tanh_dot_rows;
+using isa::tanh_inplace;
 
 // Rows [0, rows) of x, rows <= G (row stride `stride`, `cols` wide), interleaved:
 // out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4> (G = 4)

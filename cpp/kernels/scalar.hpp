@@ -46,50 +46,17 @@ inline float max(const float* x, int64_t n) noexcept {
   return r;
 }
 
-inline float exp_approx(float x) noexcept {
-  using namespace exp_constants;
-  // Branch-free (clamp, then select), so loops over it vectorise natively. Below kMin (and for
-  // NaN, which compares false everywhere: no NaN-to-int conversion below) it computes exp(0) and
-  // selects 0 at the end: computing at kMin would make a denormal product, which costs x86 a
-  // microcode assist per element, and a softmax far from its max has many such elements.
-  const float xc = x >= kMin ? (x > kMax ? kMax : x) : 0.0f;
-  // Round to nearest even by the 1.5 * 2^23 trick: the same value as SIMD128's f32x4.nearest.
-  const float n = (xc * kLog2e + 12582912.0f) - 12582912.0f;
-  const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
-  float p = kP0;
-  p = p * r + kP1;
-  p = p * r + kP2;
-  p = p * r + kP3;
-  p = p * r + kP4;
-  p = p * r + kP5;
-  p = p * r * r + r + 1.0f;
-  // 2^n built in the exponent bits; n in [-126, 128] here, so split to stay in range.
-  const int ni = static_cast<int>(n);
-  const int half = ni / 2;
-  auto pow2 = [](int e) {
-    const uint32_t bits = static_cast<uint32_t>(e + 127) << 23;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-  };
-  const float y = p * pow2(half) * pow2(ni - half);
-  if (x != x) return x;  // NaN in, NaN out
-  return x < kMin ? 0.0f : (x > kMax ? std::numeric_limits<float>::infinity() : y);  // 0 for -inf
-}
-
-// 2^y for y <= 0 (all a base-2 softmax needs; y > 0 is outside the contract), y below kExp2Min
+// 2^y for y < 127.5 (a base-2 softmax's y <= 0, and what exp_approx passes), y below kExp2Min
 // (and -inf) give 0, NaN gives NaN. Attention folds log2(e) into its query scale, so its scores
-// arrive in base 2 and skip exp's long range reduction. 2^f on f in [-1/2, 1/2] is its own
-// polynomial (exp_constants::kE*), with no multiply by ln 2 first, and 2^n needs no bias added:
-// 14 operations instead of 17. The SIMD loop of these is bound by its operation count, not its
-// latency (the same time with 1 to 4 vectors in flight): 0.49 -> 0.39 ns a score with relaxed
-// SIMD in Chromium 156, 0.65 -> 0.51 with SIMD128 (Zen 5). One multiply-add fewer (1 + f q(f))
-// was 1.04e-7 off, past the 1e-7 this function promises. The SIMD twin does the same operations
-// in the same order, so the same bits.
+// arrive in base 2. 2^f on f in [-1/2, 1/2] is its own polynomial (exp_constants::kE*), and 2^n
+// needs no bias added. The SIMD loop of these is bound by its operation count, not its latency
+// (the same time with 1 to 4 vectors in flight). One multiply-add fewer (1 + f q(f)) was
+// 1.04e-7 off, past the 1e-7 this function promises. The SIMD twin does the same operations in
+// the same order, so the same bits.
 inline float exp2_approx(float y) noexcept {
   using namespace exp_constants;
   y = y < kExp2Min ? kExp2Min : y;  // as f32x4.pmax: NaN passes
-  // Round to an integer by adding 1.5 * 2^23 + 127: n + 127 (0..127) lands in t's low mantissa
+  // Round to an integer by adding 1.5 * 2^23 + 127: n + 127 (0..254) lands in t's low mantissa
   // bits, already biased as 2^n's exponent.
   const float t = y + 12583039.0f;
   const float f = y - (t - 12583039.0f);  // exact, in [-1/2, 1/2]
@@ -98,10 +65,62 @@ inline float exp2_approx(float y) noexcept {
   const float s = f2 * r + f * kE1;  // 2^f - 1, added to 1 last: 8.8e-8 at most, not 1.04e-7
   uint32_t bits;
   std::memcpy(&bits, &t, sizeof bits);
-  bits <<= 23;  // 2^n for n in [-127, 0]: n = -127 gives 0.0f
+  bits <<= 23;  // 2^n for n in [-127, 127]: n = -127 gives 0.0f
   float pow2n;
   std::memcpy(&pow2n, &bits, sizeof pow2n);
   return (s + 1.0f) * pow2n;
+}
+
+// exp(x) = 2^(x log2 e) for x <= 88 (a softmax's x - max <= 0, tanh's 2x in [-30, 30],
+// sigmoid's -|x|), 0 below -88.03 and for -inf, NaN for NaN. Rounding x log2(e) to float (and
+// log2(e) itself) moves the result by up to 7.3e-8 |x| relative, so the error is below
+// 1e-7 + 7.3e-8 |x|: 1.1e-7 for |x| < 1, 2.2e-6 measured at x = -87, where exp is 1.6e-38 and no
+// softmax, tanh or sigmoid can tell. In exchange the SIMD exp is 20 operations, not the 28 of
+// the Cody-Waite reduction (x - n ln2 in two exact steps) and degree-7 polynomial it replaced:
+// 0.99 -> 0.63 ns an element in Chromium 156's SIMD128 (0.83 -> 0.57 in Node 20), bound by the
+// operation count, not the latency (Estrin's scheme for the old polynomial: 0.99 -> 0.99).
+// Above 2^127.5 (x > 88.38) the scalar gives +inf and the SIMD lanes are undefined.
+inline float exp_approx(float x) noexcept {
+  const float y = x * exp_constants::kLog2e;
+  return y < 127.5f ? exp2_approx(y) : (y == y ? std::numeric_limits<float>::infinity() : y);
+}
+
+// The activations of the recurrent and additive-attention layers, on the exp kernel so every
+// build computes them alike (libm's exp and tanh are also slow in WebAssembly).
+// tanh(x) = 1 - 2 / (1 + exp(2x)), x clamped to [-15, 15] (tanh is +-1 in float beyond), with
+// exp(2x) as 2^(x (2 log2 e)): doubling is exact, so one multiply, not two.
+inline float tanh_approx(float x) noexcept {
+  const float c = x < -15.0f ? -15.0f : (x > 15.0f ? 15.0f : x);  // as f32x4.pmax, .pmin: NaN passes
+  return 1.0f - 2.0f / (1.0f + exp2_approx(c * (2.0f * exp_constants::kLog2e)));
+}
+// sigmoid(x) with e = exp(-|x|) <= 1 (no overflow): 1 / (1 + e) for x >= 0, e / (1 + e) below.
+inline float sigmoid_approx(float x) noexcept {
+  const float e = exp_approx(-std::fabs(x));
+  return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
+}
+inline void tanh_inplace(float* x, int64_t n) noexcept {
+  for (int64_t i = 0; i < n; ++i) x[i] = tanh_approx(x[i]);
+}
+inline void sigmoid_sum(const float* a, const float* b, float* s, int64_t n) noexcept {
+  for (int64_t i = 0; i < n; ++i) s[i] = sigmoid_approx(a[i] + b[i]);
+}
+// out[j] = dot(v, tanh(q + k_j)) for n rows k_j = k + j ldk of H: additive attention's scores.
+// t (if not null, H per row) gets the tanhs, bit for bit tanh_approx's. The tanhs go through
+// memory in blocks so that natively their loop vectorises apart from the ordered sum.
+inline void tanh_dot_rows(const float* q, const float* k, int64_t ldk, const float* v, int64_t H, int64_t n,
+                          float* out, float* t) noexcept {
+  float block[256];
+  for (int64_t j = 0; j < n; ++j) {
+    const float* kj = k + j * ldk;
+    float s = 0.0f;
+    for (int64_t h0 = 0; h0 < H; h0 += 256) {
+      const int64_t m = H - h0 < 256 ? H - h0 : 256;
+      float* th = t ? t + j * H + h0 : block;
+      for (int64_t h = 0; h < m; ++h) th[h] = tanh_approx(q[h0 + h] + kj[h0 + h]);
+      for (int64_t h = 0; h < m; ++h) s += v[h0 + h] * th[h];
+    }
+    out[j] = s;
+  }
 }
 
 // out[i] = E(x[i] - shift) (Store; out may be x), returns the sum: the loop of exp_shift_sum,

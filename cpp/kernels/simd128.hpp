@@ -26,34 +26,8 @@ inline float hmax(v128_t v) noexcept {
   return wasm_f32x4_extract_lane(v, 0);
 }
 
-// exp of four lanes x <= 0, all a softmax needs (scalar::exp_approx's twin there): no overflow
-// path, and 2^n with n in [-126, 0] is one normal float, so one multiply by it gives the bits of
-// the scalar twin's two half-steps. n is rounded by adding 1.5 * 2^23 (as the twin does), which
-// leaves n in the low mantissa bits: shifted into the exponent field, they are 2^n's bits.
-inline v128_t exp4_nonpositive(v128_t x) noexcept {
-  using namespace exp_constants;
-  const v128_t magic = wasm_f32x4_splat(12582912.0f);
-  // Lanes below kMin compute exp(0) and are zeroed at the end (as the scalar twin): computing
-  // them at kMin would make denormal products, a microcode assist per lane on x86.
-  const v128_t too_small = wasm_f32x4_lt(x, wasm_f32x4_splat(kMin));
-  x = wasm_v128_andnot(x, too_small);
-  const v128_t t = madd(x, wasm_f32x4_splat(kLog2e), magic);
-  const v128_t n = wasm_f32x4_sub(t, magic);
-  v128_t r = nmadd(n, wasm_f32x4_splat(kLn2Hi), x);
-  r = nmadd(n, wasm_f32x4_splat(kLn2Lo), r);
-  v128_t p = wasm_f32x4_splat(kP0);
-  p = madd(p, r, wasm_f32x4_splat(kP1));
-  p = madd(p, r, wasm_f32x4_splat(kP2));
-  p = madd(p, r, wasm_f32x4_splat(kP3));
-  p = madd(p, r, wasm_f32x4_splat(kP4));
-  p = madd(p, r, wasm_f32x4_splat(kP5));
-  p = wasm_f32x4_add(madd(wasm_f32x4_mul(p, r), r, r), wasm_f32x4_splat(1.0f));
-  const v128_t pow2n = wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
-  return wasm_v128_andnot(wasm_f32x4_mul(p, pow2n), too_small);
-}
-
-// Twin of scalar::exp2_approx: 2^y of four lanes y <= 0, the same operations in the same order.
-inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
+// Twin of scalar::exp2_approx: 2^y of four lanes y < 127.5, the same operations in the same order.
+inline v128_t exp2_4(v128_t y) noexcept {
   using namespace exp_constants;
   const v128_t magic = wasm_f32x4_splat(12583039.0f);  // 1.5 * 2^23 + 127
   y = wasm_f32x4_pmax(y, wasm_f32x4_splat(kExp2Min));  // y < kExp2Min ? kExp2Min : y
@@ -65,6 +39,11 @@ inline v128_t exp2_4_nonpositive(v128_t y) noexcept {
   const v128_t r = madd(f2, madd(f2, wasm_f32x4_splat(kE6), b), a);
   const v128_t s = madd(f2, r, wasm_f32x4_mul(f, wasm_f32x4_splat(kE1)));
   return wasm_f32x4_mul(wasm_f32x4_add(s, wasm_f32x4_splat(1.0f)), wasm_i32x4_shl(t, 23));
+}
+
+// Twin of scalar::exp_approx for x <= 88 (its contract; its +inf above 88.38 is not copied).
+inline v128_t exp4(v128_t x) noexcept {
+  return exp2_4(wasm_f32x4_mul(x, wasm_f32x4_splat(exp_constants::kLog2e)));
 }
 
 // out[i] = E(x[i] - shift) (Store; out may be x), returns the sum: the loop of exp_shift_sum,
@@ -102,6 +81,19 @@ inline float shift_exp_sum(const float* x, float* out, float shift, int64_t n) n
   return sum;
 }
 
+
+// Twins of scalar::tanh_approx and sigmoid_approx, four lanes.
+inline v128_t tanh4(v128_t x) noexcept {
+  const v128_t c = wasm_f32x4_pmin(wasm_f32x4_pmax(x, wasm_f32x4_splat(-15.0f)), wasm_f32x4_splat(15.0f));
+  const v128_t e = exp2_4(wasm_f32x4_mul(c, wasm_f32x4_splat(2.0f * exp_constants::kLog2e)));
+  const v128_t one = wasm_f32x4_splat(1.0f);
+  return wasm_f32x4_sub(one, wasm_f32x4_div(wasm_f32x4_splat(2.0f), wasm_f32x4_add(one, e)));
+}
+inline v128_t sigmoid4(v128_t x) noexcept {
+  const v128_t e = exp4(wasm_f32x4_neg(wasm_f32x4_abs(x)));
+  const v128_t one = wasm_f32x4_splat(1.0f);
+  return wasm_f32x4_div(wasm_v128_bitselect(one, e, wasm_f32x4_ge(x, wasm_f32x4_splat(0.0f))), wasm_f32x4_add(one, e));
+}
 
 // Twin of scalar::abs_max: f32x4.max's NaN rule is an instruction sequence in V8 on x86-64, so
 // the max is f32x4.pmax (one maxps) with NaN tracked by a compare.
@@ -182,15 +174,59 @@ inline float max(const float* x, int64_t n) noexcept {
 }
 
 inline float exp_shift_sum(float* x, float shift, int64_t n) noexcept {
-  return detail::shift_exp_sum<detail::exp4_nonpositive, scalar::exp_approx, true>(x, x, shift, n);
+  return detail::shift_exp_sum<detail::exp4, scalar::exp_approx, true>(x, x, shift, n);
 }
 
 inline float exp2_shift_sum(float* x, float shift, int64_t n) noexcept {
-  return detail::shift_exp_sum<detail::exp2_4_nonpositive, scalar::exp2_approx, true>(x, x, shift, n);
+  return detail::shift_exp_sum<detail::exp2_4, scalar::exp2_approx, true>(x, x, shift, n);
 }
 
 inline float exp_shift_total(const float* x, float shift, int64_t n) noexcept {
-  return detail::shift_exp_sum<detail::exp4_nonpositive, scalar::exp_approx, false>(x, nullptr, shift, n);
+  return detail::shift_exp_sum<detail::exp4, scalar::exp_approx, false>(x, nullptr, shift, n);
+}
+
+// One pass each (load, activate, store), not three over the array.
+inline void tanh_inplace(float* x, int64_t n) noexcept {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, detail::tanh4(wasm_v128_load(x + i)));
+  for (; i < n; ++i) x[i] = scalar::tanh_approx(x[i]);
+}
+inline void sigmoid_sum(const float* a, const float* b, float* s, int64_t n) noexcept {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    wasm_v128_store(s + i, detail::sigmoid4(wasm_f32x4_add(wasm_v128_load(a + i), wasm_v128_load(b + i))));
+  for (; i < n; ++i) s[i] = scalar::sigmoid_approx(a[i] + b[i]);
+}
+
+// Twin of scalar::tanh_dot_rows: each row's sum in dot()'s order (so the bits of dot(v, t, H)
+// over the stored tanhs), with no pass over the tanhs in memory between.
+inline void tanh_dot_rows(const float* q, const float* k, int64_t ldk, const float* v, int64_t H, int64_t n,
+                          float* out, float* t) noexcept {
+  for (int64_t j = 0; j < n; ++j) {
+    const float* kj = k + j * ldk;
+    float* tj = t ? t + j * H : nullptr;
+    v128_t s[4] = {wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f)};
+    int64_t h = 0;
+    for (; h + 16 <= H; h += 16)
+      for (int u = 0; u < 4; ++u) {
+        const int64_t i = h + 4 * u;
+        const v128_t th = detail::tanh4(wasm_f32x4_add(wasm_v128_load(q + i), wasm_v128_load(kj + i)));
+        if (tj) wasm_v128_store(tj + i, th);
+        s[u] = madd(wasm_v128_load(v + i), th, s[u]);
+      }
+    for (; h + 4 <= H; h += 4) {
+      const v128_t th = detail::tanh4(wasm_f32x4_add(wasm_v128_load(q + h), wasm_v128_load(kj + h)));
+      if (tj) wasm_v128_store(tj + h, th);
+      s[0] = madd(wasm_v128_load(v + h), th, s[0]);
+    }
+    float sum = detail::hsum(wasm_f32x4_add(wasm_f32x4_add(s[0], s[1]), wasm_f32x4_add(s[2], s[3])));
+    for (; h < H; ++h) {
+      const float th = scalar::tanh_approx(q[h] + kj[h]);
+      if (tj) tj[h] = th;
+      sum += v[h] * th;
+    }
+    out[j] = sum;
+  }
 }
 
 // Twin of scalar::online_softmax4 (base 2): the four rows' maxima, alphas and sums as lanes of
@@ -239,7 +275,7 @@ inline bool online_softmax4(float* s, int64_t ld, int64_t w, float* run_max, flo
   const v128_t visible = wasm_f32x4_ne(m, ninf);
   const v128_t shift = wasm_v128_and(m, visible);  // 0 for rows with nothing visible
   const v128_t a = wasm_v128_bitselect(
-      detail::exp2_4_nonpositive(wasm_v128_and(wasm_f32x4_sub(old_max, m), visible)),
+      detail::exp2_4(wasm_v128_and(wasm_f32x4_sub(old_max, m), visible)),
       wasm_f32x4_splat(1.0f), visible);
   const v128_t sums = wasm_f32x4_make(exp2_shift_sum(s, wasm_f32x4_extract_lane(shift, 0), w),
                                       rows > 1 ? exp2_shift_sum(s1, wasm_f32x4_extract_lane(shift, 1), w) : 0.0f,

@@ -21,31 +21,22 @@ T additive_attention(Tape& tp, T qp, T kp, T v, T values, int64_t S, const std::
   const bool rg = y->requires_grad;
   std::vector<float> tanhs(rg ? static_cast<size_t>(B * S * H) : 0);
   std::vector<float> a(static_cast<size_t>(B * S));
-  // Row b: its own tanh space (kept for the backward when recording) and outputs, so inference
-  // (a beam's rows) can take the rows on the tape's pool with the same bits.
-  auto row = [&](int64_t b, float* tb) {
+  // Row b: scores, softmax and outputs of its own (its tanhs kept for the backward when
+  // recording), so inference (a beam's rows) can take the rows on the tape's pool, same bits.
+  auto row = [&](int64_t b) {
     const int64_t kb = Bk == 1 ? 0 : b;
     const int64_t n = lens.empty() ? S : std::min<int64_t>(S, lens[kb]);
     float* ab = a.data() + b * S;
-    // tanh(qp[b] + kp[j]) for every visible key in one pass of the exp kernel.
-    const float* q = qp->v.data() + b * H;
-    for (int64_t j = 0; j < n; ++j) {
-      const float* k = kp->v.data() + (kb * S + j) * H;
-      for (int64_t h = 0; h < H; ++h) tb[j * H + h] = q[h] + k[h];
-    }
-    kernels::tanh_inplace(tb, n * H);
-    for (int64_t j = 0; j < n; ++j) ab[j] = kernels::dot(v->v.data(), tb + j * H, H);
+    kernels::tanh_dot_rows(qp->v.data() + b * H, kp->v.data() + kb * S * H, H, v->v.data(), H, n, ab,
+                           rg ? tanhs.data() + b * S * H : nullptr);
     softmax_row(ab, n);
     float* out = y->v.data() + b * Dv;
     for (int64_t j = 0; j < n; ++j) kernels::axpy(ab[j], values->v.data() + (kb * S + j) * Dv, out, Dv);
   };
   if (rg) {
-    for (int64_t b = 0; b < B; ++b) row(b, tanhs.data() + b * S * H);
+    for (int64_t b = 0; b < B; ++b) row(b);
   } else {
-    parallel_for(B > 1 ? tp.pool : nullptr, B, [&](int64_t b) {
-      std::vector<float> tmp(static_cast<size_t>(S * H));
-      row(b, tmp.data());
-    });
+    parallel_for(B > 1 ? tp.pool : nullptr, B, row);
   }
   if (weights) std::copy(a.begin(), a.end(), weights);
   if (rg)

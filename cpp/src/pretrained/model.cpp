@@ -104,7 +104,7 @@ void gelu(float* x, int64_t n, bool exact) {
   if (exact) {
     for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
   } else {
-    // tanh through kernels::tanh_inplace (exp_shift_sum's SIMD exp): libm's tanh is slow in WebAssembly.
+    // tanh through kernels::tanh_inplace (the SIMD exp): libm's tanh is slow in WebAssembly.
     float t[1024];
     for (int64_t i0 = 0; i0 < n; i0 += 1024) {
       const int64_t m = std::min<int64_t>(1024, n - i0);
