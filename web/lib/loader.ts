@@ -218,9 +218,12 @@ const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] ==
  *   multiply-add is one instruction. Chromium 156 ran attention 1.09-1.12x and the dense layer's
  *   kernel 1.10x faster so; Node 20's V8 spilled them, at half speed (attnlab/row_groups.hpp).
  * - the int8 product (the translators', int8 checkpoints') can take a beam of 5 rows in one pass
- *   over the weights instead of 2 + 3: 0.8x the time in Chromium 156, 1.6x in Node 20
- *   (attnlab/nn/gemm.hpp). Not timed where its weights take relaxed SIMD's byte dot product
- *   (q8Quads: passes of at most 3 rows, faster still).
+ *   over the weights instead of 2 + 3 (attnlab/nn/gemm.hpp). Not timed in V8 (Node, Chromium), where
+ *   it is known to be faster: 1.38x in Node 20, 1.25x in Chromium 156, since its kernel is out of
+ *   line. There, timing it caught the 5-row code still in V8's baseline tier (its optimised code
+ *   can arrive 30 ms after the module's first calls) in 3 of 40 Node processes, which then chose 2 + 3
+ *   and ran beam-5 translations 1.27x slower. Nor timed where its weights take relaxed SIMD's byte
+ *   dot product (q8Quads: passes of at most 3 rows, faster still).
  * Each is timed in turns against its 4-row form, at least 8 and until neither time has improved by
  * 1% for 4 turns (the first calls run V8's baseline tier), and kept when 2% faster; a few ms each.
  * A page's first moments are noisy (compiler threads share the cores): over fresh Chromium 156
@@ -241,9 +244,19 @@ function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
   }
   if (m.setQ8RowGroups && m.q8RowGroupsProbe && !m.q8Quads?.()) {
     const probe = m.q8RowGroupsProbe.bind(m);
-    fiveQ8Rows ??= timed && faster((rows) => probe(rows, 32), 5, false);  // ~0.2 ms a call
+    fiveQ8Rows ??= isV8() || (timed && faster((rows) => probe(rows, 32), 5, false));  // ~0.2 ms a call
     m.setQ8RowGroups(fiveQ8Rows ? 5 : 4);
   }
+}
+
+/**
+ * Node (V8 11.3 and later: attnlab needs Node >= 20.16) or a Chromium-based browser, page or worker
+ * (navigator.userAgentData, which secure contexts have; elsewhere the product is timed).
+ */
+function isV8(): boolean {
+  if (isNode) return true;
+  const brands = (globalThis as { navigator?: { userAgentData?: { brands?: { brand: string }[] } } }).navigator?.userAgentData?.brands;
+  return brands?.some((b) => b.brand === 'Chromium') ?? false;
 }
 
 /**

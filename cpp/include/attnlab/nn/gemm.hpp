@@ -51,10 +51,12 @@ bool q8_quads();
 
 // How many rows share a pass over gemm_nt_q8's weights: 4, or 5 (a beam of 5 in one pass, not
 // 2 + 3). kernels::gemm_q8_8<5> keeps 13 vectors live, and whether they stay in registers is up
-// to the engine's compiler: in Chromium 156 a beam-5 product takes 0.8x the time in one pass, in
-// Node 20 1.6x (its V8 spills them; Zen 5). So loader.ts times q8_row_groups_probe (a 5-row
-// product, 256 x 256, `reps` times, in passes of at most `rows`; returns a checksum) with 4 and 5
-// and sets the faster once per module, before any op. Integer sums: the bits never depend on it.
+// to the engine's compiler. Inlined into q8_rows, Node 20's V8 spilled them (a beam-5 product
+// 1.6x slower in one pass); out of line (q8_pairs_call) it is 1.38x faster in one pass there, as
+// in Chromium 156 (1.25x; Zen 5). So loader.ts sets 5 in V8 and elsewhere times
+// q8_row_groups_probe (a 5-row product, 256 x 256, `reps` times, in passes of at most `rows`;
+// returns a checksum) with 4 and 5 and sets the faster, once per module, before any op. Integer
+// sums: the bits never depend on it.
 int set_q8_row_groups(int rows);  // returns the rows now used: 5, or 4 for anything else
 int q8_row_groups();
 float q8_row_groups_probe(int rows, int reps);
