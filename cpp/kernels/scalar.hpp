@@ -77,8 +77,9 @@ inline float exp2_approx(float y) noexcept {
 // 1e-7 + 7.3e-8 |x|: 1.1e-7 for |x| < 1, 2.2e-6 measured at x = -87, where exp is 1.6e-38 and no
 // softmax, tanh or sigmoid can tell. In exchange the SIMD exp is 20 operations, not the 28 of
 // the Cody-Waite reduction (x - n ln2 in two exact steps) and degree-7 polynomial it replaced:
-// 0.99 -> 0.63 ns an element in Chromium 156's SIMD128 (0.83 -> 0.57 in Node 20), bound by the
-// operation count, not the latency (Estrin's scheme for the old polynomial: 0.99 -> 0.99).
+// 0.98 -> 0.58-0.60 ns an element in Chromium 156's SIMD128, 0.84-0.85 -> 0.55 in Node 20
+// (tests/bench/exp_kernels.mjs), bound by the operation count, not the latency (a probe of
+// Estrin's scheme for the old polynomial was no faster).
 // Above 2^127.5 (x > 88.38) the scalar gives +inf and the SIMD lanes are undefined.
 inline float exp_approx(float x) noexcept {
   const float y = x * exp_constants::kLog2e;
