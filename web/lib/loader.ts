@@ -86,7 +86,7 @@ const nnAssets: Record<Variant, GlueAssets<NnModule>> = {
 };
 
 type NodeProcess = {
-  versions?: { node?: string; v8?: string };
+  versions?: { node?: string; v8?: string; bun?: string };
   getBuiltinModule?: (id: string) => unknown;
 };
 const nodeProcess = (globalThis as { process?: NodeProcess }).process;
@@ -250,11 +250,12 @@ function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
 }
 
 /**
- * Node (V8 11.3 and later: attnlab needs Node >= 20.16) or a Chromium-based browser, page or worker
- * (navigator.userAgentData, which secure contexts have; elsewhere the product is timed).
+ * Node (V8 11.3 and later: attnlab needs Node >= 20.16; not Bun, which reports Node's versions but
+ * runs JavaScriptCore) or a Chromium-based browser, page or worker (navigator.userAgentData, which
+ * secure contexts have; elsewhere the product is timed).
  */
 function isV8(): boolean {
-  if (isNode) return true;
+  if (isNode) return typeof nodeProcess?.versions?.bun !== 'string';
   const brands = (globalThis as { navigator?: { userAgentData?: { brands?: { brand: string }[] } } }).navigator?.userAgentData?.brands;
   return brands?.some((b) => b.brand === 'Chromium') ?? false;
 }
