@@ -1,10 +1,11 @@
 // load()'s choice between register blocks of 4 rows and wider ones (loader.ts, tuneRowGroups): the
 // timing rule on probes whose speed is known, since which size a real engine runs faster is the
-// engine's affair (Chromium 156 keeps 6 fp32 rows and a 5-row int8 pass in registers, Node 20's V8
-// spills both). The wide form is kept when at least 2% faster: per row where the probe's work grows
-// with its rows, per call where it does not.
+// engine's affair (Chromium 156 keeps 6 fp32 rows in registers, Node 20's V8 spills them). The wide
+// form is kept when at least 2% faster: per row where the probe's work grows with its rows, per
+// call where it does not. V8 takes the 5-row int8 pass untimed (isV8): timing it there caught
+// baseline-tier code.
 import { describe, expect, it } from 'vitest';
-import { faster } from '../../dist/loader.js';
+import { faster, isV8 } from '../../dist/loader.js';
 
 // A probe that takes `ms(rows)` ms a call, busy-waiting (performance.now() is fine in Node).
 function probe(ms: (rows: number) => number, calls: number[] = []) {
@@ -34,5 +35,21 @@ describe('row groups: load() keeps the wide form only where it is faster', () =>
     expect(calls.length / 2).toBeGreaterThanOrEqual(8);
     expect(calls.length / 2).toBeLessThanOrEqual(24);
     expect(calls.filter((r, i) => r !== (i % 2 ? 6 : 4))).toEqual([]);
+  });
+});
+
+describe('row groups: which engines take the 5-row int8 pass untimed', () => {
+  it('V8: Node, and Chromium-based pages and workers', () => {
+    expect(isV8()).toBe(true);  // this Node
+    expect(isV8({ process: { versions: { node: '20.20.2', v8: '11.3.244.8-node.33' } } })).toBe(true);
+    const brands = [{ brand: 'Not:A-Brand' }, { brand: 'Chromium' }];
+    expect(isV8({ navigator: { userAgentData: { brands } } })).toBe(true);
+  });
+
+  it('not V8: Bun (Node versions, JavaScriptCore), other browsers, pages without userAgentData', () => {
+    expect(isV8({ process: { versions: { node: '22.6.0', v8: '12.4.254.14-node.12', bun: '1.1.30' } } })).toBe(false);
+    expect(isV8({ navigator: { userAgentData: { brands: [{ brand: 'Not A Brand' }] } } })).toBe(false);
+    expect(isV8({ navigator: {} })).toBe(false);
+    expect(isV8({})).toBe(false);
   });
 });

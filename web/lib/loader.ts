@@ -250,14 +250,17 @@ function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
 }
 
 /**
- * Node (V8 11.3 and later: attnlab needs Node >= 20.16; not Bun, which reports Node's versions but
- * runs JavaScriptCore) or a Chromium-based browser, page or worker (navigator.userAgentData, which
- * secure contexts have; elsewhere the product is timed).
+ * Whether `g` (the realm's global) is V8: Node (11.3 and later: attnlab needs Node >= 20.16; not
+ * Bun, which reports Node's versions but runs JavaScriptCore) or a Chromium-based browser, page or
+ * worker (navigator.userAgentData, which secure contexts have; elsewhere the product is timed).
  */
-function isV8(): boolean {
-  if (isNode) return typeof nodeProcess?.versions?.bun !== 'string';
-  const brands = (globalThis as { navigator?: { userAgentData?: { brands?: { brand: string }[] } } }).navigator?.userAgentData?.brands;
-  return brands?.some((b) => b.brand === 'Chromium') ?? false;
+export function isV8(g: object = globalThis): boolean {
+  const { process, window, navigator } = g as {
+    process?: NodeProcess; window?: unknown;
+    navigator?: { userAgentData?: { brands?: { brand: string }[] } };
+  };
+  if (typeof process?.versions?.node === 'string' && window === undefined) return typeof process.versions.bun !== 'string';
+  return navigator?.userAgentData?.brands?.some((b) => b.brand === 'Chromium') ?? false;
 }
 
 /**
