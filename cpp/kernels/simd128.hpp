@@ -206,19 +206,15 @@ inline void tanh_dot_rows(const float* q, const float* k, int64_t ldk, const flo
     const float* kj = k + j * ldk;
     float* tj = t ? t + j * H : nullptr;
     v128_t s[4] = {wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f), wasm_f32x4_splat(0.0f)};
+    auto at = [&](int64_t i, v128_t& acc) {
+      const v128_t th = detail::tanh4(wasm_f32x4_add(wasm_v128_load(q + i), wasm_v128_load(kj + i)));
+      if (tj) wasm_v128_store(tj + i, th);
+      acc = madd(wasm_v128_load(v + i), th, acc);
+    };
     int64_t h = 0;
     for (; h + 16 <= H; h += 16)
-      for (int u = 0; u < 4; ++u) {
-        const int64_t i = h + 4 * u;
-        const v128_t th = detail::tanh4(wasm_f32x4_add(wasm_v128_load(q + i), wasm_v128_load(kj + i)));
-        if (tj) wasm_v128_store(tj + i, th);
-        s[u] = madd(wasm_v128_load(v + i), th, s[u]);
-      }
-    for (; h + 4 <= H; h += 4) {
-      const v128_t th = detail::tanh4(wasm_f32x4_add(wasm_v128_load(q + h), wasm_v128_load(kj + h)));
-      if (tj) wasm_v128_store(tj + h, th);
-      s[0] = madd(wasm_v128_load(v + h), th, s[0]);
-    }
+      for (int u = 0; u < 4; ++u) at(h + 4 * u, s[u]);
+    for (; h + 4 <= H; h += 4) at(h, s[0]);
     float sum = detail::hsum(wasm_f32x4_add(wasm_f32x4_add(s[0], s[1]), wasm_f32x4_add(s[2], s[3])));
     for (; h < H; ++h) {
       const float th = scalar::tanh_approx(q[h] + kj[h]);

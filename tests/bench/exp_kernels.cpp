@@ -34,21 +34,9 @@ v128_t cody_waite_exp4(v128_t x) {
   return wasm_v128_andnot(wasm_f32x4_mul(p, pow2n), too_small);
 }
 
-// exp_shift_total's loop (four vectors, four partial sums) around the old exp.
+// exp_shift_total's own loop around the old exp.
 float cody_waite_total(const float* x, float shift, int64_t n) {
-  const v128_t vs = wasm_f32x4_splat(shift);
-  v128_t a0 = wasm_f32x4_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    a0 = wasm_f32x4_add(a0, cody_waite_exp4(wasm_f32x4_sub(wasm_v128_load(x + i), vs)));
-    a1 = wasm_f32x4_add(a1, cody_waite_exp4(wasm_f32x4_sub(wasm_v128_load(x + i + 4), vs)));
-    a2 = wasm_f32x4_add(a2, cody_waite_exp4(wasm_f32x4_sub(wasm_v128_load(x + i + 8), vs)));
-    a3 = wasm_f32x4_add(a3, cody_waite_exp4(wasm_f32x4_sub(wasm_v128_load(x + i + 12), vs)));
-  }
-  const v128_t a = wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3));
-  float s = k::simd128::detail::hsum(a);
-  for (; i < n; ++i) s += k::exp_approx(x[i] - shift);  // 3000 = 187 * 16 + 8: never reached
-  return s;
+  return k::simd128::detail::shift_exp_sum<cody_waite_exp4, k::scalar::exp_approx, false>(x, nullptr, shift, n);
 }
 
 }  // namespace

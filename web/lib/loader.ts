@@ -91,7 +91,12 @@ type NodeProcess = {
 };
 const nodeProcess = (globalThis as { process?: NodeProcess }).process;
 
-export const isNode = typeof nodeProcess?.versions?.node === 'string' && typeof (globalThis as { window?: unknown }).window === 'undefined';
+/** Whether `g` (a realm's global) is Node's, or a runtime's that reports Node's versions: not a page. */
+function isNodeRealm(g: object): boolean {
+  const { process, window } = g as { process?: NodeProcess; window?: unknown };
+  return typeof process?.versions?.node === 'string' && window === undefined;
+}
+export const isNode = isNodeRealm(globalThis);
 
 /** A Node built-in without a static import, so browser bundles never see `node:` specifiers. */
 function nodeBuiltin<T>(id: string): T {
@@ -255,11 +260,8 @@ function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
  * worker (navigator.userAgentData, which secure contexts have; elsewhere the product is timed).
  */
 export function isV8(g: object = globalThis): boolean {
-  const { process, window, navigator } = g as {
-    process?: NodeProcess; window?: unknown;
-    navigator?: { userAgentData?: { brands?: { brand: string }[] } };
-  };
-  if (typeof process?.versions?.node === 'string' && window === undefined) return typeof process.versions.bun !== 'string';
+  const { process, navigator } = g as { process?: NodeProcess; navigator?: { userAgentData?: { brands?: { brand: string }[] } } };
+  if (isNodeRealm(g)) return typeof process?.versions?.bun !== 'string';
   return navigator?.userAgentData?.brands?.some((b) => b.brand === 'Chromium') ?? false;
 }
 
