@@ -93,6 +93,26 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
   }
 }
 
+// One key tile's two products for a group of G rows: the scores s (G x wp, row stride kKeyTile)
+// = the group's pre-scaled q rows (interleaved by G) times wp keys' panels, and acc (G x Dv) +=
+// s's first w columns times w value rows. What attend_groups runs and row_groups_probe times.
+template <int G>
+void tile_scores(int64_t D, const float* qs, const float* k_panels, int64_t wp, float* s) noexcept {
+  if constexpr (G == 1)
+    kernels::gemm_1xn<1>(D, qs, k_panels, 8 * D, 8, s, wp, false);
+  else
+    for (int64_t p = 0; p < wp; p += 8) kernels::gemm_rows<G, 1, G>(D, qs, k_panels + p * D, 8, s + p, kKeyTile, 8, false);
+}
+
+template <int G>
+void tile_values(int64_t w, const float* s, const float* v, int64_t v_stride, float* acc, int64_t Dv) noexcept {
+  if constexpr (G == 1)
+    kernels::gemm_1xn<1>(w, s, v, 8, v_stride, acc, Dv, true);
+  else
+    for (int64_t c = 0; c < Dv; c += 8)
+      kernels::gemm_rows<G, kKeyTile, 1>(w, s, v + c, v_stride, acc + c, Dv, std::min<int64_t>(8, Dv - c), true);
+}
+
 // Rows [i0, i0 + R) of a slice in groups of G (1 for a single row, kernels::kWideRows, or 4),
 // into the caller's buffers: q rows pre-scaled (by scale * log2 e) and interleaved by G (the A
 // operand of the G-row product; zero rows pad the last group), the output accumulators, running
@@ -124,11 +144,7 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
       const int64_t hmin = *std::min_element(hi + g, hi + g + G);
       if (j0 >= hmax) continue;  // every key of the tile is hidden from these rows
       const int64_t w = std::min(kKeyTile, hmax - j0), wp = round_up(w, 8);
-      if constexpr (G == 1)
-        kernels::gemm_1xn<1>(D, qs + g * D, k_panels + j0 * D, 8 * D, 8, s, wp, false);
-      else
-        for (int64_t p = 0; p < wp; p += 8)
-          kernels::gemm_rows<G, 1, G>(D, qs + g * D, k_panels + (j0 + p) * D, 8, s + p, kKeyTile, 8, false);
+      tile_scores<G>(D, qs + g * D, k_panels + j0 * D, wp, s);
 
       for (int64_t r = 0; r < G; ++r) {
         float* sr = s + r * kKeyTile;
@@ -145,18 +161,38 @@ void attend_groups(const AttentionSlice& sl, int64_t i0, int64_t rows, int64_t R
       if (!any) continue;
       for (int64_t r = 0; r < G; ++r)
         if (alpha[r] != 1.0f) kernels::scale(acc + (g + r) * Dv, alpha[r], Dv);
-      const float* v = sl.v + j0 * sl.v_stride;
-      if constexpr (G == 1)
-        kernels::gemm_1xn<1>(w, s, v, 8, sl.v_stride, acc + g * Dv, Dv, true);
-      else
-        for (int64_t c = 0; c < Dv; c += 8)
-          kernels::gemm_rows<G, kKeyTile, 1>(w, s, v + c, sl.v_stride, acc + g * Dv + c, Dv,
-                                             std::min<int64_t>(8, Dv - c), true);
+      tile_values<G>(w, s, sl.v + j0 * sl.v_stride, sl.v_stride, acc + g * Dv, Dv);
     }
   }
 }
 
 }  // namespace
+
+float row_groups_probe(int rows, int reps) {
+  // One 64-key tile at D = 64, as attend_groups runs it (the dense layer's product too).
+  constexpr int64_t D = 64, T = kKeyTile;
+  constexpr int G = kernels::kWideRows;
+  static float q[G * D], k[T * D], v[T * D], s[G * T], acc[G * D];
+  // Operands written here, so the compiler cannot take them for the zeros they start as and fold
+  // the products away; 0.01 keeps every sum far from denormals and overflow.
+  static bool filled = false;
+  if (!filled) {
+    std::fill(q, q + G * D, 0.01f), std::fill(k, k + T * D, 0.01f), std::fill(v, v + T * D, 0.01f);
+    filled = true;
+  }
+  for (int r = 0; r < reps; ++r) {
+    if (rows == G) {
+      tile_scores<G>(D, q, k, T, s);
+      tile_values<G>(T, s, v, D, acc, D);
+    } else {
+      tile_scores<4>(D, q, k, T, s);
+      tile_values<4>(T, s, v, D, acc, D);
+    }
+  }
+  float sum = s[0];  // every output feeds the checksum, so none of the work is dead
+  for (float a : acc) sum += a;
+  return sum;
+}
 
 void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, int64_t D,
                   int64_t Dv, float scale, const MaskSet& masks, const float* k_panels) {

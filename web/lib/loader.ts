@@ -221,7 +221,8 @@ const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] ==
  * - the relaxed builds' fp32 blocks (the fused attention kernel's query rows, the dense layer's
  *   rows) can take 6 rows: 12 accumulators, which fit x86-64's 16 vector registers once the
  *   multiply-add is one instruction. Chromium 156 ran attention 1.09-1.12x and the dense layer's
- *   kernel 1.10x faster so; Node 20's V8 spilled them, at half speed (attnlab/row_groups.hpp).
+ *   kernel 1.10x faster so, Node 20's V8 attention 1.05-1.06x (it spilled them, at half speed,
+ *   while the blocks were inlined into their callers' loops: attnlab/row_groups.hpp).
  * - the int8 product (the translators', int8 checkpoints') can take a beam of 5 rows in one pass
  *   over the weights instead of 2 + 3 (attnlab/nn/gemm.hpp). Not timed in V8 (Node, Chromium), where
  *   it is known to be faster: 1.38x in Node 20, 1.25x in Chromium 156, since its kernel is out of
@@ -233,7 +234,7 @@ const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] ==
  * 1% for 4 turns (the first calls run V8's baseline tier), and kept when 2% faster; a few ms each.
  * A page's first moments are noisy (compiler threads share the cores): over fresh Chromium 156
  * pages on 2 cores the ratios came out 1.03-1.15 for 6 fp32 rows and 1.02-1.26 for the 5-row int8
- * pass, where engines that spill them come out near 0.6 (Node 20): 2% picks the wide form where
+ * pass, where an engine that spills them comes out near 0.6 (Node 20's V8, blocks inlined): 2% picks the wide form where
  * it fits without risking it where it spills. That needs a fine clock: where performance.now() is
  * coarsened (a page that is not cross-origin isolated), both keep 4 rows. Int8 results never
  * depend on it; attention's move only in their last bits, where a group's rows see different

@@ -1,10 +1,12 @@
 // How many rows the fp32 register blocks take at once: 4 (kernels::gemm_4x8), or
 // kernels::kWideRows (6 in the relaxed builds, whose fused multiply-add leaves registers for
 // gemm_6x8's 12 accumulators) where the engine's compiler makes that faster. Chromium 156 does
-// (attention 1.09-1.12x, the dense layer's kernel 1.10x); Node 20's V8 spills the block and runs
-// it at half speed. So the loader times both with row_groups_probe (an attention tile's two
-// products on `rows`-row groups, `reps` times; returns a checksum) and sets the faster, once per
-// module, before any op runs. Users: the fused attention kernel (query rows) and linear_panels.
+// (attention 1.09-1.12x, the dense layer's kernel 1.10x), and Node 20's V8 too (attention
+// 1.05-1.06x) since each block is a call of its own (kernels::gemm_rows); an engine may still
+// spill them. So the loader times both with row_groups_probe (one attention tile's two products,
+// as attend_slice runs them, on `rows`-row groups, `reps` times; returns a checksum; defined
+// beside them in flash_attention.cpp) and sets the faster, once per module, before any op runs.
+// Users: the fused attention kernel (query rows) and linear_panels.
 // A dense layer's bits never depend on it; attention's move in their last bits only where the
 // rows of a group see different numbers of keys (causal masks, per-row valid lengths).
 #pragma once
