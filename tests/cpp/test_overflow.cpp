@@ -23,7 +23,7 @@ using attnlab::MaskSet;
 using attnlab::Score;
 
 struct Case {
-  int64_t Sq = 37, Sk = 70, D = 8, Dv = 3;  // several key tiles and row groups, ragged ends
+  int64_t Sq = 37, Sk = 140, D = 8, Dv = 3;  // several key tiles and row groups, ragged ends
   std::vector<float> q, k, v, mask;
   Case(float magnitude, uint32_t seed) {
     q = scaled(static_cast<size_t>(Sq * D), seed, magnitude);
