@@ -111,6 +111,33 @@ TEST(NnGrad, MultiHeadAttentionSelfCausalCross) {
   grad_check({&q.t, &k2.t, &v2.t}, [&](Tape& tp) { return attention(tp, &q.t, &k2.t, &v2.t, 2, 3, 2, 1, {2}, false, 1.f); });
 }
 
+// The encoder's inference path: q, k and v read in place as column blocks of one stacked
+// product, the same bits as attention() on the three blocks copied out (outputs and weights),
+// with key padding; a tensor that needs gradients is refused.
+TEST(NnGrad, SelfAttentionStackedReadsTheBlocksInPlace) {
+  const int64_t B = 2, L = 9, D = 8, H = 2;
+  Input qkv(B * L, 3 * D, 21);
+  qkv.t.requires_grad = false;
+  Tensor q, k, v;
+  for (Tensor* t : {&q, &k, &v}) t->r = B * L, t->c = D, t->v.resize(B * L * D);
+  for (int64_t i = 0; i < B * L; ++i)
+    for (int64_t c = 0; c < D; ++c) {
+      q.v[i * D + c] = qkv.t.v[i * 3 * D + c];
+      k.v[i * D + c] = qkv.t.v[i * 3 * D + D + c];
+      v.v[i * D + c] = qkv.t.v[i * 3 * D + 2 * D + c];
+    }
+  const std::vector<int> lens = {9, 4};
+  Tape tp;
+  tp.grad_enabled = false;
+  std::vector<float> w_split(B * H * L * L), w_stacked(B * H * L * L);
+  T split = attention(tp, &q, &k, &v, B, L, L, H, lens, false, 0.f, w_split.data());
+  T stacked = self_attention_stacked(tp, &qkv.t, B, L, H, lens, w_stacked.data());
+  EXPECT_EQ(stacked->v, split->v);
+  EXPECT_EQ(w_stacked, w_split);
+  qkv.t.requires_grad = true;
+  EXPECT_THROW(self_attention_stacked(tp, &qkv.t, B, L, H, lens), std::exception);
+}
+
 // Past the fused kernel's first 4-row group and 8-key panel (Lq 6, Lk 10): the gradients, and
 // the forward output and weights against a float64 softmax(q k^T * scale) v with the masks.
 TEST(NnGrad, MultiHeadAttentionAcrossKernelBlocks) {

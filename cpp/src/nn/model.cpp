@@ -452,18 +452,10 @@ class TransformerModel : public Model {
     T x = embed(tp, src_emb_, src.data(), B * S, S, 0, drop, rng);
     for (const Layer& l : enc_) {
       const Qkv p = self_qkv(tp, l, x);
-      T q = p.q, k = p.k, v = p.v;
-      if (p.ld != d_) {  // the stacked product's columns, as the attention op's [B * S, d] inputs
-        q = tp.make_uninit(B * S, d_), k = tp.make_uninit(B * S, d_), v = tp.make_uninit(B * S, d_);
-        for (int64_t i = 0; i < B * S; ++i) {
-          std::copy_n(p.qp + i * p.ld, d_, q->v.data() + i * d_);
-          std::copy_n(p.kp + i * p.ld, d_, k->v.data() + i * d_);
-          std::copy_n(p.vp + i * p.ld, d_, v->v.data() + i * d_);
-        }
-      }
       float* w = nullptr;
       if (atts) w = atts->emplace_back(static_cast<size_t>(B * heads_ * S * S)).data();
-      T a = attention(tp, q, k, v, B, S, S, heads_, lens, false, 0.f, w);
+      T a = p.ld != d_ ? self_attention_stacked(tp, p.q, B, S, heads_, lens, w)
+                       : attention(tp, p.q, p.k, p.v, B, S, S, heads_, lens, false, 0.f, w);
       x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), drop, rng);
       x = add_norm(tp, l.ln2, x, ffn_fwd(tp, l.ffn, x), drop, rng);
     }

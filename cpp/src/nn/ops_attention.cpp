@@ -75,6 +75,32 @@ T additive_attention(Tape& tp, T qp, T kp, T v, T values, int64_t S, const std::
   return y;
 }
 
+namespace {
+// The forward of attention() over rows read in place: q's B * Lq rows, k's and v's Bk * Lk rows,
+// all at row stride ld, each D = heads * dh columns wide (columns of a wider stacked product when
+// ld > D), into y [B * Lq, D]; W: null, or [B, heads, Lq, Lk].
+void attend_heads(const float* q, const float* k, const float* v, int64_t ld, float* y, int64_t D, int64_t B,
+                  int64_t Bk, int64_t Lq, int64_t Lk, int64_t heads, const std::vector<int>& klens, bool causal,
+                  float scale, float* W) {
+  const int64_t dh = D / heads;
+  // The core's masks: causal (top-left aligned) and one valid length per batch row.
+  MaskSet masks;
+  masks.causal = causal;
+  if (!klens.empty()) {
+    masks.valid_lens.data = klens.data();
+    for (int64_t b = 0; b < B; ++b) masks.valid_lens.batch_offset.push_back(Bk == 1 ? 0 : b);
+  }
+  attend_slices(B * heads, [&](int64_t bh) {
+    const int64_t b = bh / heads, h = bh % heads, kb = Bk == 1 ? 0 : b;
+    return AttentionSlice{q + b * Lq * ld + h * dh, ld,
+                          k + kb * Lk * ld + h * dh, ld,
+                          v + kb * Lk * ld + h * dh, ld,
+                          y + b * Lq * D + h * dh, D,
+                          W ? W + bh * Lq * Lk : nullptr, b};
+  }, Lq, Lk, dh, dh, scale, masks, nullptr);
+}
+}  // namespace
+
 T attention(Tape& tp, T q, T k, T v, int64_t B, int64_t Lq, int64_t Lk, int64_t heads,
             const std::vector<int>& klens, bool causal, float scale, float* weights) {
   const int64_t D = q->c;
@@ -86,24 +112,10 @@ T attention(Tape& tp, T q, T k, T v, int64_t B, int64_t Lq, int64_t Lk, int64_t 
   const int64_t dh = D / heads;
   if (scale <= 0.f) scale = 1.f / std::sqrt(static_cast<float>(dh));
   T y = tp.make(B * Lq, D, any_rg({q, k, v}));
-  // The core's masks: causal (top-left aligned) and one valid length per batch row.
-  MaskSet masks;
-  masks.causal = causal;
-  if (!klens.empty()) {
-    masks.valid_lens.data = klens.data();
-    for (int64_t b = 0; b < B; ++b) masks.valid_lens.batch_offset.push_back(Bk == 1 ? 0 : b);
-  }
   // Backward needs the weights [B, heads, Lq, Lk]: the caller's buffer if it asked for them.
   std::vector<float> P(y->requires_grad && !weights ? static_cast<size_t>(B * heads * Lq * Lk) : 0);
   float* W = weights ? weights : (P.empty() ? nullptr : P.data());
-  attend_slices(B * heads, [&](int64_t bh) {
-    const int64_t b = bh / heads, h = bh % heads, kb = Bk == 1 ? 0 : b;
-    return AttentionSlice{q->v.data() + b * Lq * D + h * dh, D,
-                          k->v.data() + kb * Lk * D + h * dh, D,
-                          v->v.data() + kb * Lk * D + h * dh, D,
-                          y->v.data() + b * Lq * D + h * dh, D,
-                          W ? W + bh * Lq * Lk : nullptr, b};
-  }, Lq, Lk, dh, dh, scale, masks, nullptr);
+  attend_heads(q->v.data(), k->v.data(), v->v.data(), D, y->v.data(), D, B, Bk, Lq, Lk, heads, klens, causal, scale, W);
   if (y->requires_grad) {
     if (weights) P.assign(weights, weights + B * heads * Lq * Lk);
     auto visible = [=](int64_t b, int64_t i) {
@@ -142,6 +154,20 @@ T attention(Tape& tp, T q, T k, T v, int64_t B, int64_t Lq, int64_t Lk, int64_t 
       }
     });
   }
+  return y;
+}
+
+T self_attention_stacked(Tape& tp, T qkv, int64_t B, int64_t L, int64_t heads, const std::vector<int>& lens,
+                         float* weights) {
+  const int64_t D = qkv->c / 3;
+  check(!qkv->requires_grad, "self_attention_stacked", "inference only (no gradient)");
+  check(heads > 0 && qkv->c == 3 * D && D % heads == 0, "self_attention_stacked", "3 * D columns, D divisible by heads");
+  check(L > 0 && qkv->r == B * L, "self_attention_stacked", "shape mismatch");
+  check(lens.empty() || static_cast<int64_t>(lens.size()) == B, "self_attention_stacked", "lens size != batches");
+  T y = tp.make_uninit(B * L, D);
+  const float* p = qkv->v.data();
+  attend_heads(p, p + D, p + 2 * D, 3 * D, y->v.data(), D, B, B, L, L, heads, lens, false,
+               1.f / std::sqrt(static_cast<float>(D / heads)), weights);
   return y;
 }
 

@@ -60,6 +60,10 @@ T additive_attention(Tape& tp, T qp, T kp, T v, T values, int64_t S, const std::
 // receiving the attention weights. -> [B * Lq, D]
 T attention(Tape& tp, T q, T k, T v, int64_t B, int64_t Lq, int64_t Lk, int64_t heads,
             const std::vector<int>& klens, bool causal, float scale, float* weights = nullptr);
+// Inference only: self-attention (default scale, no causal mask) whose q, k and v are the column
+// blocks [0, D), [D, 2D), [2D, 3D) of one stacked product qkv [B * L, 3D], read in place.
+T self_attention_stacked(Tape& tp, T qkv, int64_t B, int64_t L, int64_t heads, const std::vector<int>& lens,
+                         float* weights = nullptr);
 
 // ---- ops_norm.cpp
 // Layer norm over columns with gain g [1, C] and bias b [1, C], eps 1e-5.
