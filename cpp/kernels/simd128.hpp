@@ -514,8 +514,10 @@ inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, fl
 // Twin of scalar::gemm_q8_8: per k-pair one load of the tile's 16 weight bytes, widened once and
 // shared by the R rows; each row's pair is one 32-bit splat (v128.load32_splat), and i32x4.dot_i16x8_s
 // gives four outputs' 2 multiply-adds at once, so no horizontal sums. 2 accumulators per row; R <= 5
-// (at 5 rows, 2R + 3 = 13 vectors: Node 20's V8 spills them, 0.6x of 4 rows' rate, Chromium 156
-// keeps 4 rows' rate; attnlab/row_groups.hpp).
+// (at 5 rows, 2R + 3 = 13 vectors). Called out of line (nn/gemm.cpp's q8_pairs_call), 5 rows keep
+// them in registers in Node 20 and Chromium 156 (a pass of 5 rows 1.38x / 1.25x faster than 2 + 3;
+// inlined into its caller, Node 20's V8 spilled them, 0.6x). One step per k-pair: two per loop
+// iteration ran beam-5 translations 1.25x slower in Node 20 and no faster in Chromium 156.
 // Integer sums, so bit-identical.
 template <int R>
 inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
