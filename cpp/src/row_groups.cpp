@@ -1,6 +1,5 @@
 #include "attnlab/row_groups.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
