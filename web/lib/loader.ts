@@ -234,11 +234,11 @@ const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] ==
  * 1% for 4 turns (the first calls run V8's baseline tier), and kept when 2% faster; a few ms each.
  * A page's first moments are noisy (compiler threads share the cores): over fresh Chromium 156
  * pages on 2 cores the ratios came out 1.03-1.15 for 6 fp32 rows and 1.02-1.26 for the 5-row int8
- * pass, where an engine that spills them comes out near 0.6 (Node 20's V8, blocks inlined): 2% picks the wide form where
- * it fits without risking it where it spills. That needs a fine clock: where performance.now() is
- * coarsened (a page that is not cross-origin isolated), both keep 4 rows. Int8 results never
- * depend on it; attention's move only in their last bits, where a group's rows see different
- * numbers of keys.
+ * pass, where an engine that spills them comes out near 0.6 (Node 20's V8, blocks inlined): 2%
+ * picks the wide form where it fits without risking it where it spills. That needs a fine clock:
+ * where performance.now() is coarsened (a page that is not cross-origin isolated), both keep 4
+ * rows. Int8 results never depend on it; attention's move only in their last bits, where a
+ * group's rows see different numbers of keys.
  */
 function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
   if (baselineRelaxedDotWrong) m.setQ8Quads?.(false);
