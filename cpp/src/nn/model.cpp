@@ -575,7 +575,7 @@ class TransformerModel : public Model {
   void step_rows(State& st, Tape& tp, const int* last, int64_t r0, int64_t r1, bool attention, StepOutput& out) const {
     std::mt19937& rng = st.no_dropout;
     const int64_t R = r1 - r0, t = st.t, n = st.src_len, dh = d_ / heads_, LH = L_ * heads_;
-    const float scale = 1.f / std::sqrt(static_cast<float>(dh));
+    const float scale = resolve_scale(Score::ScaledDot, 0.f, dh);
     T x = embed(tp, tgt_emb_, last + r0, R, 1, t, 0.f, rng);
     float* self_w = attention ? out.self.data() + r0 * LH * (t + 1) : nullptr;
     float* cross_w = attention && n == st.S ? out.cross.data() + r0 * LH * n : nullptr;

@@ -167,7 +167,7 @@ T self_attention_stacked(Tape& tp, T qkv, int64_t B, int64_t L, int64_t heads, c
   T y = tp.make_uninit(B * L, D);
   const float* p = qkv->v.data();
   attend_heads(p, p + D, p + 2 * D, 3 * D, y->v.data(), D, B, B, L, L, heads, lens, false,
-               1.f / std::sqrt(static_cast<float>(D / heads)), weights);
+               resolve_scale(Score::ScaledDot, 0.f, D / heads), weights);
   return y;
 }
 
