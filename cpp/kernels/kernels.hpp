@@ -28,6 +28,9 @@
 //   gemm_q8_8<R>(x, ldx, w, kp, out)  out[r*8 + j] = sum_k x[r*ldx + k] * W[j][k] over k < 2 kp for
 //                                  one 8-row tile of int8 weights in Q8Layout's pairs, exact
 //                                  int32, R <= 5 rows sharing each load of the weights
+//   gemm_q8_8_sparse<R>(x, ldx, w, pairs, n, out)
+//                                  gemm_q8_8 over the tile's k-pairs pairs[0..n) only, x compacted
+//                                  to them (pair q of x at 2q): skips pairs zero in every row
 //   scale_q8_8<R>(acc, sx, w_scale, bias, relu, y, ldy, n)
 //                                  y[r*ldy + j] = float(acc[r*8 + j]) * (sx[r] * w_scale[j]) for
 //                                  j < n <= 8, + bias[j] (if not null), max(0, .) if relu: the
@@ -39,6 +42,9 @@
 //                                  the same product on Q8Layout's quads from split_i16's bytes,
 //                                  R <= 3: relaxed SIMD's byte dot product where
 //                                  q8_quads_supported() (the engine computes it right)
+//   gemm_q8_quad_sparse<R>(hi, lo, ldx, w, quads, n, out)
+//                                  gemm_q8_quad over the listed k-quads only, for rows with no
+//                                  negative entry split without the offset (x = 128 hi + lo)
 //   gemm_4x16<RS, CS>(K, a, b0, b1, ldb, c, ldc, acc)
 //                                  two gemm_4x8 blocks side by side (b0: columns 0-7, b1: 8-15),
 //                                  the same bits as two gemm_4x8 calls
@@ -91,11 +97,14 @@ inline const char* active_isa() noexcept { return "scalar"; }
 
 using isa::axpy;
 using isa::gemm_q8_8;
+using isa::gemm_q8_8_sparse;
 using scalar::split_i16;
 #if defined(__wasm_simd128__) && defined(ATTNLAB_RELAXED_SIMD)
 using simd128::gemm_q8_quad;
+using simd128::gemm_q8_quad_sparse;
 #else
 using scalar::gemm_q8_quad;  // for the twin tests only: without relaxed SIMD it is no faster
+using scalar::gemm_q8_quad_sparse;
 #endif
 using isa::quantize_i16;
 using isa::quantize_split_i16;

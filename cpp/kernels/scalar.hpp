@@ -410,9 +410,10 @@ inline float quantize_split_i16(const float* x, int64_t n, int64_t np, uint8_t* 
 }
 
 // One tile of an int8 weight matrix times R rows of int16 activations: out[r * 8 + j] =
-// sum_{p < kp} x[r][2p] * W[j][2p] + x[r][2p + 1] * W[j][2p + 1] for the tile's 8 weight rows,
-// packed k-pair by k-pair: byte 16p + 2j + e is W[j][2p + e] (kernels::Q8Layout's pairs). Exact
-// int32 (|x| <= 8191, |w| <= 127, 2 kp <= 2048 cannot overflow), so every ISA gives the same bits.
+// sum_{p < kp} x_r[2p] W[j][2p] + x_r[2p + 1] W[j][2p + 1] for the tile's 8 weight rows, packed
+// k-pair by k-pair: byte 16p + 2j + e is W[j][2p + e] (kernels::Q8Layout's pairs); x_r is
+// x + r ldx. Exact int32 (|x| <= 8191, |w| <= 127, 2 kp <= 2048 cannot overflow), so every ISA
+// gives the same bits.
 template <int R>
 inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
   for (int r = 0; r < R; ++r)
@@ -421,6 +422,26 @@ inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp
       const int16_t* xr = x + r * ldx;
       for (int64_t p = 0; p < kp; ++p)
         s += static_cast<int32_t>(xr[2 * p]) * w[16 * p + 2 * j] + static_cast<int32_t>(xr[2 * p + 1]) * w[16 * p + 2 * j + 1];
+      out[r * 8 + j] = s;
+    }
+}
+
+// gemm_q8_8 over some of the tile's k-pairs: out[r * 8 + j] = sum_{q < n} x_r[2q] W[j][2p] +
+// x_r[2q + 1] W[j][2p + 1] with p = pairs[q]: the activations (x_r = x + r ldx) compacted to the
+// pairs that are not zero in every row (a ReLU's outputs), the weights read where they are. The
+// pairs left out would only add exact zeros, so for such x the same bits as gemm_q8_8 on the
+// whole rows.
+template <int R>
+inline void gemm_q8_8_sparse(const int16_t* x, int64_t ldx, const int8_t* w, const int32_t* pairs, int64_t n,
+                             int32_t* out) noexcept {
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 8; ++j) {
+      int32_t s = 0;
+      for (int64_t q = 0; q < n; ++q) {
+        const int16_t* xp = x + r * ldx + 2 * q;
+        const int8_t* wp = w + 16 * pairs[q] + 2 * j;
+        s += static_cast<int32_t>(xp[0]) * wp[0] + static_cast<int32_t>(xp[1]) * wp[1];
+      }
       out[r * 8 + j] = s;
     }
 }
@@ -466,6 +487,27 @@ inline void gemm_q8_quad(const uint8_t* hi, const uint8_t* lo, int64_t ldx, cons
       std::memcpy(&s, sums + 4 * j, sizeof s);
       out[r * 8 + j] = static_cast<int32_t>(static_cast<uint32_t>(h) * 128u + static_cast<uint32_t>(l) -
                                             static_cast<uint32_t>(s) * 8192u);
+    }
+}
+
+// gemm_q8_quad over some of the tile's k-quads, for rows with no negative entry split without
+// the offset (x = 128 hi + lo, so a zero is two zero bytes): out[r * 8 + j] = 128 H + L, H and L
+// the weights' dot products with hi and lo over the quads quads[0, n), the bytes compacted to them
+// (quad q of a row at 4q). The quads left out hold zeros only, so the same bits as gemm_q8_quad
+// on the whole rows.
+template <int R>
+inline void gemm_q8_quad_sparse(const uint8_t* hi, const uint8_t* lo, int64_t ldx, const int8_t* w, const int32_t* quads,
+                                int64_t n, int32_t* out) noexcept {
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 8; ++j) {
+      int32_t h = 0, l = 0;
+      for (int64_t q = 0; q < n; ++q)
+        for (int e = 0; e < 4; ++e) {
+          const int32_t wv = w[32 * quads[q] + 16 * (j / 4) + 4 * (j % 4) + e];
+          h += wv * hi[r * ldx + 4 * q + e];
+          l += wv * lo[r * ldx + 4 * q + e];
+        }
+      out[r * 8 + j] = static_cast<int32_t>(static_cast<uint32_t>(h) * 128u + static_cast<uint32_t>(l));
     }
 }
 

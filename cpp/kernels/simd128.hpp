@@ -518,16 +518,39 @@ inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, fl
 // them in registers in Node 20 and Chromium 156 (a pass of 5 rows 1.38x / 1.25x faster than 2 + 3;
 // inlined into its caller, Node 20's V8 spilled them, 0.6x). One step per k-pair: two per loop
 // iteration ran beam-5 translations 1.25x slower in Node 20 and no faster in Chromium 156.
+// Pointers stepped, not an index scaled for each address: V8 then adds no shift per step.
 // Integer sums, so bit-identical.
 template <int R>
 inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
   v128_t a0[R], a1[R];
   for (int r = 0; r < R; ++r) a0[r] = a1[r] = wasm_i32x4_splat(0);
-  for (int64_t p = 0; p < kp; ++p) {
-    const v128_t wv = wasm_v128_load(w + 16 * p);
+  for (const int8_t* end = w + 16 * kp; w != end; w += 16, x += 2) {
+    const v128_t wv = wasm_v128_load(w);
     const v128_t lo = wasm_i16x8_extend_low_i8x16(wv), hi = wasm_i16x8_extend_high_i8x16(wv);
     for (int r = 0; r < R; ++r) {
-      const v128_t xs = wasm_v128_load32_splat(x + r * ldx + 2 * p);
+      const v128_t xs = wasm_v128_load32_splat(x + r * ldx);
+      a0[r] = wasm_i32x4_add(a0[r], wasm_i32x4_dot_i16x8(xs, lo));
+      a1[r] = wasm_i32x4_add(a1[r], wasm_i32x4_dot_i16x8(xs, hi));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    wasm_v128_store(out + 8 * r, a0[r]);
+    wasm_v128_store(out + 8 * r + 4, a1[r]);
+  }
+}
+
+// Twin of scalar::gemm_q8_8_sparse: gemm_q8_8's step with the weights' pair taken from the list.
+// Integer sums, so bit-identical.
+template <int R>
+inline void gemm_q8_8_sparse(const int16_t* x, int64_t ldx, const int8_t* w, const int32_t* pairs, int64_t n,
+                             int32_t* out) noexcept {
+  v128_t a0[R], a1[R];
+  for (int r = 0; r < R; ++r) a0[r] = a1[r] = wasm_i32x4_splat(0);
+  for (const int32_t* end = pairs + n; pairs != end; ++pairs, x += 2) {
+    const v128_t wv = wasm_v128_load(w + 16 * *pairs);
+    const v128_t lo = wasm_i16x8_extend_low_i8x16(wv), hi = wasm_i16x8_extend_high_i8x16(wv);
+    for (int r = 0; r < R; ++r) {
+      const v128_t xs = wasm_v128_load32_splat(x + r * ldx);
       a0[r] = wasm_i32x4_add(a0[r], wasm_i32x4_dot_i16x8(xs, lo));
       a1[r] = wasm_i32x4_add(a1[r], wasm_i32x4_dot_i16x8(xs, hi));
     }
@@ -610,6 +633,30 @@ inline void gemm_q8_quad(const uint8_t* hi, const uint8_t* lo, int64_t ldx, cons
   for (int r = 0; r < R; ++r) {
     wasm_v128_store(out + 8 * r, wasm_i32x4_sub(wasm_i32x4_add(wasm_i32x4_shl(h0[r], 7), l0[r]), s0));
     wasm_v128_store(out + 8 * r + 4, wasm_i32x4_sub(wasm_i32x4_add(wasm_i32x4_shl(h1[r], 7), l1[r]), s1));
+  }
+}
+
+// Twin of scalar::gemm_q8_quad_sparse: gemm_q8_quad's step on the listed quads, without the
+// offset's correction. Integer sums, so bit-identical.
+template <int R>
+inline void gemm_q8_quad_sparse(const uint8_t* hi, const uint8_t* lo, int64_t ldx, const int8_t* w, const int32_t* quads,
+                                int64_t n, int32_t* out) noexcept {
+  v128_t h0[R], h1[R], l0[R], l1[R];
+  for (int r = 0; r < R; ++r) h0[r] = h1[r] = l0[r] = l1[r] = wasm_i32x4_splat(0);
+  for (const int32_t* end = quads + n; quads != end; ++quads, hi += 4, lo += 4) {
+    const int8_t* wq = w + 32 * *quads;
+    const v128_t w0 = wasm_v128_load(wq), w1 = wasm_v128_load(wq + 16);
+    for (int r = 0; r < R; ++r) {
+      const v128_t xh = wasm_v128_load32_splat(hi + r * ldx), xl = wasm_v128_load32_splat(lo + r * ldx);
+      h0[r] = dot_i8i7_add(w0, xh, h0[r]);
+      h1[r] = dot_i8i7_add(w1, xh, h1[r]);
+      l0[r] = dot_i8i7_add(w0, xl, l0[r]);
+      l1[r] = dot_i8i7_add(w1, xl, l1[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    wasm_v128_store(out + 8 * r, wasm_i32x4_add(wasm_i32x4_shl(h0[r], 7), l0[r]));
+    wasm_v128_store(out + 8 * r + 4, wasm_i32x4_add(wasm_i32x4_shl(h1[r], 7), l1[r]));
   }
 }
 #endif

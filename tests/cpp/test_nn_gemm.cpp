@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "attnlab/nn/gemm.hpp"
@@ -117,6 +118,77 @@ TEST(NnGemm, Int8ProductPast2048IsExact) {
     gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data());
     // x quantised to 8191 (scale 1/8191): each output is 8191 * 127 * 3072 / 8191 = 390144.
     for (float c : C) EXPECT_FLOAT_EQ(c, static_cast<float>(8191.0 * 127 * 3072) * (1.0f / 8191.0f)) << quads;
+  }
+}
+
+// Inputs with many zeros (a ReLU's): ~80% zeros a row, mostly the same k's in every row (a beam's
+// rows); row 3 all zeros; rows 9.. dense, so their pass keeps every pair. `relu`: no negative
+// entries, as a ReLU leaves them (the quads layout skips only such rows).
+std::vector<float> sparse_rows(int64_t N, int64_t K, bool relu, uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto A = randn(N * K, seed + 1);
+  for (int64_t i = 0; i < N; ++i)
+    for (int64_t kk = 0; kk < K; ++kk)
+      if (i < 9 && (i == 3 || (kk * 7919) % 100 < 75 || rng() % 100 < 5)) A[i * K + kk] = 0.0f;
+      else if (relu) A[i * K + kk] = std::fabs(A[i * K + kk]);
+  return A;
+}
+
+std::vector<int8_t> random_q8(int64_t M, int64_t K, int64_t ldw, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int8_t> W(M * ldw, 0);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t kk = 0; kk < K; ++kk) W[m * ldw + kk] = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+  return W;
+}
+
+// Where the product skips the k-pairs (or quads) that are zero in every row of a pass: bit for
+// bit the exact integer product of the quantised rows, scaled as kernels::scale_q8_8 does, for
+// row counts that make passes of 1-5 rows, rows that are all zeros, groups too dense to skip
+// beside sparse ones.
+TEST(NnGemm, Int8ProductOfSparseRowsIsExact) {
+  namespace k = attnlab::kernels;
+  for (const bool quads : {false, true})
+    for (const bool relu : {false, true})
+      for (const int64_t K : {256, 1000})
+        for (const int64_t N : {1, 2, 5, 9, 12}) {
+          const int64_t M = 43, ldw = (K + 15) / 16 * 16;
+          const auto A = sparse_rows(N, K, relu, static_cast<uint32_t>(N * K + quads));
+          const auto W = random_q8(M, K, ldw, static_cast<uint32_t>(N + K));
+          std::vector<float> scale(M);
+          for (int64_t m = 0; m < M; ++m) scale[m] = 0.001f * static_cast<float>(m + 1);
+          const k::Q8Layout L{M, ldw, quads};
+          std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
+          L.pack(W.data(), Wt.data());
+          std::vector<float> C(N * M);
+          gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data());
+          std::vector<int16_t> xq(ldw);
+          for (int64_t i = 0; i < N; ++i) {
+            const float sx = k::scalar::quantize_i16(A.data() + i * K, K, ldw, xq.data());
+            for (int64_t m = 0; m < M; ++m) {
+              int64_t acc = 0;
+              for (int64_t kk = 0; kk < K; ++kk) acc += int64_t{xq[kk]} * W[m * ldw + kk];
+              EXPECT_EQ(C[i * M + m], static_cast<float>(acc) * (sx * scale[m]))
+                  << N << " rows, K " << K << (quads ? " quads " : " pairs ") << (relu ? "relu " : "") << i << "," << m;
+            }
+          }
+        }
+}
+
+// The same on a pool: the lists are made before the tasks run, so the same bits as one thread.
+TEST(NnGemm, Int8ProductOfSparseRowsThreadCountInvariance) {
+  attnlab::ThreadPool pool(3);
+  for (const bool quads : {false, true}) {
+    const int64_t N = 12, K = 1024, M = 300;
+    const auto A = sparse_rows(N, K, true, 9);
+    const auto W = random_q8(M, K, K, 10);
+    const attnlab::kernels::Q8Layout L{M, K, quads};
+    std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
+    L.pack(W.data(), Wt.data());
+    std::vector<float> scale(M, 0.01f), C(N * M), D(N * M);
+    gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data());
+    gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), D.data(), &pool);
+    EXPECT_EQ(C, D) << quads;
   }
 }
 

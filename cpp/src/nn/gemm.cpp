@@ -70,20 +70,40 @@ template <int R>
   kernels::gemm_q8_8<R>(x, ldx, w, kp, out);
 }
 
+// The sparse kernels out of line too, as the dense ones.
+template <int R>
+[[gnu::noinline]] void q8_quad_sparse_call(const uint8_t* hi, const uint8_t* lo, int64_t ldx, const int8_t* w,
+                                           const int32_t* quads, int64_t n, int32_t* out) {
+  kernels::gemm_q8_quad_sparse<R>(hi, lo, ldx, w, quads, n, out);
+}
+
+template <int R>
+[[gnu::noinline]] void q8_sparse_call(const int16_t* x, int64_t ldx, const int8_t* w, const int32_t* pairs, int64_t n,
+                                      int32_t* out) {
+  kernels::gemm_q8_8_sparse<R>(x, ldx, w, pairs, n, out);
+}
+
 // R rows of int16 activations (row stride ldx, scales sx; `xb`: as split_i16's bytes, hi then lo,
 // 2 ldx a row) times the packed int8 weights' tiles [t0, t1): y[r * M + m]. Past 2048 k's the
 // int32 sums could overflow, so they are taken a chunk (Q8Layout::kQ8Chunk) at a time and added in
 // int64: still exact, so the same bits as one pass wherever one pass fits, in either layout.
+// `pairs` (one chunk): xq holds only the k-pairs pairs[0, np) (sparse_pairs), or xb only the
+// k-quads pairs[0, np), split without the offset (sparse_quads).
 template <int R>
 void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx, const kernels::Q8Layout& L,
-             const int8_t* Wt, const float* w_scale, const float* bias, bool relu, float* y, int64_t t0, int64_t t1) {
+             const int8_t* Wt, const float* w_scale, const float* bias, bool relu, float* y, int64_t t0, int64_t t1,
+             const int32_t* pairs, int64_t np) {
   constexpr int64_t kChunk = kernels::Q8Layout::kQ8Chunk;
   const int64_t M = L.M, chunks = (ldx + kChunk - 1) / kChunk;
   int32_t acc[R * 8];
   int64_t wide[R * 8];
   auto chunk = [&](const int8_t* tile, int64_t t, int64_t c) {
     const int64_t k0 = c * kChunk, n = std::min(kChunk, ldx - k0);
-    if (L.quads)
+    if (pairs && L.quads)
+      q8_quad_sparse_call<R>(xb, xb + ldx, 2 * ldx, tile, pairs, np, acc);
+    else if (pairs)
+      q8_sparse_call<R>(xq, ldx, tile, pairs, np, acc);
+    else if (L.quads)
       q8_quad_call<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), acc);
     else
       q8_pairs_call<R>(xq + k0, ldx, tile + 8 * k0, n / 2, acc);
@@ -108,6 +128,70 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
         y[r * M + m0 + j] = relu && !(v > 0.0f) ? 0.0f : v;
       }
   }
+}
+
+// sparse_pairs and sparse_quads take the list where at most 1 - 1 / kSparseOver of the pairs or
+// quads remain. In Node 20's profile a listed pair cost about what a pair of the dense kernel does
+// (its weights' address is one load more), so any real share of zeros pays; the margin keeps the
+// compaction off rows that are nearly dense.
+constexpr int64_t kSparseOver = 8;
+
+// The k-pairs of rows [0, rows) of xq (row stride ldx, kp pairs) that some row has nonzero:
+// where they are few enough, their list in pairs and the rows compacted to them in place (pair q
+// at 2q; see kernels::gemm_q8_8_sparse), returning how many; else -1, xq untouched. `any`: 2 kp
+// int16s of scratch. A ReLU's outputs: the shipped Transformer's decoder FFN input is ~85% zeros
+// a row, 45-75% of the pairs zero in all 5 rows of a beam. 32-bit indices: int64 ones are i64
+// arithmetic in wasm32, which clang vectorised as i64x2 (this scan was 4% of a beam).
+int64_t sparse_pairs(int16_t* xq, int64_t ldx, int64_t rows, int64_t kp, int32_t* pairs, int16_t* any) {
+  const int32_t k2 = static_cast<int32_t>(2 * kp), ld = static_cast<int32_t>(ldx);
+  std::memcpy(any, xq, sizeof(int16_t) * static_cast<size_t>(k2));
+  for (int32_t r = 1; r < rows; ++r)
+    for (int32_t i = 0; i < k2; ++i) any[i] |= xq[r * ld + i];
+  int32_t n = 0;
+  for (int32_t p = 0; p < k2 / 2; ++p) {
+    pairs[n] = p;
+    n += (any[2 * p] | any[2 * p + 1]) != 0;
+  }
+  if (int64_t{n} * kSparseOver > kp * (kSparseOver - 1)) return -1;
+  for (int32_t r = 0; r < rows; ++r) {
+    int16_t* x = xq + r * ld;
+    for (int32_t q = 0; q < n; ++q) x[2 * q] = x[2 * pairs[q]], x[2 * q + 1] = x[2 * pairs[q] + 1];
+  }
+  return n;
+}
+
+// The same for the quads layout: rows [0, rows) of xb (split_i16's bytes, row r's hi at
+// xb + 2 r ldx, its lo ldx further), kq quads. Only rows with no negative entry (a ReLU's), whose
+// bytes it rewrites without split_i16's offset (x = 128 hi + lo: hi - 64), so that a zero is two
+// zero bytes and the quads left out need no share of the offset's correction.
+int64_t sparse_quads(uint8_t* xb, int64_t ldx, int64_t rows, int64_t kq, int32_t* quads, uint8_t* any) {
+  const int32_t k4 = static_cast<int32_t>(4 * kq), ld = static_cast<int32_t>(ldx);
+  uint8_t below = 0;  // bit 7 set where some hi byte is under 64: a negative entry
+  std::memset(any, 0, static_cast<size_t>(k4));
+  for (int32_t r = 0; r < rows; ++r) {
+    const uint8_t *hi = xb + 2 * r * ld, *lo = hi + ld;
+    for (int32_t i = 0; i < k4; ++i) {
+      const uint8_t h = static_cast<uint8_t>(hi[i] - 64);
+      below |= h;
+      any[i] |= static_cast<uint8_t>(h | lo[i]);
+    }
+  }
+  if (below & 0x80) return -1;
+  int32_t n = 0;
+  for (int32_t q = 0; q < k4 / 4; ++q) {
+    quads[n] = q;
+    n += (any[4 * q] | any[4 * q + 1] | any[4 * q + 2] | any[4 * q + 3]) != 0;
+  }
+  if (int64_t{n} * kSparseOver > kq * (kSparseOver - 1)) return -1;
+  for (int32_t r = 0; r < rows; ++r) {
+    uint8_t *hi = xb + 2 * r * ld, *lo = hi + ld;
+    for (int32_t q = 0; q < n; ++q)
+      for (int32_t e = 0; e < 4; ++e) {
+        hi[4 * q + e] = static_cast<uint8_t>(hi[4 * quads[q] + e] - 64);
+        lo[4 * q + e] = lo[4 * quads[q] + e];
+      }
+  }
+  return n;
 }
 
 // n floats of a scratch vector, grown (never shrunk) as needed; every product writes all it reads.
@@ -244,6 +328,23 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
   const int64_t want = threads > 1 ? std::max((tiles * groups + 4 * threads - 1) / (4 * threads), min_tiles) : 32;
   const int64_t kTilesPerTask = std::clamp<int64_t>(want, 4, 32);
   const int64_t blocks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
+  // Each group's nonzero k-pairs or k-quads (in one chunk): np[g] of them at pairs + g kp, or -1
+  // for the whole rows.
+  const int64_t kp = ldw / 2;
+  int32_t* pairs = nullptr;
+  int64_t* np = nullptr;
+  if (ldw <= kernels::Q8Layout::kQ8Chunk) {
+    if (static_cast<int64_t>(sc.pairs.size()) < groups * kp) sc.pairs.resize(static_cast<size_t>(groups * kp));
+    if (static_cast<int64_t>(sc.np.size()) < groups) sc.np.resize(static_cast<size_t>(groups));
+    if (static_cast<int64_t>(sc.any.size()) < ldw) sc.any.resize(static_cast<size_t>(ldw));
+    pairs = sc.pairs.data(), np = sc.np.data();
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t i0 = g * N / groups, rows = (g + 1) * N / groups - i0;
+      np[g] = xq ? sparse_pairs(xq + i0 * ldw, ldw, rows, kp, pairs + g * kp, sc.any.data())
+                 : sparse_quads(xb + 2 * i0 * ldw, ldw, rows, ldw / 4, pairs + g * kp,
+                                reinterpret_cast<uint8_t*>(sc.any.data()));
+    }
+  }
   auto task = [&](int64_t k) {
     const int64_t g = k / blocks, t0 = k % blocks * kTilesPerTask, t1 = std::min(tiles, t0 + kTilesPerTask);
     const int64_t i0 = g * N / groups, rows = (g + 1) * N / groups - i0;
@@ -251,12 +352,14 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
     const uint8_t* br = xb ? xb + 2 * i0 * ldw : nullptr;
     const float* s = sx + i0;
     float* yr = C + i0 * M;
+    const int64_t n = np ? np[g] : -1;
+    const int32_t* pr = n >= 0 ? pairs + g * kp : nullptr;
     switch (rows) {
-      case 1: q8_rows<1>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
-      case 2: q8_rows<2>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
-      case 3: q8_rows<3>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
-      case 4: q8_rows<4>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
-      default: q8_rows<5>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1); break;
+      case 1: q8_rows<1>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1, pr, n); break;
+      case 2: q8_rows<2>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1, pr, n); break;
+      case 3: q8_rows<3>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1, pr, n); break;
+      case 4: q8_rows<4>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1, pr, n); break;
+      default: q8_rows<5>(xr, br, ldw, s, L, Wt, w_scale, bias, relu, yr, t0, t1, pr, n); break;
     }
   };
   if (pool) parallel_for(pool, groups * blocks, task);

@@ -23,7 +23,10 @@ struct GemmScratch {
   std::vector<float> a, b;
   std::vector<int16_t> xq;  // gemm_nt_q8's quantised rows (the pairs layout) and their scales
   std::vector<float> sx;
-  std::vector<uint8_t> xb;  // the rows as kernels::split_i16's bytes (the quads layout)
+  std::vector<int32_t> pairs;  // each row group's nonzero k-pairs, and how many (-1: all)
+  std::vector<int64_t> np;
+  std::vector<int16_t> any;    // a row group's rows or-ed together
+  std::vector<uint8_t> xb;     // the rows as kernels::split_i16's bytes (the quads layout)
 };
 
 // C [N, M] = A [N, K] B^T, B [M, K] (a Linear's forward: x W^T).
