@@ -175,6 +175,24 @@ TEST(NnGemm, Int8ProductOfSparseRowsIsExact) {
         }
 }
 
+// Rows all zeros leave a pass no k-pair (or k-quad) at all: zero sums, so the bias alone.
+TEST(NnGemm, Int8ProductOfZeroRowsIsTheBias) {
+  for (const bool quads : {false, true}) {
+    const int64_t N = 5, K = 256, M = 24;
+    const std::vector<float> A(N * K, 0.0f), scale(M, 0.5f);
+    std::vector<float> bias(M);
+    for (int64_t m = 0; m < M; ++m) bias[m] = 0.25f * static_cast<float>(m) - 2.0f;
+    const auto W = random_q8(M, K, K, 4);
+    const attnlab::kernels::Q8Layout L{M, K, quads};
+    std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
+    L.pack(W.data(), Wt.data());
+    std::vector<float> C(N * M, 99.0f);
+    gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data(), nullptr, nullptr, bias.data());
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t m = 0; m < M; ++m) EXPECT_EQ(C[i * M + m], bias[m]) << quads << " " << i << "," << m;
+  }
+}
+
 // The same on a pool: the lists are made before the tasks run, so the same bits as one thread.
 TEST(NnGemm, Int8ProductOfSparseRowsThreadCountInvariance) {
   attnlab::ThreadPool pool(3);
