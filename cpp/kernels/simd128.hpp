@@ -511,6 +511,31 @@ inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, fl
   for (int64_t j = 0; j < 32; j += 8) gemm_4x8<RS, CS>(K, a, b + j, ldb, c + j, ldc, 8, accumulate);
 }
 
+namespace detail {
+// One k-pair of gemm_q8_8 for R rows: the tile's 16 weight bytes at w (8 outputs x 2 k's),
+// widened once, times each row's pair (a 32-bit splat from x + r ldx), into a0 (outputs 0-3)
+// and a1 (4-7). Always inlined, so that the accumulators stay values.
+template <int R>
+[[gnu::always_inline]] inline void q8_pair_step(const int8_t* w, const int16_t* x, int64_t ldx, v128_t* a0,
+                                                v128_t* a1) noexcept {
+  const v128_t wv = wasm_v128_load(w);
+  const v128_t lo = wasm_i16x8_extend_low_i8x16(wv), hi = wasm_i16x8_extend_high_i8x16(wv);
+  for (int r = 0; r < R; ++r) {
+    const v128_t xs = wasm_v128_load32_splat(x + r * ldx);
+    a0[r] = wasm_i32x4_add(a0[r], wasm_i32x4_dot_i16x8(xs, lo));
+    a1[r] = wasm_i32x4_add(a1[r], wasm_i32x4_dot_i16x8(xs, hi));
+  }
+}
+
+template <int R>
+[[gnu::always_inline]] inline void q8_pair_store(const v128_t* a0, const v128_t* a1, int32_t* out) noexcept {
+  for (int r = 0; r < R; ++r) {
+    wasm_v128_store(out + 8 * r, a0[r]);
+    wasm_v128_store(out + 8 * r + 4, a1[r]);
+  }
+}
+}  // namespace detail
+
 // Twin of scalar::gemm_q8_8: per k-pair one load of the tile's 16 weight bytes, widened once and
 // shared by the R rows; each row's pair is one 32-bit splat (v128.load32_splat), and i32x4.dot_i16x8_s
 // gives four outputs' 2 multiply-adds at once, so no horizontal sums. 2 accumulators per row; R <= 5
@@ -524,19 +549,8 @@ template <int R>
 inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
   v128_t a0[R], a1[R];
   for (int r = 0; r < R; ++r) a0[r] = a1[r] = wasm_i32x4_splat(0);
-  for (const int8_t* end = w + 16 * kp; w != end; w += 16, x += 2) {
-    const v128_t wv = wasm_v128_load(w);
-    const v128_t lo = wasm_i16x8_extend_low_i8x16(wv), hi = wasm_i16x8_extend_high_i8x16(wv);
-    for (int r = 0; r < R; ++r) {
-      const v128_t xs = wasm_v128_load32_splat(x + r * ldx);
-      a0[r] = wasm_i32x4_add(a0[r], wasm_i32x4_dot_i16x8(xs, lo));
-      a1[r] = wasm_i32x4_add(a1[r], wasm_i32x4_dot_i16x8(xs, hi));
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    wasm_v128_store(out + 8 * r, a0[r]);
-    wasm_v128_store(out + 8 * r + 4, a1[r]);
-  }
+  for (const int8_t* end = w + 16 * kp; w != end; w += 16, x += 2) detail::q8_pair_step<R>(w, x, ldx, a0, a1);
+  detail::q8_pair_store<R>(a0, a1, out);
 }
 
 // Twin of scalar::gemm_q8_8_sparse: gemm_q8_8's step with the weights' pair taken from the list.
@@ -546,19 +560,9 @@ inline void gemm_q8_8_sparse(const int16_t* x, int64_t ldx, const int8_t* w, con
                              int32_t* out) noexcept {
   v128_t a0[R], a1[R];
   for (int r = 0; r < R; ++r) a0[r] = a1[r] = wasm_i32x4_splat(0);
-  for (const int32_t* end = pairs + n; pairs != end; ++pairs, x += 2) {
-    const v128_t wv = wasm_v128_load(w + 16 * *pairs);
-    const v128_t lo = wasm_i16x8_extend_low_i8x16(wv), hi = wasm_i16x8_extend_high_i8x16(wv);
-    for (int r = 0; r < R; ++r) {
-      const v128_t xs = wasm_v128_load32_splat(x + r * ldx);
-      a0[r] = wasm_i32x4_add(a0[r], wasm_i32x4_dot_i16x8(xs, lo));
-      a1[r] = wasm_i32x4_add(a1[r], wasm_i32x4_dot_i16x8(xs, hi));
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    wasm_v128_store(out + 8 * r, a0[r]);
-    wasm_v128_store(out + 8 * r + 4, a1[r]);
-  }
+  for (const int32_t* end = pairs + n; pairs != end; ++pairs, x += 2)
+    detail::q8_pair_step<R>(w + 16 * *pairs, x, ldx, a0, a1);
+  detail::q8_pair_store<R>(a0, a1, out);
 }
 
 // Twin of scalar::scale_q8_8: the same multiplies and adds, 4 lanes at a time, so the same bits

@@ -703,105 +703,78 @@ TEST(Kernels, GemmQ8IsExactOnEveryIsa) {
   expect_gemm_q8_8<3>(2048, 2);
 }
 
-// A weight from a random draw: -127 and 127 one time in eight each, else anything in between.
-int q_extreme(int32_t v) { return v % 8 == 0 ? 127 : v % 8 == 1 ? -127 : v % 255 - 127; }
-
-// The sparse kernel on the nonzero k-pairs of rows whose other pairs are zero (every other pair,
-// and runs of them, as a ReLU leaves): exact, so the dense kernel's sums, on every ISA.
+// The sparse kernels on rows whose other k-groups (pairs, or quads) are zero, in every other group
+// and runs of them, as a ReLU leaves its outputs: the kernel on the nonzero groups only, the rows
+// compacted to them, gives the exact sums of the whole rows, on every ISA. The quads' rows have no
+// negative entry and go in without split_i16's offset (x = 128 hi + lo), as the product gives them.
 template <int R>
-void expect_gemm_q8_8_sparse(int64_t ldw) {
+void expect_gemm_q8_sparse(int64_t ldw, bool quads) {
+  const int64_t g = quads ? 4 : 2, groups = ldw / g;
   std::vector<int16_t> x(R * ldw, 0);
   std::vector<int8_t> w(8 * ldw);
-  uint32_t s = 777;
+  uint32_t s = quads ? 4242 : 777;
   auto next = [&] { return s = s * 1664525u + 1013904223u, static_cast<int32_t>(s >> 8); };
-  for (int64_t p = 0; p < ldw / 2; ++p)
-    if (p % 3 == 1 || p % 7 == 0)
-      for (int r = 0; r < R; ++r)
-        for (int e = 0; e < 2; ++e)
-          if ((r + e + p) % 4 != 0) x[r * ldw + 2 * p + e] = static_cast<int16_t>(next() % 16383 - 8191);
-  for (auto& v : w) v = static_cast<int8_t>(next() % 255 - 127);
-  const k::Q8Layout L{8, ldw, false};
-  std::vector<int8_t> wt(static_cast<size_t>(L.size()));
-  L.pack(w.data(), wt.data());
-  std::vector<int32_t> pairs;
-  for (int64_t p = 0; p < ldw / 2; ++p) {
-    bool any = false;
-    for (int r = 0; r < R; ++r) any |= x[r * ldw + 2 * p] != 0 || x[r * ldw + 2 * p + 1] != 0;
-    if (any) pairs.push_back(static_cast<int32_t>(p));
-  }
-  ASSERT_LT(pairs.size() * 2, static_cast<size_t>(ldw));  // some pairs skipped
-  const int64_t n = static_cast<int64_t>(pairs.size()), ldc = n * 2 + 6;  // compacted rows, a stride apart
-  std::vector<int16_t> xc(R * ldc, 9999);
-  for (int r = 0; r < R; ++r)
-    for (int64_t q = 0; q < n; ++q)
-      for (int e = 0; e < 2; ++e) xc[r * ldc + 2 * q + e] = x[r * ldw + 2 * pairs[q] + e];
-  int32_t a[R * 8], b[R * 8];
-  k::gemm_q8_8_sparse<R>(xc.data(), ldc, wt.data(), pairs.data(), n, a);
-  k::scalar::gemm_q8_8_sparse<R>(xc.data(), ldc, wt.data(), pairs.data(), n, b);
-  for (int r = 0; r < R; ++r)
-    for (int j = 0; j < 8; ++j) {
-      int64_t want = 0;
-      for (int64_t i = 0; i < ldw; ++i) want += static_cast<int64_t>(x[r * ldw + i]) * w[j * ldw + i];
-      EXPECT_EQ(a[r * 8 + j], want) << "R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
-      EXPECT_EQ(b[r * 8 + j], want) << "scalar R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
-    }
-}
-
-// The same for the quads: non-negative rows split without the offset, compacted to the quads
-// that are not zero in every row.
-template <int R>
-void expect_gemm_q8_quad_sparse(int64_t ldw) {
-  std::vector<int16_t> x(R * ldw, 0);
-  std::vector<int8_t> w(8 * ldw);
-  uint32_t s = 4242;
-  auto next = [&] { return s = s * 1664525u + 1013904223u, static_cast<int32_t>(s >> 8); };
-  for (int64_t q = 0; q < ldw / 4; ++q)
+  for (int64_t q = 0; q < groups; ++q)
     if (q % 3 == 1 || q % 7 == 0)
       for (int r = 0; r < R; ++r)
-        for (int e = 0; e < 4; ++e)
-          if ((r + e + q) % 3 != 0) x[r * ldw + 4 * q + e] = static_cast<int16_t>(e == 1 && q % 2 ? 8191 : next() % 8192);
-  for (auto& v : w) v = static_cast<int8_t>(q_extreme(next()));
-  const k::Q8Layout L{8, ldw, true};
+        for (int e = 0; e < g; ++e)
+          if ((r + e + q) % 3 != 0)
+            x[r * ldw + g * q + e] = static_cast<int16_t>(e == 1 && q % 2 ? 8191 : quads ? next() % 8192 : next() % 16383 - 8191);
+  // Weights: -127 and 127 one time in eight each, else anything in between.
+  for (auto& v : w) {
+    const int32_t d = next();
+    v = static_cast<int8_t>(d % 8 == 0 ? 127 : d % 8 == 1 ? -127 : d % 255 - 127);
+  }
+  const k::Q8Layout L{8, ldw, quads};
   std::vector<int8_t> wt(static_cast<size_t>(L.size()));
   L.pack(w.data(), wt.data());
-  std::vector<int32_t> quads;
-  for (int64_t q = 0; q < ldw / 4; ++q) {
+  std::vector<int32_t> list;
+  for (int64_t q = 0; q < groups; ++q) {
     bool any = false;
     for (int r = 0; r < R; ++r)
-      for (int e = 0; e < 4; ++e) any |= x[r * ldw + 4 * q + e] != 0;
-    if (any) quads.push_back(static_cast<int32_t>(q));
+      for (int e = 0; e < g; ++e) any |= x[r * ldw + g * q + e] != 0;
+    if (any) list.push_back(static_cast<int32_t>(q));
   }
-  ASSERT_LT(quads.size() * 4, static_cast<size_t>(ldw));  // some quads skipped
-  const int64_t n = static_cast<int64_t>(quads.size()), ldc = 4 * n + 12;
-  std::vector<uint8_t> xb(2 * R * ldc, 77);  // row r's hi at 2 r ldc, its lo ldc further
+  ASSERT_LT(static_cast<int64_t>(list.size()), groups);  // some groups skipped
+  // Compacted rows a stride apart, the gaps filled with garbage the kernels must not read.
+  const int64_t n = static_cast<int64_t>(list.size()), ldc = g * n + 12;
+  std::vector<int16_t> xc(R * ldc, 9999);
+  std::vector<uint8_t> xb(2 * R * ldc, 77);  // quads: row r's hi at 2 r ldc, its lo ldc further
   for (int r = 0; r < R; ++r)
     for (int64_t q = 0; q < n; ++q)
-      for (int e = 0; e < 4; ++e) {
-        const int v = x[r * ldw + 4 * quads[q] + e];
-        xb[2 * r * ldc + 4 * q + e] = static_cast<uint8_t>(v >> 7);
-        xb[(2 * r + 1) * ldc + 4 * q + e] = static_cast<uint8_t>(v & 127);
+      for (int e = 0; e < g; ++e) {
+        const int v = x[r * ldw + g * list[q] + e];
+        xc[r * ldc + g * q + e] = static_cast<int16_t>(v);
+        xb[2 * r * ldc + g * q + e] = static_cast<uint8_t>(v >> 7);
+        xb[(2 * r + 1) * ldc + g * q + e] = static_cast<uint8_t>(v & 127);
       }
   int32_t a[R * 8], b[R * 8];
-  k::gemm_q8_quad_sparse<R>(xb.data(), xb.data() + ldc, 2 * ldc, wt.data(), quads.data(), n, a);
-  k::scalar::gemm_q8_quad_sparse<R>(xb.data(), xb.data() + ldc, 2 * ldc, wt.data(), quads.data(), n, b);
+  if (quads) {
+    k::gemm_q8_quad_sparse<R>(xb.data(), xb.data() + ldc, 2 * ldc, wt.data(), list.data(), n, a);
+    k::scalar::gemm_q8_quad_sparse<R>(xb.data(), xb.data() + ldc, 2 * ldc, wt.data(), list.data(), n, b);
+  } else {
+    k::gemm_q8_8_sparse<R>(xc.data(), ldc, wt.data(), list.data(), n, a);
+    k::scalar::gemm_q8_8_sparse<R>(xc.data(), ldc, wt.data(), list.data(), n, b);
+  }
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 8; ++j) {
       int64_t want = 0;
       for (int64_t i = 0; i < ldw; ++i) want += static_cast<int64_t>(x[r * ldw + i]) * w[j * ldw + i];
-      EXPECT_EQ(a[r * 8 + j], want) << "R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
-      EXPECT_EQ(b[r * 8 + j], want) << "scalar R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
+      const std::string at = std::string(quads ? "quads" : "pairs") + " R=" + std::to_string(R) + " ldw=" +
+                             std::to_string(ldw) + " r=" + std::to_string(r) + " j=" + std::to_string(j);
+      EXPECT_EQ(a[r * 8 + j], want) << at;
+      EXPECT_EQ(b[r * 8 + j], want) << at << " (scalar)";
     }
 }
 
-TEST(Kernels, GemmQ8SparseSkipsOnlyZeroPairs) {
-  for (int64_t ldw : {16, 96, 1024, 2048}) {
-    expect_gemm_q8_8_sparse<1>(ldw);
-    expect_gemm_q8_8_sparse<2>(ldw);
-    expect_gemm_q8_8_sparse<5>(ldw);
-    expect_gemm_q8_quad_sparse<1>(ldw);
-    expect_gemm_q8_quad_sparse<2>(ldw);
-    expect_gemm_q8_quad_sparse<3>(ldw);
-  }
+TEST(Kernels, GemmQ8SparseSkipsOnlyZeroGroups) {
+  for (int64_t ldw : {16, 96, 1024, 2048})
+    for (bool quads : {false, true}) {
+      expect_gemm_q8_sparse<1>(ldw, quads);
+      expect_gemm_q8_sparse<2>(ldw, quads);
+      expect_gemm_q8_sparse<3>(ldw, quads);
+      if (!quads) expect_gemm_q8_sparse<5>(ldw, quads);  // the quads take at most 3 rows
+    }
 }
 
 // Both layouts: rows past M are zero, each byte is where its kernel reads it, and the quads'
