@@ -19,3 +19,12 @@ constexpr float kE4 = 0.00961769279f;
 constexpr float kE5 = 0.00134066434f;
 constexpr float kE6 = 0.000155946778f;
 }  // namespace attnlab::kernels::exp_constants
+
+// erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), z >= 0: Numerical Recipes' erfcc (a
+// Chebyshev fit, fractional error < 1.2e-7 in exact arithmetic), P's coefficients kP[0] + kP[1] t
+// + ... + kP[9] t^9. What scalar::gelu_erf_approx and its SIMD twin evaluate.
+namespace attnlab::kernels::erfc_constants {
+constexpr float kP[10] = {-1.26551223f, 1.00002368f, 0.37409196f,  0.09678418f,  -0.18628806f,
+                          0.27886807f,  -1.13520398f, 1.48851587f, -0.82215223f, 0.17087277f};
+constexpr float kSqrtHalf = 0.70710678118654752f;
+}  // namespace attnlab::kernels::erfc_constants

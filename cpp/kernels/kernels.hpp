@@ -57,6 +57,9 @@
 //                                  (AVX-512), else 4 (gemm_4x32 alone)
 //   tanh_inplace(x, n)             x[i] = tanh(x[i]) through the exp kernel (scalar::tanh_approx)
 //   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through the exp kernel
+//   gelu_erf_inplace(x, n)         x[i] = x[i] Phi(x[i]) (BERT's GELU) through erfc and the exp
+//                                  kernel; within 1.3e-7 max(1, |x|) of float64
+//   gelu_tanh_inplace(x, n)        x[i] = GPT-2's tanh GELU of x[i] through tanh_inplace's tanh
 //   tanh_dot_rows(q, k, ldk, v, H, n, out, t)
 //                                  out[j] = dot(v, tanh(q + k[j ldk ..])) for n rows of H,
 //                                  the tanhs kept in t (H per row) if not null: additive
@@ -185,6 +188,8 @@ using isa::scale;
 using isa::sigmoid_sum;
 using isa::tanh_dot_rows;
 using isa::tanh_inplace;
+using isa::gelu_erf_inplace;
+using isa::gelu_tanh_inplace;
 
 // Rows [0, rows) of x, rows <= G (row stride `stride`, `cols` wide), interleaved:
 // out[c][r] = x[r * stride + c], zero past the last row. The A operand of gemm_4x8<1, 4> (G = 4)

@@ -95,6 +95,28 @@ inline v128_t sigmoid4(v128_t x) noexcept {
   return wasm_f32x4_div(wasm_v128_bitselect(one, e, wasm_f32x4_ge(x, wasm_f32x4_splat(0.0f))), wasm_f32x4_add(one, e));
 }
 
+// Twins of scalar::gelu_erf_approx and gelu_tanh_approx, four lanes.
+inline v128_t gelu_erf4(v128_t x) noexcept {
+  using namespace erfc_constants;
+  const v128_t z = wasm_f32x4_mul(wasm_f32x4_abs(x), wasm_f32x4_splat(kSqrtHalf));
+  const v128_t one = wasm_f32x4_splat(1.0f), point5 = wasm_f32x4_splat(0.5f);
+  const v128_t t = wasm_f32x4_div(one, wasm_f32x4_add(one, wasm_f32x4_mul(point5, z)));
+  const v128_t t2 = wasm_f32x4_mul(t, t), t4 = wasm_f32x4_mul(t2, t2);
+  const auto c = [](int i) { return wasm_f32x4_splat(kP[i]); };
+  const v128_t p01 = madd(t, c(1), c(0)), p23 = madd(t, c(3), c(2)), p45 = madd(t, c(5), c(4));
+  const v128_t p67 = madd(t, c(7), c(6)), p89 = madd(t, c(9), c(8));
+  const v128_t p03 = madd(t2, p23, p01), p47 = madd(t2, p67, p45);
+  const v128_t p = madd(t4, madd(t4, p89, p47), p03);
+  const v128_t half = wasm_f32x4_mul(point5, wasm_f32x4_mul(t, exp4(wasm_f32x4_sub(p, wasm_f32x4_mul(z, z)))));
+  const v128_t phi = wasm_v128_bitselect(wasm_f32x4_sub(one, half), half, wasm_f32x4_ge(x, wasm_f32x4_splat(0.0f)));
+  return wasm_f32x4_mul(x, phi);
+}
+inline v128_t gelu_tanh4(v128_t x) noexcept {
+  const v128_t cube = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.044715f), x), x), x);
+  const v128_t u = wasm_f32x4_mul(wasm_f32x4_splat(0.79788456080286536f), wasm_f32x4_add(x, cube));
+  return wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_splat(0.5f), x), wasm_f32x4_add(wasm_f32x4_splat(1.0f), tanh4(u)));
+}
+
 // Twin of scalar::abs_max: f32x4.max's NaN rule is an instruction sequence in V8 on x86-64, so
 // the max is f32x4.pmax (one maxps) with NaN tracked by a compare.
 inline float abs_max(const float* x, int64_t n) noexcept {
@@ -190,6 +212,16 @@ inline void tanh_inplace(float* x, int64_t n) noexcept {
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, detail::tanh4(wasm_v128_load(x + i)));
   for (; i < n; ++i) x[i] = scalar::tanh_approx(x[i]);
+}
+inline void gelu_erf_inplace(float* x, int64_t n) noexcept {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, detail::gelu_erf4(wasm_v128_load(x + i)));
+  for (; i < n; ++i) x[i] = scalar::gelu_erf_approx(x[i]);
+}
+inline void gelu_tanh_inplace(float* x, int64_t n) noexcept {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) wasm_v128_store(x + i, detail::gelu_tanh4(wasm_v128_load(x + i)));
+  for (; i < n; ++i) x[i] = scalar::gelu_tanh_approx(x[i]);
 }
 inline void sigmoid_sum(const float* a, const float* b, float* s, int64_t n) noexcept {
   int64_t i = 0;

@@ -3,8 +3,13 @@
 // of 3,000: a decoder step's log-softmax) `reps` times and returns a checksum, so nothing is dead.
 // Kind 1 is the exp kernel before 6e95598 (a Cody-Waite reduction and a degree-7 polynomial,
 // 28 operations a vector), kept here as the comparison for kind 0, today's exp (exp2 of
-// x log2 e, 20 operations).
+// x log2 e, 20 operations). Kinds 6-9: the GELUs of the pretrained checkpoints, each beside the
+// libm form it replaced or would replace (erf: BERT's until it moved into the kernels), on
+// normal values (sigma 1: a transformer's FFN pre-activations), copied in first (the kernels work
+// in place; the libm loops read the values and write the copy: the kernels pay one copy more).
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 
 #include "kernels.hpp"
@@ -17,6 +22,7 @@ constexpr int kRows = 5, kCols = 3000, kH = 192;
 // values: logits in [-25, 5]; work and tanhs: updated in place each rep (2^(x - 5) of values in
 // (0, 1] stays in (1/32, 1/16]; repeated tanh shrinks slowly toward 0), so no copies are timed.
 float values[kRows * kCols], work[kRows * kCols], tanhs[kRows * kCols], scores_big[kRows * kCols], q[kH], v[kH], scores[kCols / kH];
+float normal[kRows * kCols], gelus[kRows * kCols];
 
 v128_t cody_waite_exp4(v128_t x) {
   const v128_t magic = wasm_f32x4_splat(12582912.0f);
@@ -50,6 +56,13 @@ __attribute__((export_name("init"))) void init() {
     x = -30.0f * static_cast<float>(s >> 8) / 16777216.0f + 5.0f;
   }
   for (int i = 0; i < kRows * kCols; ++i) work[i] = values[i], tanhs[i] = 0.2f * values[i];
+  for (float& x : normal) {  // Irwin-Hall: twelve uniforms in [0, 1) less 6, sigma 1
+    x = -6.0f;
+    for (int u = 0; u < 12; ++u) {
+      s = s * 1664525u + 1013904223u;
+      x += static_cast<float>(s >> 8) / 16777216.0f;
+    }
+  }
   for (int h = 0; h < kH; ++h) q[h] = 0.01f * static_cast<float>(h % 17) - 0.08f, v[h] = 0.02f * static_cast<float>(h % 5) - 0.04f;
 }
 
@@ -83,6 +96,24 @@ __attribute__((export_name("run"))) float run(int kind, int reps) {
       case 5:  // additive attention: 15 source positions of 192 for one beam row
         k::tanh_dot_rows(q, values, kH, v, kH, kCols / kH, scores, nullptr);
         acc += scores[r % (kCols / kH)] + shift * 0.0f;
+        break;
+      case 6:
+      case 8:
+        std::memcpy(gelus, normal, sizeof gelus);
+        (kind == 6 ? k::gelu_erf_inplace : k::gelu_tanh_inplace)(gelus, kRows * kCols);
+        acc += gelus[r % (kRows * kCols)] + shift * 0.0f;
+        break;
+      case 7:
+        for (int i = 0; i < kRows * kCols; ++i)
+          gelus[i] = 0.5f * normal[i] * (1.0f + std::erf(normal[i] * 0.70710678118654752f));
+        acc += gelus[r % (kRows * kCols)] + shift * 0.0f;
+        break;
+      case 9:
+        for (int i = 0; i < kRows * kCols; ++i) {
+          const float x = normal[i];
+          gelus[i] = 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+        }
+        acc += gelus[r % (kRows * kCols)] + shift * 0.0f;
         break;
       default:
         return 0.0f;

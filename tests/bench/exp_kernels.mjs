@@ -1,7 +1,8 @@
 // The exp-based kernels alone (kernels::exp_shift_total, exp2_shift_sum, tanh_inplace,
-// sigmoid_sum, tanh_dot_rows) in ns per element, SIMD128, in Node and in headless Chromium, with
+// sigmoid_sum, tanh_dot_rows, gelu_erf_inplace, gelu_tanh_inplace) in ns per element, SIMD128, in Node and in headless Chromium, with
 // the exp kernel before 6e95598 (Cody-Waite reduction, degree-7 polynomial) beside today's (exp2
-// of x log2 e): why a beam-5 GRU translation spent 18% less time in exp. tests/bench/exp_kernels.cpp
+// of x log2 e): why a beam-5 GRU translation spent 18% less time in exp; and the GELU kernels
+// beside libm's erf and tanh forms. tests/bench/exp_kernels.cpp
 // is compiled here with Emscripten into a standalone module (no glue); per round every kernel runs
 // once, ~20 ms each, rounds alternate kernels; medians of 9 rounds.
 //   node tests/bench/exp_kernels.mjs    writes results/exp-kernels-<date>.md
@@ -28,6 +29,10 @@ const kinds = [
   'tanh_inplace',
   'sigmoid_sum',
   'tanh_dot_rows (H = 192)',
+  'gelu_erf_inplace (BERT\'s GELU)',
+  'the same with libm\'s erf: 0.5 x (1 + erf(x / sqrt 2))',
+  'gelu_tanh_inplace (GPT-2\'s GELU)',
+  'the same with libm\'s tanh',
 ];
 
 // Runs in Node and in the page alike (no closure over this module).
@@ -75,12 +80,14 @@ const lines = [
   `- machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores, 1-minute load ${os.loadavg()[0].toFixed(1)}`,
   `- node ${process.version}; browser: ${userAgent}`,
   `- attnlab at ${commit}; ${emcc}; tests/bench/exp_kernels.mjs: medians of 9 rounds, ~20 ms a call`,
-  '- elements: 5 rows of 3,000 values in [-25, 5] (a beam-5 log-softmax), 4 rows for sigmoid_sum, 15 x 192 for tanh_dot_rows',
+  '- elements: 5 rows of 3,000 values in [-25, 5] (a beam-5 log-softmax), 4 rows for sigmoid_sum, 15 x 192 for tanh_dot_rows; the GELUs: 15,000 normal values, sigma 1 (their kernels\' rows include a copy in)',
   '',
   '| kernel | Node ns/element | Chromium ns/element |',
   '|---|---|---|',
   ...kinds.map((k, i) => `| ${k} | ${node[i].toFixed(3)} | ${page[i].toFixed(3)} |`),
   `| **exp before / today** | **${(node[1] / node[0]).toFixed(2)}x** | **${(page[1] / page[0]).toFixed(2)}x** |`,
+  `| **erf GELU, libm / kernel** | **${(node[7] / node[6]).toFixed(2)}x** | **${(page[7] / page[6]).toFixed(2)}x** |`,
+  `| **tanh GELU, libm / kernel** | **${(node[9] / node[8]).toFixed(2)}x** | **${(page[9] / page[8]).toFixed(2)}x** |`,
   '',
 ];
 const file = join(here, 'results', `exp-kernels-${new Date().toISOString().slice(0, 10)}.md`);

@@ -73,7 +73,7 @@ static T unary(Tape& tp, T a, F f, DF df_from_y) {
   return y;
 }
 
-// tanh and sigmoid through the exp kernel, as the GRU's gates: every build alike.
+// tanh through the exp kernel, as the GRU's gates: every build alike.
 T tanh_(Tape& tp, T a) {
   return unary(
       tp, a,
@@ -82,15 +82,6 @@ T tanh_(Tape& tp, T a) {
         kernels::tanh_inplace(y, n);
       },
       [](float y, float) { return 1.f - y * y; });
-}
-T sigmoid_(Tape& tp, T a) {
-  return unary(
-      tp, a,
-      [](const float* x, float* y, int64_t n) {
-        const std::vector<float> zero(static_cast<size_t>(n), 0.f);
-        kernels::sigmoid_sum(x, zero.data(), y, n);
-      },
-      [](float y, float) { return y * (1.f - y); });
 }
 T relu_(Tape& tp, T a) {
   return unary(

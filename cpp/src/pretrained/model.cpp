@@ -101,21 +101,10 @@ void layer_norm(const float* x, int64_t n, int64_t E, const Norm& nm, double eps
 
 // transformers' activations.py: GELUActivation (erf) and NewGELUActivation (tanh approximation).
 void gelu(float* x, int64_t n, bool exact) {
-  if (exact) {
-    for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
-  } else {
-    // tanh through kernels::tanh_inplace (the SIMD exp): libm's tanh is slow in WebAssembly.
-    float t[1024];
-    for (int64_t i0 = 0; i0 < n; i0 += 1024) {
-      const int64_t m = std::min<int64_t>(1024, n - i0);
-      for (int64_t i = 0; i < m; ++i) {
-        const float v = x[i0 + i];
-        t[i] = 0.79788456080286536f * (v + 0.044715f * v * v * v);
-      }
-      kernels::tanh_inplace(t, m);
-      for (int64_t i = 0; i < m; ++i) x[i0 + i] = 0.5f * x[i0 + i] * (1.0f + t[i]);
-    }
-  }
+  if (exact)
+    kernels::gelu_erf_inplace(x, n);
+  else
+    kernels::gelu_tanh_inplace(x, n);
 }
 
 void dense(const float* x, int64_t n, const Lin& l, float* y, ThreadPool* pool) {

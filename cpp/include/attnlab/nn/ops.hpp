@@ -24,7 +24,6 @@ T add(Tape& tp, T a, T b);
 T mul(Tape& tp, T a, T b);
 T scale(Tape& tp, T a, float s);
 T tanh_(Tape& tp, T a);
-T sigmoid_(Tape& tp, T a);
 T relu_(Tape& tp, T a);
 // x + pe where pe [L, C] repeats over the leading groups of L rows of x [B * L, C].
 T add_rows_periodic(Tape& tp, T x, const std::vector<float>& pe, int64_t L);
