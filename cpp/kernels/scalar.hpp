@@ -99,11 +99,12 @@ inline float sigmoid_approx(float x) noexcept {
   const float e = exp_approx(-std::fabs(x));
   return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
 }
-// The GELUs of transformers' checkpoints, on the exp kernel, so that every build computes them
-// alike (libm's erf is not the same code natively and in WebAssembly) and fast: on normal values
-// of sigma 1, the erf GELU with libm's erf took 4.3 ns an element in Node 20 and 5.0 in Chromium
-// 156, this one's SIMD twin 2.3-2.4 (tests/bench/exp_kernels.mjs; libm's erf branches on |x|, so
-// its time moves with the values: 4.8-15.8 ns for sigma 0.05-2 in Node).
+// The GELUs of transformers' checkpoints, on the exp kernel, so that the scalar and SIMD128
+// WebAssembly builds compute them alike (relaxed SIMD and native code may fuse multiply-adds;
+// libm's erf was a third implementation) and fast: on normal values of sigma 1, the erf GELU with
+// libm's erf took 4.3 ns an element in Node 20 and 5.0 in Chromium 156, this one's SIMD twin
+// 2.3-2.4 (tests/bench/exp_kernels.mjs; libm's erf branches on |x|, so its time moves with the
+// values: 4.8-15.8 ns for sigma 0.05-2 in Node).
 // "gelu" (BERT's): x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2, with erfc of z = |x| / sqrt 2 >= 0
 // as erfc_constants says and reflected for x >= 0 (1 - erfc / 2): within 1.3e-7 max(1, |x|) of
 // float64 (float's 0.5 x (1 + erf) with libm's erf: 1.05e-7), and no cancellation for x < 0.
