@@ -482,9 +482,10 @@ inline void gemm_q8_8_sparse(const int16_t* x, int64_t ldx, const int8_t* w, con
 // The int8 product's scaling of one tile: y[r * ldy + j] = float(acc[r * 8 + j]) *
 // (sx[r] * w_scale[j]) for R rows (activation scales sx) and the tile's first n <= 8 outputs,
 // then + bias[j] (unless null: the tile's biases) and max(0, .) (relu). A layer's bias and ReLU
-// here rather than in passes of their own over its outputs.
-template <int R>
-inline void scale_q8_8(const int32_t* acc, const float* sx, const float* w_scale, const float* bias, bool relu, float* y,
+// here rather than in passes of their own over its outputs. Acc int64_t: the exact sums of a
+// product past 2048 k's (nn::q8_rows), which no SIMD kernel takes.
+template <int R, class Acc = int32_t>
+inline void scale_q8_8(const Acc* acc, const float* sx, const float* w_scale, const float* bias, bool relu, float* y,
                        int64_t ldy, int64_t n) noexcept {
   for (int r = 0; r < R; ++r)
     for (int64_t j = 0; j < n; ++j) {

@@ -121,6 +121,38 @@ TEST(NnGemm, Int8ProductPast2048IsExact) {
   }
 }
 
+// The bias and ReLU the product applies as it scales (scale_q8_8; past 2048 k's, its scalar twin
+// over int64 sums) are a pass of their own over the product without them, in both layouts, on
+// rows some of whose outputs the ReLU zeroes: to the last bit in WebAssembly, within a rounding
+// natively, where GCC may fuse the scaling's multiply with the bias's add.
+TEST(NnGemm, Int8ProductBiasAndReluAreAPassAfterIt) {
+  for (const bool quads : {false, true})
+    for (const int64_t K : {200, 3000}) {
+      const int64_t N = 5, M = 21;
+      const attnlab::kernels::Q8Layout L{M, K, quads};
+      std::vector<int8_t> W(M * K), Wt(static_cast<size_t>(L.size()));
+      std::mt19937 rng(static_cast<unsigned>(K));
+      for (auto& w : W) w = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+      L.pack(W.data(), Wt.data());
+      const auto A = randn(N * K, 11), bias = randn(M, 12);
+      std::vector<float> scale(M, 0.01f), plain(N * M), fused(N * M);
+      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), plain.data());
+      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), fused.data(), nullptr, nullptr, bias.data(), true);
+      int zeroed = 0;
+      for (int64_t i = 0; i < N * M; ++i) {
+        const float v = plain[i] + bias[i % M], want = v > 0.0f ? v : 0.0f;
+#if defined(__wasm__)
+        EXPECT_EQ(fused[i], want) << K << " deep, output " << i << (quads ? ", quads" : "");
+#else
+        EXPECT_NEAR(fused[i], want, 1e-6f * (std::fabs(plain[i]) + std::fabs(bias[i % M]))) << K << " deep, output " << i;
+#endif
+        zeroed += v <= 0.0f;
+      }
+      EXPECT_GT(zeroed, 0) << K;
+      EXPECT_LT(zeroed, N * M) << K;
+    }
+}
+
 // Inputs with many zeros (a ReLU's): ~80% zeros a row, mostly the same k's in every row (a beam's
 // rows); row 3 all zeros; rows 9.. dense, so their pass keeps every pair. `relu`: no negative
 // entries, as a ReLU leaves them (the quads layout skips only such rows).

@@ -121,12 +121,7 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
       chunk(tile, t, c);
       for (int i = 0; i < R * 8; ++i) wide[i] += acc[i];
     }
-    for (int r = 0; r < R; ++r)
-      for (int64_t j = 0; j < n; ++j) {
-        float v = static_cast<float>(wide[r * 8 + j]) * (sx[r] * w_scale[m0 + j]);
-        if (bias) v += bias[m0 + j];
-        y[r * M + m0 + j] = relu && !(v > 0.0f) ? 0.0f : v;
-      }
+    kernels::scalar::scale_q8_8<R>(wide, sx, w_scale + m0, bias ? bias + m0 : nullptr, relu, y + m0, M, n);
   }
 }
 
