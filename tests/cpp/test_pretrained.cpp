@@ -193,7 +193,12 @@ TEST(PretrainedConfig, RefusesUnknownArchitecturesAndAbsurdSizes) {
                "'LlamaForCausalLM' is not supported; supported: GPT2LMHeadModel, BertModel");
   expect_error([] { read_config("{\"architectures\": [\"GPT2LMHeadModel\"], \"n_embd\": 1000000000}"); }, "n_embd must be an integer in [1, 8192]");
   expect_error([] { read_config("{\"architectures\": [\"GPT2LMHeadModel\"], \"n_embd\": 30, \"n_head\": 4}"); }, "not a multiple of the 4 heads");
-  expect_error([] { read_config("{\"architectures\": [\"GPT2LMHeadModel\"], \"activation_function\": \"relu\"}"); }, "'relu' is not supported");
+  expect_error([] { read_config("{\"architectures\": [\"GPT2LMHeadModel\"], \"activation_function\": \"relu\"}"); },
+               "activation_function 'relu' is not supported (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast)");
+  // Each name the message offers is taken: erf's GELU for "gelu", the tanh form for the others.
+  for (const char* act : {"gelu", "gelu_new", "gelu_pytorch_tanh", "gelu_fast"})
+    EXPECT_EQ(read_config(std::string("{\"architectures\": [\"GPT2LMHeadModel\"], \"activation_function\": \"") + act + "\"}").gelu_exact,
+              std::string(act) == "gelu") << act;
   expect_error([] { read_config("{\"architectures\": [\"GPTNeoForCausalLM\"], \"num_layers\": 3, \"attention_types\": [[[\"global\", \"local\"], 1]]}"); },
                "give 2 layers, num_layers is 3");
   expect_error([] { read_config("not json"); }, "config.json: invalid JSON");

@@ -46,7 +46,7 @@ bool gelu_exact(const Json& c, const char* key, const char* def) {
   const std::string a = v && v->kind == Json::String ? v->str : def;
   if (a == "gelu") return true;
   require(a == "gelu_new" || a == "gelu_pytorch_tanh" || a == "gelu_fast", [&] {
-    return std::string("config.json: ") + key + " '" + a + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh)";
+    return std::string("config.json: ") + key + " '" + a + "' is not supported (gelu, gelu_new, gelu_pytorch_tanh, gelu_fast)";
   });
   return false;
 }
