@@ -2,10 +2,11 @@
 // timing rule on probes whose speed is known, since which size a real engine runs faster is the
 // engine's affair (Chromium 156 keeps 6 fp32 rows in registers, Node 20's V8 spills them). The wide
 // form is kept when at least 2% faster: per row where the probe's work grows with its rows, per
-// call where it does not. V8 takes the 5-row int8 pass untimed (isV8): timing it there caught
-// baseline-tier code.
+// call where it does not. V8 takes both wide forms untimed (isV8): timing the int8 pass there
+// caught baseline-tier code, and a page that is not cross-origin isolated has no clock to time
+// with, where Chromium's relaxed attention had kept 4 rows.
 import { describe, expect, it } from 'vitest';
-import { faster, isV8 } from '../../dist/loader.js';
+import { faster, isV8, wideRows } from '../../dist/loader.js';
 
 // A probe that takes `ms(rows)` ms a call, busy-waiting (performance.now() is fine in Node).
 function probe(ms: (rows: number) => number, calls: number[] = []) {
@@ -38,7 +39,21 @@ describe('row groups: load() keeps the wide form only where it is faster', () =>
   });
 });
 
-describe('row groups: which engines take the 5-row int8 pass untimed', () => {
+describe('row groups: V8 takes the wide forms untimed, other engines only where timing says so', () => {
+  const never = () => { throw new Error('timed'); };
+  it('V8: wide, without timing, isolated page or not', () => {
+    expect(wideRows(true, false, never)).toBe(true);
+    expect(wideRows(true, true, never)).toBe(true);
+  });
+
+  it('elsewhere: what timing says on a fine clock, and 4 rows without one', () => {
+    expect(wideRows(false, true, () => true)).toBe(true);
+    expect(wideRows(false, true, () => false)).toBe(false);
+    expect(wideRows(false, false, never)).toBe(false);
+  });
+});
+
+describe('row groups: which engines count as V8', () => {
   it('V8: Node, and Chromium-based pages and workers', () => {
     expect(isV8()).toBe(true);  // this Node
     expect(isV8({ process: { versions: { node: '20.20.2', v8: '11.3.244.8-node.33' } } })).toBe(true);

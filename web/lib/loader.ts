@@ -221,8 +221,11 @@ const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] ==
  * - the relaxed builds' fp32 blocks (the fused attention kernel's query rows, the dense layer's
  *   rows) can take 6 rows: 12 accumulators, which fit x86-64's 16 vector registers once the
  *   multiply-add is one instruction. Chromium 156 ran attention 1.09-1.12x and the dense layer's
- *   kernel 1.10x faster so, Node 20's V8 attention 1.05-1.06x (it spilled them, at half speed,
- *   while the blocks were inlined into their callers' loops: attnlab/row_groups.hpp).
+ *   kernel 1.10x faster so, Node 20's V8 attention 1.05-1.07x (it spilled them, at half speed,
+ *   while the blocks were inlined into their callers' loops: attnlab/row_groups.hpp). Not timed
+ *   in V8 either: timing needs a fine clock, which a page that is not cross-origin isolated (most
+ *   pages that embed attnlab) does not have, and there Chromium's relaxed attention had kept 4
+ *   rows and run 1.05-1.07x slower (H8 S512: 11.5 against 10.4-10.9 ms).
  * - the int8 product (the translators', int8 checkpoints') can take a beam of 5 rows in one pass
  *   over the weights instead of 2 + 3 (attnlab/nn/gemm.hpp). Not timed in V8 (Node, Chromium), where
  *   it is known to be faster: 1.38x in Node 20, 1.25x in Chromium 156, since its kernel is out of
@@ -230,14 +233,14 @@ const baselineRelaxedDotWrong = isNode && (v8Version[0] < 11 || (v8Version[0] ==
  *   can arrive 30 ms after the module's first calls) in 3 of 40 Node processes, which then chose 2 + 3
  *   and ran beam-5 translations 1.27x slower. Nor timed where its weights take relaxed SIMD's byte
  *   dot product (q8Quads: passes of at most 3 rows, faster still).
- * Each is timed in turns against its 4-row form, at least 8 and until neither time has improved by
+ * Outside V8 each is timed in turns against its 4-row form, at least 8 and until neither time has improved by
  * 1% for 4 turns (the first calls run V8's baseline tier), and kept when 2% faster; a few ms each.
  * A page's first moments are noisy (compiler threads share the cores): over fresh Chromium 156
  * pages on 2 cores the ratios came out 1.03-1.15 for 6 fp32 rows and 1.02-1.26 for the 5-row int8
  * pass, where an engine that spills them comes out near 0.6 (Node 20's V8, blocks inlined): 2%
  * picks the wide form where it fits without risking it where it spills. That needs a fine clock:
- * where performance.now() is coarsened (a page that is not cross-origin isolated), both keep 4
- * rows. Int8 results never depend on it; attention's move only in their last bits, where a
+ * where performance.now() is coarsened (a page that is not cross-origin isolated), engines other
+ * than V8 keep 4 rows. Int8 results never depend on it; attention's move only in their last bits, where a
  * group's rows see different numbers of keys.
  */
 function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
@@ -245,14 +248,22 @@ function tuneRowGroups(m: RowGroups & Partial<Q8RowGroups>): void {
   const timed = isNode || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
   if (m.setRowGroups(6) === 6) {
     // ~0.2 ms (4 rows) and 0.3 ms (6) a call once optimised: 40+ ticks of an isolated page's 5 us clock.
-    sixRows ??= timed && faster((rows) => m.rowGroupsProbe(rows, 192), 6, true);
+    sixRows ??= wideRows(isV8(), timed, () => faster((rows) => m.rowGroupsProbe(rows, 192), 6, true));
     m.setRowGroups(sixRows ? 6 : 4);
   }
   if (m.setQ8RowGroups && m.q8RowGroupsProbe && !m.q8Quads?.()) {
     const probe = m.q8RowGroupsProbe.bind(m);
-    fiveQ8Rows ??= isV8() || (timed && faster((rows) => probe(rows, 32), 5, false));  // ~0.2 ms a call
+    fiveQ8Rows ??= wideRows(isV8(), timed, () => faster((rows) => probe(rows, 32), 5, false));  // ~0.2 ms a call
     m.setQ8RowGroups(fiveQ8Rows ? 5 : 4);
   }
+}
+
+/**
+ * Whether modules take a wide register block (tuneRowGroups): in V8 untimed, where it is known to
+ * be faster; elsewhere only where `measure` (timing both forms) says so on a fine clock (`timed`).
+ */
+export function wideRows(v8: boolean, timed: boolean, measure: () => boolean): boolean {
+  return v8 || (timed && measure());
 }
 
 /**
