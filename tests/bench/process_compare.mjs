@@ -1,10 +1,10 @@
 // Two dist/ trees, each in processes of its own, alternating A, B, A, B, ...: the SIMD128 int8
-// product's 5-row pass alone (the nn module's q8RowGroupsProbe) and beam-5 translations of the
-// shipped fra-eng Transformer (translate_compare.mjs's 10- and 20-word sentences). On a VM whose
+// product's 5-row pass alone (the nn module's q8RowGroupsProbe) and beam-5 translations of a
+// shipped fra-eng model (translate_compare.mjs's 10- and 20-word sentences). On a VM whose
 // speed moves by 1.3x for seconds at a time, and where two modules in one process bias whichever
 // loaded first by a few percent (translate_compare.mjs), the fastest decile of each process and
 // the best process per side are what stays put.
-//   node tests/bench/process_compare.mjs BEFORE_DIST AFTER_DIST [processes per side=8]
+//   node tests/bench/process_compare.mjs BEFORE_DIST AFTER_DIST [processes per side=8] [arch=transformer|gru]
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,7 +19,7 @@ const sentences = [
 const decile = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 10)];
 
 if (process.argv[2] === '--child') {
-  const dir = resolve(process.argv[3]);
+  const dir = resolve(process.argv[3]), arch = process.argv[4];
   const pass = [NaN];  // a tree from before the nn module and its probe (issue 14's fb378e2) has no pass
   if (existsSync(`${dir}/wasm/attnlab-nn-simd.wasm`)) {
     const { default: factory } = await import(pathToFileURL(`${dir}/wasm/attnlab-nn-simd.mjs`).href);
@@ -33,7 +33,7 @@ if (process.argv[2] === '--child') {
   }
   const { load } = await import(pathToFileURL(`${dir}/index.js`).href);
   const lib = await load({ variant: 'simd', threads: 1 });
-  const tr = await lib.loadTranslator(pathToFileURL(`${models}/fra-eng-transformer.atl`));
+  const tr = await lib.loadTranslator(pathToFileURL(`${models}/fra-eng-${arch}.atl`));
   const beams = sentences.map((s) => {
     const ts = [];
     for (let i = 0; i < 200; i++) {
@@ -48,13 +48,13 @@ if (process.argv[2] === '--child') {
 } else {
   const [a, b] = process.argv.slice(2, 4).map((d) => resolve(d));
   if (!a || !b) throw new Error('usage: process_compare.mjs BEFORE_DIST AFTER_DIST [processes per side]');
-  const n = Number(process.argv[4] ?? 8);
+  const n = Number(process.argv[4] ?? 8), arch = process.argv[5] ?? 'transformer';
   const runs = { before: [], after: [] };
   for (let i = 0; i < n; i++)
     for (const [side, dir] of [['before', a], ['after', b]])
-      runs[side].push(JSON.parse(execFileSync(process.execPath, [here, '--child', dir], { encoding: 'utf8' })));
+      runs[side].push(JSON.parse(execFileSync(process.execPath, [here, '--child', dir, arch], { encoding: 'utf8' })));
   const names = ['5-row int8 pass x 100 (ms)', 'beam 5, 10 words (ms)', 'beam 5, 20 words (ms)'];
-  console.log(`node ${process.version}; before ${a}, after ${b}; ${n} processes a side, alternating; per process the fastest decile`);
+  console.log(`node ${process.version}; fra-eng ${arch}; before ${a}, after ${b}; ${n} processes a side, alternating; per process the fastest decile`);
   console.log('| what | before, each process | after, each process | best before | best after | speed-up (best) |');
   console.log('|---|---|---|---|---|---|');
   names.forEach((name, j) => {
