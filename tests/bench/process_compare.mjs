@@ -9,27 +9,26 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchSentences } from './sentences.mjs';
 
 const here = fileURLToPath(import.meta.url);
 const models = resolve(here, '../../../web/models');
-const sentences = [
-  'Je pense que nous devrions partir avant la nuit tombée.',
-  'Je pense que nous devrions partir avant la nuit tombée parce que la route de la montagne est très dangereuse.',
-];
+const sentences = Object.values(benchSentences['fra-eng']);  // 10 and 20 words
 const decile = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 10)];
 
 if (process.argv[2] === '--child') {
   const dir = resolve(process.argv[3]), arch = process.argv[4];
-  const pass = [NaN];  // a tree from before the nn module and its probe (issue 14's fb378e2) has no pass
+  let pass = null;  // a tree from before the nn module and its probe (issue 14's fb378e2) has none
   if (existsSync(`${dir}/wasm/attnlab-nn-simd.wasm`)) {
     const { default: factory } = await import(pathToFileURL(`${dir}/wasm/attnlab-nn-simd.mjs`).href);
     const m = await factory({ wasmBinary: readFileSync(`${dir}/wasm/attnlab-nn-simd.wasm`) });
-    pass.length = 0;
+    const ts = [];
     for (let i = 0; i < 80; i++) {
       const t0 = performance.now();
       m.q8RowGroupsProbe(5, 100);
-      pass.push(performance.now() - t0);
+      ts.push(performance.now() - t0);
     }
+    pass = decile(ts);
   }
   const { load } = await import(pathToFileURL(`${dir}/index.js`).href);
   const lib = await load({ variant: 'simd', threads: 1 });
@@ -44,10 +43,10 @@ if (process.argv[2] === '--child') {
     return decile(ts);
   });
   tr.dispose();
-  console.log(JSON.stringify([decile(pass), ...beams]));
+  console.log(JSON.stringify([pass, ...beams]));
 } else {
   const [a, b] = process.argv.slice(2, 4).map((d) => resolve(d));
-  if (!a || !b) throw new Error('usage: process_compare.mjs BEFORE_DIST AFTER_DIST [processes per side]');
+  if (!a || !b) throw new Error('usage: process_compare.mjs BEFORE_DIST AFTER_DIST [processes per side] [arch]');
   const n = Number(process.argv[4] ?? 8), arch = process.argv[5] ?? 'transformer';
   const runs = { before: [], after: [] };
   for (let i = 0; i < n; i++)
@@ -58,11 +57,12 @@ if (process.argv[2] === '--child') {
   console.log('| what | before, each process | after, each process | best before | best after | speed-up (best) |');
   console.log('|---|---|---|---|---|---|');
   names.forEach((name, j) => {
-    const x = runs.before.map((r) => r[j] ?? NaN), y = runs.after.map((r) => r[j] ?? NaN);  // JSON's null: no probe
-    const bx = Math.min(...x), by = Math.min(...y);
-    const f = (v) => (Number.isNaN(v[0]) ? '-' : v.map((t) => t.toFixed(2)).join(' '));
-    const g = (t) => (Number.isNaN(t) ? '-' : t.toFixed(2));
-    const r = bx / by;
-    console.log(`| ${name} | ${f(x)} | ${f(y)} | ${g(bx)} | ${g(by)} | ${Number.isNaN(r) ? '-' : r.toFixed(3) + 'x'} |`);
+    const x = runs.before.map((r) => r[j]), y = runs.after.map((r) => r[j]);
+    if (x.includes(null) || y.includes(null)) {  // a side without the probe
+      console.log(`| ${name} | - | - | - | - | - |`);
+      return;
+    }
+    const bx = Math.min(...x), by = Math.min(...y), f = (v) => v.map((t) => t.toFixed(2)).join(' ');
+    console.log(`| ${name} | ${f(x)} | ${f(y)} | ${bx.toFixed(2)} | ${by.toFixed(2)} | ${(bx / by).toFixed(3)}x |`);
   });
 }

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchSentences } from './sentences.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const rounds = Number(process.argv[2] ?? 5);
@@ -31,7 +32,7 @@ function row(what, t) {
 
 // Translators: both builds' instances, the same model bytes.
 const libs = Object.fromEntries(await Promise.all(VARIANTS.map(async (v) => [v, await load({ variant: v })])));
-const text = 'Je pense que nous devrions partir avant la nuit tombée.';
+const text = benchSentences['fra-eng'][10];
 for (const arch of ['gru', 'transformer']) {
   const bytes = new Uint8Array(readFileSync(new URL(`../../web/models/fra-eng-${arch}.atl`, import.meta.url)));
   const tr = {};

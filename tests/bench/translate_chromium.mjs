@@ -13,6 +13,7 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openIsolatedPage } from './isolated_page.mjs';
+import { benchSentences } from './sentences.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -21,10 +22,7 @@ if (!beforeArg) throw new Error('usage: translate_chromium.mjs BEFORE_DIST [AFTE
 const runs = Number(process.argv[4] ?? 20), rounds = Number(process.argv[5] ?? 5);
 const variants = (process.argv[6] ?? 'simd,relaxed-simd').split(',');
 const mounts = { before: resolve(beforeArg), after: resolve(afterArg), models: join(root, 'web/models') };
-const sentences = {  // translate_compare.mjs's
-  10: 'Je pense que nous devrions partir avant la nuit tombée.',
-  20: 'Je pense que nous devrions partir avant la nuit tombée parce que la route de la montagne est très dangereuse.',
-};
+const sentences = benchSentences['fra-eng'];
 
 const load0 = os.loadavg()[0];
 const { page, userAgent, close } = await openIsolatedPage(mounts, 'translate bench');

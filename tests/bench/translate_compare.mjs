@@ -9,16 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { benchSentences } from './sentences.mjs';
 
 const [beforeDir, afterDir] = process.argv.slice(2, 4).map((d) => resolve(d));
 const runs = Number(process.argv[4] ?? 20), rounds = Number(process.argv[5] ?? 5), threads = Number(process.argv[6] ?? 1);
 if (!beforeDir || !afterDir) throw new Error('usage: translate_compare.mjs BEFORE_DIST AFTER_DIST [runs] [rounds]');
-const sentences = {
-  'fra-eng': {
-    10: 'Je pense que nous devrions partir avant la nuit tombée.',
-    20: 'Je pense que nous devrions partir avant la nuit tombée parce que la route de la montagne est très dangereuse.',
-  },
-};
+const sentences = { 'fra-eng': benchSentences['fra-eng'] };
 const median = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const sides = [];
 for (const [name, dir] of [['before', beforeDir], ['after', afterDir]]) {

@@ -4,9 +4,10 @@
 //   node tests/bench/translate_latency.mjs [runs=50]
 import { load } from 'attnlab';
 import { existsSync } from 'node:fs';
+import { benchSentences } from './sentences.mjs';
 
 const runs = Number(process.argv[2] ?? 50);
-const sentence = { 'fra-eng': 'Je pense que nous devrions partir avant la nuit tombée.', 'eng-fra': 'I think that we should leave before it gets dark.' };
+const sentence = { 'fra-eng': benchSentences['fra-eng'][10], 'eng-fra': benchSentences['eng-fra'][10] };
 const lib = await load({ variant: 'simd' });
 const median = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
 for (const dir of ['fra-eng', 'eng-fra']) {
