@@ -710,9 +710,12 @@ void expect_gemm_q8_8(int64_t ldw, int extremes) {
 TEST(Kernels, GemmQ8IsExactOnEveryIsa) {
   for (int64_t ldw : {0, 16, 48, 512, 2048}) {
     expect_gemm_q8_8<1>(ldw, 0);
+    expect_gemm_q8_8<2>(ldw, 0);
     expect_gemm_q8_8<3>(ldw, 0);
     expect_gemm_q8_8<4>(ldw, 0);
+    expect_gemm_q8_8<5>(ldw, 0);
   }
+  expect_gemm_q8_8<5>(2048, 1);
   expect_gemm_q8_8<4>(2048, 1);
   expect_gemm_q8_8<3>(2048, 2);
 }
