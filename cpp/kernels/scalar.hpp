@@ -445,9 +445,10 @@ inline float quantize_split_i16(const float* x, int64_t n, int64_t np, uint8_t* 
 // One k-pair of gemm_q8_8 for R rows (rows[r] + at) into their sums s[r * 8 + j]: the tile's 16
 // weight bytes widened once and shared by the rows, as the SIMD twin does
 // (simd128::detail::q8_pair_step). Rows by pointer: with each row's offset computed from x and
-// ldx here, GCC 12 (-O3 -march=native) built a q8_pairs_call<5> that read past the rows it was
-// given (a segfault in NnGemm.Int8ProductFiveRowPassesKeepEveryBit, 13 rows 3,000 deep), which
-// the same function compiled alone did not.
+// ldx here, GCC 12.2 (gemm.cpp's -O3 -march=native -mprefer-vector-width=512) built a
+// q8_pairs_call<5> that read past the rows it was given (a segfault in
+// NnGemm.Int8ProductFiveRowPassesKeepEveryBit, 13 rows 3,000 deep); with -fno-tree-vectorize, at
+// -O2, or under AddressSanitizer (which found no access out of bounds) it passed.
 template <int R>
 inline void q8_pair_sums(const int8_t* w, const int16_t* const* rows, int64_t at, int32_t* s) noexcept {
   int32_t even[8], odd[8];
