@@ -216,8 +216,8 @@ inline void transpose(const float* x, int64_t stride, int64_t rows, int64_t cols
     for (int64_t c0 = 0; c0 < c8; c0 += 8) {
       v8 a[8], b[8], e[8];
       for (int i = 0; i < 8; ++i) std::memcpy(&a[i], x + (r0 + i) * stride + c0, sizeof(v8));
-      // Pairs of rows interleaved (per 4-lane half), then pairs of pairs: e[4h + j] holds column
-      // j of rows 4h..4h+3 in its low half and column j + 4 in its high half.
+      // Pairs of rows interleaved (per 4-lane half), then pairs of pairs: e[h + j] (h = 0 or 4)
+      // holds column j of rows h..h+3 in its low half and column j + 4 in its high half.
       for (int i = 0; i < 8; i += 2) {
         b[i] = __builtin_shufflevector(a[i], a[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
         b[i + 1] = __builtin_shufflevector(a[i], a[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
