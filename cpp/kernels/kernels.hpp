@@ -207,8 +207,8 @@ inline void pack_rows(const float* x, int64_t stride, int64_t rows, int64_t cols
 // x[r * stride + c]. Blocks of 8 x 8 as eight 8-lane vectors and three rounds of the compiler's
 // shuffles (AVX natively, i8x16.shuffle in WebAssembly, plain moves without SIMD), the rest element
 // by element. Layout only. Where nn::gemm_nt packs a weight into 32-wide panels (natively, Intel
-// Xeon, AVX-512): [256, 1024] 479 -> 109 us, [1024, 256] 139 -> 105 us, against the element loop,
-// whose every store was 128 bytes past the last.
+// Xeon, AVX-512): [256, 1024] 465-476 -> 74-77 us, [1024, 256] 135-162 -> 84-100 us, against the
+// element loop, whose every store was 128 bytes past the last (results/train-pack-2026-11-27-intel.md).
 inline void transpose(const float* x, int64_t stride, int64_t rows, int64_t cols, float* out, int64_t ldo) noexcept {
   using v8 = float __attribute__((vector_size(32)));
   const int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
