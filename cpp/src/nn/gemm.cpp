@@ -205,7 +205,8 @@ void pack_column_panels(const float* x, int64_t ldx, int64_t rows, int64_t cols,
   for (int64_t p = 0; p * kPanel < cols; ++p) {
     const int64_t w = std::min(kPanel, cols - p * kPanel);
     // A full panel's rows as copies of a constant size, which the compiler inlines: a call to
-    // memcpy for each 128 bytes made this 2.3-3.3x slower natively (Intel Xeon, 256 rows).
+    // memcpy for each 128 bytes made this 1.3-3.3x slower natively (Intel Xeon, 256 rows of 256 to
+    // 3,000 columns; results/train-pack-2026-11-27-intel.md).
     if (w == kPanel) {
       for (int64_t r = 0; r < rows; ++r)
         std::memcpy(out + (p * rows + r) * kPanel, x + r * ldx + p * kPanel, sizeof(float) * kPanel);
