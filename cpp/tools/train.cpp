@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
 
     // ---- train
     nn::Tape tp;
-    std::mt19937 drop_rng;
+    nn::Mt19937 drop_rng;
     const auto t_start = Clock::now();
     auto t_log = t_start;
     double loss_sum = 0, tok_log = 0;

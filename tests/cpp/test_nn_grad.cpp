@@ -191,7 +191,7 @@ TEST(NnGrad, LayerNormDropoutCrossEntropy) {
   Input x(3, 5, 1), g(1, 5, 2), b(1, 5, 3);
   grad_check({&x.t, &g.t, &b.t}, [&](Tape& tp) { return layer_norm(tp, &x.t, &g.t, &b.t); });
   grad_check({&x.t}, [&](Tape& tp) {
-    std::mt19937 rng(5);  // same mask every run
+    Mt19937 rng(5);  // same mask every run
     return dropout(tp, &x.t, 0.4f, rng);
   });
   Input logits(4, 6, 7);
@@ -215,7 +215,7 @@ static void model_grad_check(const std::string& arch) {
   init_params(*m, 3);
   std::vector<int> s1 = {0, 4, 5}, s2 = {6, 1}, t1 = {3, 8}, t2 = {4, 5, 6};
   const Batch b = make_batch({&s1, &s2}, {&t1, &t2});
-  std::mt19937 rng(1);
+  Mt19937 rng(1);
   auto loss = [&](bool backward) {
     Tape tp;
     T l = m->loss(tp, b, rng, true);
@@ -288,7 +288,7 @@ static std::vector<float> smoke(const std::string& arch, float* first, float* la
   ac.warmup = 20;
   ac.clip = 1.f;
   Adam adam(m->param_ptrs(), ac);
-  std::mt19937 rng(11);
+  Mt19937 rng(11);
   std::uniform_int_distribution<int> tok(260, 269), len(2, 5);
   Tape tp;
   float l0 = 0, l1 = 0;

@@ -268,7 +268,7 @@ TEST(NnDecode, IncrementalDecoderMatchesTrainingPath) {
     Fixture f = tiny(arch);
     std::vector<int> src = f.src.encode("le chien mange."), tgt = f.tgt.encode("the dog eats.");
     const Batch b = make_batch({&src}, {&tgt});
-    std::mt19937 rng(1);
+    Mt19937 rng(1);
     Tape tp;
     tp.grad_enabled = false;
     const float loss = f.model->loss(tp, b, rng, false)->v[0];
@@ -337,7 +337,7 @@ TEST(NnDecode, BeamRowsReorderedByIndexMatchSingleRowDecodes) {
     lim.steps = steps;
     auto st = f.model->start(src, lim);
     std::vector<std::vector<int>> hist = {{Bpe::kBos}};  // tokens fed to each live row
-    std::mt19937 rng(3);
+    Mt19937 rng(3);
     StepOutput o;
     for (int t = 0; t < steps; ++t) {
       std::vector<int> last;

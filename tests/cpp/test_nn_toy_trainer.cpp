@@ -42,7 +42,7 @@ ToyTrainerConfig small(const std::string& arch) {
 TEST(NnToyTasks, ExamplesObeyTheirTask) {
   for (ToyTask task : {ToyTask::Reverse, ToyTask::Sort, ToyTask::Copy}) {
     const ToyTaskConfig c{task, 5, 2, 7};
-    std::mt19937 rng(3);
+    Mt19937 rng(3);
     std::vector<int> src, tgt;
     std::vector<int> lengths_seen(8, 0);
     for (int i = 0; i < 300; ++i) {

@@ -6,6 +6,7 @@
 #include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 #include "op_util.hpp"
+#include "op_util.hpp"
 
 namespace attnlab::nn {
 
@@ -75,8 +76,7 @@ T cross_entropy(Tape& tp, T logits, const std::vector<int>& targets, float eps) 
   if (y->requires_grad)
     tp.record([=, dlogits = std::move(dlogits)] {
       const float s = y->grad()[0];
-      float* dl = logits->grad();
-      for (int64_t i = 0; i < N * V; ++i) dl[i] += s * dlogits[i];
+      add_to_grad(logits, [&](int64_t i) { return s * dlogits[i]; });
     });
   return y;
 }

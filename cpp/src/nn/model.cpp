@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <random>
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
@@ -132,7 +133,7 @@ static bool ends_with(const std::string& s, const std::string& suf) {
 }
 
 void init_params(Model& m, uint64_t seed) {
-  std::mt19937 rng(static_cast<uint32_t>(seed));
+  Mt19937 rng(static_cast<uint32_t>(seed));
   const bool transformer = m.cfg.get("arch") == "transformer";
   const float d = static_cast<float>(m.cfg.geti("d", 128));
   for (auto& p : m.params) {
@@ -202,7 +203,7 @@ class GruModel : public Model {
     std::vector<int> lens;
   };
 
-  Enc encode(Tape& tp, const std::vector<int>& src, int64_t B, int64_t S, const std::vector<int>& lens, float drop, std::mt19937& rng) const {
+  Enc encode(Tape& tp, const std::vector<int>& src, int64_t B, int64_t S, const std::vector<int>& lens, float drop, Mt19937& rng) const {
     std::vector<int> ids(B * S);
     for (int64_t t = 0; t < S; ++t)
       for (int64_t b = 0; b < B; ++b) ids[t * B + b] = src[b * S + t];
@@ -249,7 +250,7 @@ class GruModel : public Model {
     return {hn, hn, ctx};
   }
 
-  T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) override {
+  T loss(Tape& tp, const Batch& b, Mt19937& rng, bool train) override {
     const float drop = train ? cfg.getf("dropout", 0.1f) : 0.f;
     Enc e = encode(tp, b.src, b.B, b.S, b.src_len, drop, rng);
     std::vector<int> ids(b.B * b.T), tg(b.B * b.T);
@@ -282,7 +283,7 @@ class GruModel : public Model {
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
     st->enc_tp.pool = st->pool = lim.pool;
-    std::mt19937 rng(0);
+    Mt19937 rng(0);
     const int64_t S = std::max<int64_t>(1, static_cast<int64_t>(src.size()));
     std::vector<int> s = src;
     if (s.empty()) s.push_back(-1);
@@ -431,14 +432,14 @@ class TransformerModel : public Model {
   T ffn_fwd(Tape& tp, const Ffn& f, T x) const {
     return linear(tp, linear_relu(tp, x, &f.w1->t, &f.b1->t), &f.w2->t, &f.b2->t);
   }
-  T add_norm(Tape& tp, const Ln& n, T x, T y, float drop, std::mt19937& rng) const {
+  T add_norm(Tape& tp, const Ln& n, T x, T y, float drop, Mt19937& rng) const {
     return layer_norm(tp, add(tp, x, dropout(tp, y, drop, rng)), &n.g->t, &n.b->t);
   }
   void check_len(int64_t L) const {
     require(L <= maxlen_, [&] { return "Transformer: sequence longer than max_len " + std::to_string(maxlen_); });
   }
   // ids: n = rows * L tokens, each row's L positions from pos0.
-  T embed(Tape& tp, Param* E, const int* ids, int64_t n, int64_t L, int64_t pos0, float drop, std::mt19937& rng) const {
+  T embed(Tape& tp, Param* E, const int* ids, int64_t n, int64_t L, int64_t pos0, float drop, Mt19937& rng) const {
     check_len(pos0 + L);
     T x = scale(tp, embedding(tp, &E->t, ids, n), std::sqrt(static_cast<float>(d_)));
     std::vector<float> pe(pe_.begin() + pos0 * d_, pe_.begin() + (pos0 + L) * d_);
@@ -448,7 +449,7 @@ class TransformerModel : public Model {
   // Encoder over src [B, S] batch-major -> memory [B * S, d]. atts: null, or per layer the
   // self-attention weights [B, heads, S, S] (appended).
   T encode(Tape& tp, const std::vector<int>& src, int64_t B, int64_t S, const std::vector<int>& lens, float drop,
-           std::mt19937& rng, std::vector<std::vector<float>>* atts) const {
+           Mt19937& rng, std::vector<std::vector<float>>* atts) const {
     T x = embed(tp, src_emb_, src.data(), B * S, S, 0, drop, rng);
     for (const Layer& l : enc_) {
       const Qkv p = self_qkv(tp, l, x);
@@ -462,7 +463,7 @@ class TransformerModel : public Model {
     return x;
   }
 
-  T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) override {
+  T loss(Tape& tp, const Batch& b, Mt19937& rng, bool train) override {
     const float drop = train ? cfg.getf("dropout", 0.1f) : 0.f;
     T mem = encode(tp, b.src, b.B, b.S, b.src_len, drop, rng, nullptr);
     T x = embed(tp, tgt_emb_, b.tgt_in.data(), b.B * b.T, b.T, 0, drop, rng);
@@ -502,7 +503,7 @@ class TransformerModel : public Model {
     MaskSet no_mask;
     // Dropout's generator for the ops a step shares with training. Inference (drop 0) never
     // draws from it; constructing one per step (2.5 KB of state, seeded word by word) was not free.
-    std::mt19937 no_dropout{0};
+    Mt19937 no_dropout{0};
     float* keys(int64_t l, int64_t s, int64_t h) { return kc.get() + ((l * cap_rows + s) * heads + h) * panel; }
     float* values(int64_t l, int64_t s) { return vc.get() + (l * cap_rows + s) * cap_t * d; }
     int64_t heads = 0, d = 0;
@@ -513,7 +514,7 @@ class TransformerModel : public Model {
     auto st = std::make_unique<State>();
     st->enc_tp.grad_enabled = false;
     st->enc_tp.pool = st->pool = lim.pool;
-    std::mt19937 rng(0);
+    Mt19937 rng(0);
     std::vector<int> s = src;
     if (s.empty()) s.push_back(-1);
     const int64_t S = static_cast<int64_t>(s.size()), dh = d_ / heads_;
@@ -573,7 +574,7 @@ class TransformerModel : public Model {
 
   // step() for rows [r0, r1) of the live rows, on tape tp (whose pool, if any, its ops share).
   void step_rows(State& st, Tape& tp, const int* last, int64_t r0, int64_t r1, bool attention, StepOutput& out) const {
-    std::mt19937& rng = st.no_dropout;
+    Mt19937& rng = st.no_dropout;
     const int64_t R = r1 - r0, t = st.t, n = st.src_len, dh = d_ / heads_, LH = L_ * heads_;
     const float scale = resolve_scale(Score::ScaledDot, 0.f, dh);
     T x = embed(tp, tgt_emb_, last + r0, R, 1, t, 0.f, rng);

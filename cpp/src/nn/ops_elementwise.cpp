@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels.hpp"
 #include "op_util.hpp"
@@ -17,10 +18,7 @@ T add(Tape& tp, T a, T b) {
     tp.record([=] {
       const float* dy = y->grad();
       for (T x : {a, b})
-        if (x->requires_grad) {
-          float* dx = x->grad();
-          for (int64_t i = 0; i < n; ++i) dx[i] += dy[i];
-        }
+        if (x->requires_grad) add_to_grad(x, [&](int64_t i) { return dy[i]; });
     });
   return y;
 }
@@ -52,8 +50,7 @@ T scale(Tape& tp, T a, float s) {
   if (y->requires_grad)
     tp.record([=] {
       const float* dy = y->grad();
-      float* da = a->grad();
-      for (int64_t i = 0; i < n; ++i) da[i] += dy[i] * s;
+      add_to_grad(a, [&](int64_t i) { return dy[i] * s; });
     });
   return y;
 }
@@ -67,8 +64,8 @@ static T unary(Tape& tp, T a, F f, DF df_from_y) {
   if (y->requires_grad)
     tp.record([=] {
       const float* dy = y->grad();
-      float* da = a->grad();
-      for (int64_t i = 0; i < n; ++i) da[i] += dy[i] * df_from_y(y->v[i], a->v[i]);
+      const float *yv = y->v.data(), *av = a->v.data();
+      add_to_grad(a, [&](int64_t i) { return dy[i] * df_from_y(yv[i], av[i]); });
     });
   return y;
 }
@@ -101,31 +98,79 @@ T add_rows_periodic(Tape& tp, T x, const std::vector<float>& pe, int64_t L) {
   if (y->requires_grad)
     tp.record([=] {
       const float* dy = y->grad();
-      float* dx = x->grad();
-      for (int64_t i = 0; i < x->size(); ++i) dx[i] += dy[i];
+      add_to_grad(x, [&](int64_t i) { return dy[i]; });
     });
   return y;
 }
 
-T dropout(Tape& tp, T x, float p, std::mt19937& rng) {
-  if (p <= 0.f || !tp.grad_enabled) return x;
-  T y = tp.make(x->r, x->c, x->requires_grad);
-  const int64_t n = x->size();
-  std::vector<float> mask(static_cast<size_t>(n));
-  std::uniform_real_distribution<float> U(0.f, 1.f);
-  const float keep = 1.f / (1.f - p);
-  for (int64_t i = 0; i < n; ++i) {
-    mask[i] = U(rng) < p ? 0.f : keep;
-    y->v[i] = x->v[i] * mask[i];
+namespace {
+
+// The first r with float(r) / 2^32 >= p, found once by bisection (float(r) never decreases as r
+// grows): uniform_real_distribution<float>(0, 1) draws float(r) / 2^32 from one number r (the
+// clamp below 1 of libstdc++'s generate_canonical changes no comparison with p < 1), so
+// `r < below` is `U(rng) < p` with no float per draw. 2^32: every r, as for any p >= 1 (libc++,
+// which has no clamp, would keep the 128 largest r at p = 1, multiplied by an infinite 1 / (1 - p)).
+uint64_t drop_below(float p) {
+  uint64_t lo = 0, hi = uint64_t{1} << 32;
+  if (p >= 1.f) return hi;
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (static_cast<float>(static_cast<uint32_t>(mid)) / 4294967296.0f >= p) hi = mid;
+    else lo = mid + 1;
   }
+  return lo;
+}
+
+// Dropout's mask for n elements, one number each from rng, in blocks of the generator's state:
+// f(i0, c, m) for elements [i0, i0 + c), m[i] = 0 or keep. The backward draws it again rather than
+// storing it.
+template <class F>
+void each_mask_block(Mt19937& rng, uint64_t below, float keep, int64_t n, F&& f) {
+  uint32_t r[Mt19937::kState];
+  float m[Mt19937::kState];
+  const float kept = below > UINT32_MAX ? 0.f : keep;
+  const uint32_t b = static_cast<uint32_t>(below);
+  for (int64_t i0 = 0; i0 < n; i0 += Mt19937::kState) {
+    const int64_t c = std::min<int64_t>(Mt19937::kState, n - i0);
+    rng.fill(r, c);
+    for (int64_t i = 0; i < c; ++i) m[i] = r[i] >= b ? kept : 0.f;
+    f(i0, c, static_cast<const float*>(m));
+  }
+}
+
+}  // namespace
+
+// Inverted dropout: y = x * (U < p ? 0 : 1 / (1 - p)), one U per element from rng, the bits of
+// uniform_real_distribution's draws. The backward replays the generator from a copy of its
+// state instead of keeping a float mask: 4 bytes an element less to write and read back.
+T dropout(Tape& tp, T x, float p, Mt19937& rng) {
+  if (p <= 0.f || !tp.grad_enabled) return x;
+  T y = tp.make_uninit(x->r, x->c, x->requires_grad);
+  const int64_t n = x->size();
+  const float keep = 1.f / (1.f - p);
+  const uint64_t below = drop_below(p);
+  const Mt19937 start = rng;
+  each_mask_block(rng, below, keep, n, [&](int64_t i0, int64_t c, const float* __restrict m) {
+    const float* __restrict xv = x->v.data() + i0;
+    float* __restrict yv = y->v.data() + i0;
+    for (int64_t i = 0; i < c; ++i) yv[i] = xv[i] * m[i];
+  });
   if (y->requires_grad)
-    tp.record([=, mask = std::move(mask)] {
+    tp.record([=] {
+      Mt19937 replay = start;
       const float* dy = y->grad();
-      float* dx = x->grad();
-      for (int64_t i = 0; i < n; ++i) dx[i] += dy[i] * mask[i];
+      bool acc = false;
+      float* dx = x->grad_slot(acc);
+      each_mask_block(replay, below, keep, n, [&](int64_t i0, int64_t c, const float* __restrict m) {
+        const float* __restrict d = dy + i0;
+        float* __restrict o = dx + i0;
+        if (acc)
+          for (int64_t i = 0; i < c; ++i) o[i] += d[i] * m[i];
+        else
+          for (int64_t i = 0; i < c; ++i) o[i] = 0.f + d[i] * m[i];
+      });
     });
   return y;
 }
-
 
 }  // namespace attnlab::nn

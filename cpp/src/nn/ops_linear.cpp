@@ -41,7 +41,11 @@ T linear(Tape& tp, T x, T W, T b) {
   if (y->requires_grad)
     tp.record([=, s = &tp.gemm] {
       const float* dy = y->grad();
-      if (x->requires_grad) gemm_nn(dy, W->v.data(), x->grad(), N, M, K, true, s);
+      if (x->requires_grad) {
+        bool acc = false;
+        float* dx = x->grad_slot(acc);
+        gemm_nn(dy, W->v.data(), dx, N, M, K, acc, s);  // acc or not, the same bits (gemm.hpp)
+      }
       if (W->requires_grad) gemm_tn(dy, x->v.data(), W->grad(), N, M, K, true, s);
       if (b && b->requires_grad) {
         float* db = b->grad();

@@ -57,7 +57,8 @@ T layer_norm(Tape& tp, T x, T g, T b) {
   if (y->requires_grad) {
     tp.record([=, stats = std::move(stats)] {
       const float* dy = y->grad();
-      float* dx = x->requires_grad ? x->grad() : nullptr;
+      bool acc = false;
+      float* dx = x->requires_grad ? x->grad_slot(acc) : nullptr;
       float* dg = g->requires_grad ? g->grad() : nullptr;
       float* db = b->requires_grad ? b->grad() : nullptr;
       for (int64_t i = 0; i < N; ++i) {
@@ -78,7 +79,7 @@ T layer_norm(Tape& tp, T x, T g, T b) {
         if (dx)
           for (int64_t c = 0; c < C; ++c) {
             const float xh = (xi[c] - m) * rs;
-            dx[i * C + c] += rs * (d[c] * g->v[c] - s1 - xh * s2);
+            dx[i * C + c] = (acc ? dx[i * C + c] : 0.f) + rs * (d[c] * g->v[c] - s1 - xh * s2);
           }
       }
     });

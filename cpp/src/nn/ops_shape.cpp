@@ -11,7 +11,7 @@ namespace attnlab::nn {
 T concat_cols(Tape& tp, T a, T b) {
   check(a->r == b->r, "concat_cols", "row mismatch");
   const int64_t N = a->r, A = a->c, B = b->c, C = A + B;
-  T y = tp.make(N, C, any_rg({a, b}));
+  T y = tp.make_uninit(N, C, any_rg({a, b}));
   for (int64_t i = 0; i < N; ++i) {
     std::copy_n(a->v.data() + i * A, A, y->v.data() + i * C);
     std::copy_n(b->v.data() + i * B, B, y->v.data() + i * C + A);
@@ -19,16 +19,8 @@ T concat_cols(Tape& tp, T a, T b) {
   if (y->requires_grad)
     tp.record([=] {
       const float* dy = y->grad();
-      if (a->requires_grad) {
-        float* da = a->grad();
-        for (int64_t i = 0; i < N; ++i)
-          for (int64_t j = 0; j < A; ++j) da[i * A + j] += dy[i * C + j];
-      }
-      if (b->requires_grad) {
-        float* db = b->grad();
-        for (int64_t i = 0; i < N; ++i)
-          for (int64_t j = 0; j < B; ++j) db[i * B + j] += dy[i * C + A + j];
-      }
+      if (a->requires_grad) add_to_grad_2d(a, [&](int64_t i, int64_t j) { return dy[i * C + j]; });
+      if (b->requires_grad) add_to_grad_2d(b, [&](int64_t i, int64_t j) { return dy[i * C + A + j]; });
     });
   return y;
 }
@@ -57,7 +49,7 @@ T concat_rows(Tape& tp, const std::vector<T>& xs) {
     R += x->r;
     rg = rg || x->requires_grad;
   }
-  T y = tp.make(R, C, rg);
+  T y = tp.make_uninit(R, C, rg);
   int64_t off = 0;
   for (T x : xs) {
     std::copy_n(x->v.data(), x->size(), y->v.data() + off);
@@ -68,10 +60,7 @@ T concat_rows(Tape& tp, const std::vector<T>& xs) {
       const float* dy = y->grad();
       int64_t o = 0;
       for (T x : xs) {
-        if (x->requires_grad) {
-          float* dx = x->grad();
-          for (int64_t i = 0; i < x->size(); ++i) dx[i] += dy[o + i];
-        }
+        if (x->requires_grad) add_to_grad(x, [&](int64_t i) { return dy[o + i]; });
         o += x->size();
       }
     });
@@ -86,17 +75,14 @@ T stack_batch_major(Tape& tp, const std::vector<T>& xs) {
     check(x->r == B && x->c == C, "stack_batch_major", "shape mismatch");
     rg = rg || x->requires_grad;
   }
-  T y = tp.make(B * S, C, rg);
+  T y = tp.make_uninit(B * S, C, rg);
   for (int64_t t = 0; t < S; ++t)
     for (int64_t b = 0; b < B; ++b) std::copy_n(xs[t]->v.data() + b * C, C, y->v.data() + (b * S + t) * C);
   if (y->requires_grad)
     tp.record([=] {
       const float* dy = y->grad();
       for (int64_t t = 0; t < S; ++t) {
-        if (!xs[t]->requires_grad) continue;
-        float* dx = xs[t]->grad();
-        for (int64_t b = 0; b < B; ++b)
-          for (int64_t c = 0; c < C; ++c) dx[b * C + c] += dy[(b * S + t) * C + c];
+        if (xs[t]->requires_grad) add_to_grad_2d(xs[t], [&](int64_t b, int64_t c) { return dy[(b * S + t) * C + c]; });
       }
     });
   return y;

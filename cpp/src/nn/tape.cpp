@@ -11,7 +11,7 @@ Tensor& Tape::node(int64_t r, int64_t c) {
   Tensor& t = nodes_[used_++];
   t.r = r;
   t.c = c;
-  t.g.clear();
+  t.has_grad = false;
   t.requires_grad = false;
   return t;
 }

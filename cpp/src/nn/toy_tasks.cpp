@@ -1,6 +1,7 @@
 #include "attnlab/nn/toy_tasks.hpp"
 
 #include <algorithm>
+#include <random>
 
 #include "attnlab/error.hpp"
 #include "attnlab/nn/tokenizer.hpp"
@@ -17,7 +18,7 @@ ToyTask parse_toy_task(const std::string& name) {
 int toy_token(int symbol) { return Bpe::kByte0 + 'a' + symbol; }
 char toy_letter(int token) { return static_cast<char>(token - Bpe::kByte0); }
 
-void toy_example(const ToyTaskConfig& c, std::mt19937& rng, std::vector<int>& src, std::vector<int>& tgt) {
+void toy_example(const ToyTaskConfig& c, Mt19937& rng, std::vector<int>& src, std::vector<int>& tgt) {
   std::uniform_int_distribution<int> length(c.min_len, c.max_len), symbol(0, c.symbols - 1);
   const int n = length(rng);
   src.clear();

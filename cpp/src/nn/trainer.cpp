@@ -82,7 +82,7 @@ StepReport ToyTrainer::step(int steps) {
 }
 
 Evaluation ToyTrainer::evaluate(int n, uint32_t seed) const {
-  std::mt19937 rng(seed);
+  Mt19937 rng(seed);
   Evaluation e;
   int correct = 0;
   const AttentionLayout lay = model_->layout();

@@ -7,10 +7,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "attnlab/nn/random.hpp"
 #include "attnlab/nn/tape.hpp"
 
 namespace attnlab::nn {
@@ -84,7 +84,7 @@ class Model {
   int64_t num_params() const;
 
   // Mean token cross-entropy of a batch (label smoothing from cfg "label_smoothing").
-  virtual T loss(Tape& tp, const Batch& b, std::mt19937& rng, bool train) = 0;
+  virtual T loss(Tape& tp, const Batch& b, Mt19937& rng, bool train) = 0;
   virtual std::unique_ptr<DecodeState> start(const std::vector<int>& src, const DecodeLimits& lim = {}) const = 0;
   // One step for every live row (last: each row's previous token; at most lim.rows of them).
   // With `attention`, out.cross and out.self get this step's weights.

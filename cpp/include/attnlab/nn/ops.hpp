@@ -3,9 +3,9 @@
 // gemm.hpp, attention through the core's fused kernel (attend_slices).
 #pragma once
 #include <cstdint>
-#include <random>
 #include <vector>
 
+#include "attnlab/nn/random.hpp"
 #include "attnlab/nn/tape.hpp"
 
 namespace attnlab::nn {
@@ -28,7 +28,7 @@ T relu_(Tape& tp, T a);
 // x + pe where pe [L, C] repeats over the leading groups of L rows of x [B * L, C].
 T add_rows_periodic(Tape& tp, T x, const std::vector<float>& pe, int64_t L);
 // Inverted dropout; identity when p == 0 or the tape records nothing.
-T dropout(Tape& tp, T x, float p, std::mt19937& rng);
+T dropout(Tape& tp, T x, float p, Mt19937& rng);
 
 // ---- ops_shape.cpp
 // [a | b] along columns (same rows).

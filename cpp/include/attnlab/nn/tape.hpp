@@ -24,7 +24,8 @@ namespace attnlab::nn {
 struct Tensor {
   int64_t r = 0, c = 0;           // rows x cols, row-major
   std::vector<float> v;           // values
-  std::vector<float> g;           // gradient (allocated on first use)
+  std::vector<float> g;           // gradient, when has_grad (sized on first use; a recycled node keeps it)
+  bool has_grad = false;
   bool requires_grad = false;
   // Weights loaded from an int8 model file keep their int8 rows (zero-padded to q8_stride, a
   // multiple of 16; packed in tiles of 8 rows by kernels::Q8Layout) and per-row scales:
@@ -34,8 +35,24 @@ struct Tensor {
   int64_t q8_stride = 0;
   bool q8_quads = false;  // q8's layout (kernels::Q8Layout)
   int64_t size() const { return r * c; }
+  // The gradient, zeroed on first use.
   float* grad() {
-    if (g.size() != v.size()) g.assign(v.size(), 0.f);
+    if (!has_grad || g.size() != v.size()) {
+      g.assign(v.size(), 0.f);
+      has_grad = true;
+    }
+    return g.data();
+  }
+  // The gradient for a backward that writes every element: `accumulate` says whether another op's
+  // part is already there (add to it) or not (assign 0.f + value: the bits of adding to zeros),
+  // so the first writer skips zeroing it. A recycled node's buffer is resized, which fills only
+  // where it grows. Zeroing first was 3.4% of a perf profile of the shipped Transformer recipe.
+  float* grad_slot(bool& accumulate) {
+    accumulate = has_grad && g.size() == v.size();
+    if (!accumulate) {
+      g.resize(v.size());
+      has_grad = true;
+    }
     return g.data();
   }
 };

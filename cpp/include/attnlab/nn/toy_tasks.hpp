@@ -1,9 +1,10 @@
 // The toy sequence tasks the in-browser trainer learns: reverse, sort or copy a random string of
 // letters. Symbols are the byte tokens of 'a'.. so a model's pieces print as the letters.
 #pragma once
-#include <random>
 #include <string>
 #include <vector>
+
+#include "attnlab/nn/random.hpp"
 
 namespace attnlab::nn {
 
@@ -24,6 +25,6 @@ char toy_letter(int token);
 
 // One example: a source of uniform length in [min_len, max_len] and uniform symbols, and its
 // target under the task. Draws from `rng` in a fixed order (length, then each symbol).
-void toy_example(const ToyTaskConfig& c, std::mt19937& rng, std::vector<int>& src, std::vector<int>& tgt);
+void toy_example(const ToyTaskConfig& c, Mt19937& rng, std::vector<int>& src, std::vector<int>& tgt);
 
 }  // namespace attnlab::nn

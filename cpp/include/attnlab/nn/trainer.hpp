@@ -4,7 +4,6 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -55,7 +54,7 @@ class ToyTrainer {
   ToyTrainerConfig c_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Adam> adam_;
-  std::mt19937 rng_;
+  Mt19937 rng_;
   Tape tape_;
   int64_t step_ = 0;
 };
