@@ -54,7 +54,8 @@
 //                                  two gemm_4x32 row groups (the second gs floats after the
 //                                  first) sharing each load of b; the rows a product takes at
 //                                  once is kGemmRows: 8 where the ISA has 32 vector registers
-//                                  (AVX-512), else 4 (gemm_4x32 alone)
+//                                  (AVX-512), else 4 (gemm_4x32 alone); RS = kRowsGsApart:
+//                                  eight rows of a matrix, gs apart, read where they are
 //   tanh_inplace(x, n)             x[i] = tanh(x[i]) through the exp kernel (scalar::tanh_approx)
 //   sigmoid_sum(a, b, s, n)        s[i] = sigmoid(a[i] + b[i]) through the exp kernel
 //   gelu_erf_inplace(x, n)         x[i] = x[i] Phi(x[i]) (BERT's GELU) through erfc and the exp
@@ -179,6 +180,7 @@ ATTNLAB_GEMM_ROWS void gemm_rows(int64_t K, const float* a, const float* b, int6
 // Sixteen 16-lane accumulators: only AVX-512 has the registers (and the lanes) for them.
 // SIMD128's eight times sixteen f32x4 would spill; its products stay four rows at a time.
 using scalar::gemm_8x32;
+using scalar::kRowsGsApart;
 #if defined(__AVX512F__)
 inline constexpr int kGemmRows = 8;
 #else

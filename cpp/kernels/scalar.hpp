@@ -321,10 +321,14 @@ inline void gemm_6x8(int64_t K, const float* a, const float* b, int64_t ldb, flo
   gemm_rx8<6, RS, CS>(K, a, b, ldb, c, ldc, n, accumulate);
 }
 
+// A row stride for gemm_8x32 that is not a constant: rows i at a + i gs (a matrix's own rows).
+inline constexpr int64_t kRowsGsApart = -1;
+
 // Two gemm_4x8-ordered column blocks of V's width side by side: c[R][2W] (+)= A [b0 | b1], columns
 // 0..W-1 from b0 and W..2W-1 from b1 (each [K][W], row stride ldb), for R = 4 rows or 8 (rows 4-7
-// a second group of four, `gs` floats after the first). Every element sums in gemm_4x8's order:
-// the same bits. gemm_4x16, gemm_4x32 and gemm_8x32 below are its widths and heights.
+// a second group of four, `gs` floats after the first; or, for RS = kRowsGsApart, each row gs
+// floats after the last). Every element sums in gemm_4x8's order: the same bits. gemm_4x16,
+// gemm_4x32 and gemm_8x32 below are its widths and heights.
 template <class V, int R, int64_t RS, int64_t CS>
 inline void gemm_rx2v(int64_t K, const float* a, int64_t gs, const float* b0, const float* b1, int64_t ldb,
                       float* c, int64_t ldc, bool accumulate) noexcept {
@@ -343,7 +347,7 @@ inline void gemm_rx2v(int64_t K, const float* a, int64_t gs, const float* b0, co
     // Unrolled, so the accumulators live in registers (GCC 12 kept eight rows' in memory).
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
-      const float ai = a[i / 4 * gs + i % 4 * RS + k * CS];
+      const float ai = RS == kRowsGsApart ? a[i * gs + k * CS] : a[i / 4 * gs + i % 4 * RS + k * CS];
       acc[i][0] += ai * x0;
       acc[i][1] += ai * x1;
     }
@@ -380,6 +384,7 @@ inline void gemm_4x32(int64_t K, const float* a, const float* b, int64_t ldb, fl
 // accumulators (AVX-512: kernels::kGemmRows): per k, each load of b feeds eight multiply-adds
 // instead of four, so the loads no longer match the multiply-adds one for one (gemm_4x32 reads b
 // again for every row, as memory operands): about 2x on the engine's products natively (gemm.cpp).
+// RS = kRowsGsApart reads eight rows of a row-major matrix (row stride gs, CS = 1) unpacked.
 template <int64_t RS, int64_t CS>
 inline void gemm_8x32(int64_t K, const float* a, int64_t gs, const float* b, int64_t ldb, float* c, int64_t ldc,
                       bool accumulate) noexcept {

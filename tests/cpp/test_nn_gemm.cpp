@@ -2,7 +2,9 @@
 // leave partial 4-row and 8-column blocks, with and without accumulation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -63,10 +65,38 @@ TEST(NnGemm, ProductsMatchFloat64OnEveryBlockShape) {
   for (int64_t N : {8, 13})
     for (int64_t M : {32, 70})
       for (bool acc : {false, true}) check_products(N, 33, M, acc);
-  // Past the 256-row chunks of gemm_nn (K) and gemm_tn (N).
+  // Past the 256-row chunks of gemm_nn (K) and gemm_tn (N); the first with rows read in place
+  // eight at a time on AVX-512, and the last with them too, over gemm_nn's chunks of K.
   for (bool acc : {false, true}) {
     check_products(300, 5, 17, acc);
     check_products(6, 520, 24, acc);
+    check_products(19, 300, 40, acc);
+  }
+}
+
+// Each output row has the bits it has as a product of its own: whichever row group computes it
+// (eight rows read in place, a packed group of four, a tail of one to three), over full and
+// partial panels and gemm_nn's chunks of K.
+TEST(NnGemm, EachRowHasTheBitsOfItsOwnProduct) {
+  for (const int64_t K : {70, 300}) {
+    const int64_t N = 21, M = 45;
+    const auto A = randn(N * K, 7), Bt = randn(M * K, 8), B = randn(K * M, 9), B2 = randn(N * M, 10);
+    std::vector<float> nt(N * M), nn(N * M), tn(K * M), one(std::max(K, M) * M);
+    gemm_nt(A.data(), Bt.data(), nt.data(), N, M, K);
+    gemm_nn(A.data(), B.data(), nn.data(), N, K, M, false);
+    gemm_tn(A.data(), B2.data(), tn.data(), N, K, M, false);
+    for (int64_t i = 0; i < N; ++i) {
+      gemm_nt(A.data() + i * K, Bt.data(), one.data(), 1, M, K);
+      EXPECT_EQ(0, std::memcmp(one.data(), nt.data() + i * M, sizeof(float) * M)) << "gemm_nt row " << i << " K " << K;
+      gemm_nn(A.data() + i * K, B.data(), one.data(), 1, K, M, false);
+      EXPECT_EQ(0, std::memcmp(one.data(), nn.data() + i * M, sizeof(float) * M)) << "gemm_nn row " << i << " K " << K;
+    }
+    for (int64_t k = 0; k < K; ++k) {  // row k of A^T B2: column k of A alone
+      std::vector<float> col(N);
+      for (int64_t n = 0; n < N; ++n) col[n] = A[n * K + k];
+      gemm_tn(col.data(), B2.data(), one.data(), N, 1, M, false);
+      EXPECT_EQ(0, std::memcmp(one.data(), tn.data() + k * M, sizeof(float) * M)) << "gemm_tn row " << k << " K " << K;
+    }
   }
 }
 

@@ -51,6 +51,33 @@ void groups_times(int64_t Kd, const float* a4, int64_t gs, int64_t rows, const f
     rows4_times(Kd, a4 + g * gs, b, ldb, c + g * 4 * ldc, ldc, std::min<int64_t>(4, rows - g * 4), n, acc);
 }
 
+// Where the ISA takes eight rows, a product's first N / 8 * 8 rows of A are read where they are
+// (gemm_8x32 with kRowsGsApart), and only the last N % 8 are packed for rows4_times. Not packing
+// the rest took the shipped Transformer recipe from 5.5 to 5.3 CPU s for its 40 steps, the same
+// bits (train_compare.sh, Intel Xeon; the GRU recipe unchanged at 1.7 s). WebAssembly's four-row
+// kernels take packed rows (0 here).
+int64_t direct_rows(int64_t N) { return kernels::kGemmRows == 8 ? N / 8 * 8 : 0; }
+
+// Rows [0, direct) of C (+)= A b for one panel b (n <= 32 columns, zero-padded to 32) with A's
+// rows lda apart, eight at a time; a partial panel through a tile so C's next columns stay as
+// they are. The same bits as groups_times over the same rows packed.
+void direct_times(int64_t Kd, const float* A, int64_t lda, int64_t direct, const float* b, int64_t ldb, float* c,
+                  int64_t ldc, int64_t n, bool acc) {
+  if constexpr (kernels::kGemmRows != 8) return;
+  for (int64_t r = 0; r < direct; r += 8) {
+    float* cr = c + r * ldc;
+    if (n == 32) {
+      kernels::gemm_8x32<kernels::kRowsGsApart, 1>(Kd, A + r * lda, lda, b, ldb, cr, ldc, acc);
+      continue;
+    }
+    float tile[8 * 32];
+    if (acc)
+      for (int64_t i = 0; i < 8; ++i) std::memcpy(tile + i * 32, cr + i * ldc, sizeof(float) * static_cast<size_t>(n));
+    kernels::gemm_8x32<kernels::kRowsGsApart, 1>(Kd, A + r * lda, lda, b, ldb, tile, 32, acc);
+    for (int64_t i = 0; i < 8; ++i) std::memcpy(cr + i * ldc, tile + i * 32, sizeof(float) * static_cast<size_t>(n));
+  }
+}
+
 // gemm_q8_quad out of line. Inlined into q8_rows' chunk loop (K > 2048), its twelve accumulators
 // came out at half speed in Chromium 156: 29.5 against 60-66 G multiply-adds/s with K = 2048 or
 // less (128 rows x 768 outputs, Zen 5; GPT-2's 3072-deep projection ran at 0.6x gemm_q8_8).
@@ -226,21 +253,24 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
   // B's rows become the columns of kPanel-wide panels (once), A's rows are interleaved by 4; each
   // panel stays in cache while every row group of A passes it. The same order of sums per
   // element as attnlab::linear (whose 8-wide panels suit its threaded tasks): the same bits.
-  const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
+  const int64_t direct = direct_rows(N), rest = N - direct, groups = (rest + 3) / 4, panels = (M + kPanel - 1) / kPanel;
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
   float* a4 = space(sc.a, groups * 4 * K);
   float* bp = space(sc.b, panels * kPanel * K);
   for (int64_t g = 0; g < groups; ++g)
-    kernels::pack_rows<4>(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
+    kernels::pack_rows<4>(A + (direct + g * 4) * K, K, std::min<int64_t>(4, rest - g * 4), K, a4 + g * 4 * K);
   for (int64_t p = 0; p < panels; ++p) {
     float* o = bp + p * kPanel * K;
     const int64_t w = std::min(kPanel, M - p * kPanel);
     kernels::transpose(B + p * kPanel * K, K, w, K, o, kPanel);
     for (int64_t k = 0; k < K && w < kPanel; ++k) std::fill(o + k * kPanel + w, o + (k + 1) * kPanel, 0.f);
   }
-  for (int64_t p = 0; p < panels; ++p)
-    groups_times(K, a4, 4 * K, N, bp + p * kPanel * K, kPanel, C + p * kPanel, M, std::min(kPanel, M - p * kPanel), false);
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t n = std::min(kPanel, M - p * kPanel);
+    direct_times(K, A, K, direct, bp + p * kPanel * K, kPanel, C + p * kPanel, M, n, false);
+    groups_times(K, a4, 4 * K, rest, bp + p * kPanel * K, kPanel, C + direct * M + p * kPanel, M, n, false);
+  }
 }
 
 void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc, GemmScratch* scratch) {
@@ -248,19 +278,22 @@ void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   // while it is in cache (a Linear's input gradient reads the whole weight matrix, 1.5 MB for
   // the tutorial GRU's output layer). Each element still sums its K products in order (carried
   // in C between chunks), so neither changes a bit.
-  const int64_t groups = (N + 3) / 4, panels = (M + kPanel - 1) / kPanel;
+  const int64_t direct = direct_rows(N), rest = N - direct, groups = (rest + 3) / 4, panels = (M + kPanel - 1) / kPanel;
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
   float* a4 = space(sc.a, groups * 4 * K);
   float* bp = space(sc.b, panels * kPanel * std::min(kChunk, K));
   for (int64_t g = 0; g < groups; ++g)
-    kernels::pack_rows<4>(A + g * 4 * K, K, std::min<int64_t>(4, N - g * 4), K, a4 + g * 4 * K);
+    kernels::pack_rows<4>(A + (direct + g * 4) * K, K, std::min<int64_t>(4, rest - g * 4), K, a4 + g * 4 * K);
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kChunk) {
     const int64_t kd = std::min(kChunk, K - k0);
     pack_column_panels(B + k0 * M, M, kd, M, bp);
-    for (int64_t p = 0; p < panels; ++p)
-      groups_times(kd, a4 + k0 * 4, 4 * K, N, bp + p * kPanel * kd, kPanel, C + p * kPanel, M,
-                   std::min(kPanel, M - p * kPanel), acc || k0 > 0);
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t n = std::min(kPanel, M - p * kPanel);
+      const float* b = bp + p * kPanel * kd;
+      direct_times(kd, A + k0, K, direct, b, kPanel, C + p * kPanel, M, n, acc || k0 > 0);
+      groups_times(kd, a4 + k0 * 4, 4 * K, rest, b, kPanel, C + direct * M + p * kPanel, M, n, acc || k0 > 0);
+    }
     if (K == 0) break;
   }
 }
