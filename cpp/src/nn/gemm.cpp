@@ -225,6 +225,11 @@ float* space(std::vector<float>& v, int64_t n) {
 // Rows of the streamed operand per pass, packed as panels of kPanel columns that stay in cache
 // while every row group of the other operand uses them.
 constexpr int64_t kChunk = 256, kPanel = 32;
+// gemm_tn's rows of C per pass over B's panels: 256 rows of a chunk's packed A^T are 256 KB, which
+// stay in L2 while every panel passes them (the output layer's 3,000 rows were 3 MB, re-read from
+// L3 for each panel): its weight gradient 130-131 -> 141-143 GFLOP/s (attnlab_nn_gemm_bench, Intel
+// Xeon; the tutorial GRU's 2,900 rows 123-125 -> 127), the same bits.
+constexpr int64_t kRowBlock = 256;
 
 // Rows [0, rows) of x (row stride ldx, cols wide) as panels of kPanel columns:
 // out[(p * rows + r) * kPanel + c] = x[r * ldx + kPanel p + c], zero past the last column.
@@ -316,9 +321,10 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
         for (int64_t r = 0; r < 4; ++r) ag[n * 4 + r] = r < m ? A[(n0 + n) * K + g * 4 + r] : 0.f;
     }
     pack_column_panels(B + n0 * M, M, nd, M, bp);
-    for (int64_t p = 0; p < panels; ++p)
-      groups_times(nd, a4, 4 * nd, K, bp + p * kPanel * nd, kPanel, C + p * kPanel, M,
-                   std::min(kPanel, M - p * kPanel), acc || n0 > 0);
+    for (int64_t r0 = 0; r0 < K; r0 += kRowBlock)
+      for (int64_t p = 0; p < panels; ++p)
+        groups_times(nd, a4 + r0 * nd, 4 * nd, std::min(kRowBlock, K - r0), bp + p * kPanel * nd, kPanel,
+                     C + r0 * M + p * kPanel, M, std::min(kPanel, M - p * kPanel), acc || n0 > 0);
     if (N == 0) break;
   }
 }

@@ -6,7 +6,6 @@
 #include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 #include "op_util.hpp"
-#include "op_util.hpp"
 
 namespace attnlab::nn {
 
