@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 
@@ -245,6 +246,47 @@ static void model_grad_check(const std::string& arch) {
 TEST(NnGrad, GruBahdanauModel) { model_grad_check("gru"); }
 TEST(NnGrad, GruLuongModel) { model_grad_check("gru-luong"); }
 TEST(NnGrad, TransformerModel) { model_grad_check("transformer"); }
+
+// A trainer's tape is cleared and reused: its nodes keep their buffers, values and gradients
+// from the last batch, of other shapes, and the first op to write a gradient does not zero it
+// first (Tensor::grad_slot). Every parameter's gradient on a reused tape has the bits of a new one.
+TEST(NnGrad, ReusedTapeGivesTheGradientsOfANewOne) {
+  for (const std::string arch : {"gru", "transformer"}) {
+    ModelConfig cfg;
+    cfg.set("arch", arch);
+    cfg.set("d", "16");
+    cfg.set("heads", "2");
+    cfg.set("layers", "2");
+    cfg.set("ffn", "24");
+    cfg.set("src_vocab", "11");
+    cfg.set("tgt_vocab", "13");
+    cfg.set("dropout", "0.2");
+    cfg.set("label_smoothing", "0.1");
+    auto m = make_model(cfg);
+    init_params(*m, 5);
+    std::vector<int> s1 = {0, 4, 5, 9, 2}, s2 = {6, 1}, t1 = {3, 8, 12, 1}, t2 = {4, 5, 6};
+    std::vector<int> u1 = {7, 3}, u2 = {1, 2, 3, 4, 5, 6, 8}, v1 = {2}, v2 = {9, 10, 11, 12, 3, 4};
+    const Batch b = make_batch({&s1, &s2}, {&t1, &t2}), other = make_batch({&u1, &u2}, {&v1, &v2});
+    auto grads = [&](Tape& tp, const Batch& batch) {
+      for (auto* p : m->param_ptrs()) p->t.g.assign(p->t.v.size(), 0.f);
+      Mt19937 rng(9);
+      tp.clear();
+      T l = m->loss(tp, batch, rng, true);
+      tp.backward(l);
+      std::vector<float> all;
+      for (auto* p : m->param_ptrs()) all.insert(all.end(), p->t.g.begin(), p->t.g.end());
+      return all;
+    };
+    Tape fresh, reused;
+    const std::vector<float> want = grads(fresh, b);
+    grads(reused, other);
+    grads(reused, b);
+    grads(reused, other);
+    const std::vector<float> got = grads(reused, b);
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), sizeof(float) * got.size())) << arch;
+  }
+}
 
 TEST(NnOptim, AdamScheduleAndClipping) {
   Param p;
