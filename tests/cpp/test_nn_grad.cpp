@@ -81,6 +81,8 @@ TEST(NnGrad, ElementwiseAndShapes) {
   grad_check({&a.t}, [&](Tape& tp) { return relu_(tp, &a.t); }, 2e-2f, 1e-3f);
   grad_check({&a.t, &c.t}, [&](Tape& tp) { return concat_cols(tp, &a.t, &c.t); });
   grad_check({&a.t}, [&](Tape& tp) { return slice_rows(tp, &a.t, 1, 2); });
+  grad_check({&a.t}, [&](Tape& tp) { return gather_rows(tp, &a.t, {2, 0, 2}); });
+  grad_check({&a.t}, [&](Tape& tp) { return scatter_rows(tp, &a.t, {4, 1, 2}, 6); });
   grad_check({&a.t, &b.t}, [&](Tape& tp) { return concat_rows(tp, {&a.t, &b.t, &a.t}); });
   grad_check({&a.t, &b.t}, [&](Tape& tp) { return stack_batch_major(tp, {&a.t, &b.t}); });
   std::vector<float> pe(8, 0.5f);

@@ -83,6 +83,35 @@ TEST(NnRandom, DropoutDrawsUniformRealDistributionsMask) {
       if (p == 0.5f && cols == 624) EXPECT_NEAR(static_cast<double>(dropped) / (rows * cols), 0.5, 0.05);
     }
   }
+  // Listed rows of a larger tensor: each row's mask is the one it gets in the whole tensor, and
+  // the generator ends where the whole tensor's dropout leaves it.
+  for (const std::vector<int>& rows : {std::vector<int>{0, 2, 3}, std::vector<int>{1, 4}, std::vector<int>{}}) {
+    const int64_t total = 5, C = 300;
+    Tensor all;
+    all.r = total;
+    all.c = C;
+    all.requires_grad = true;
+    for (int64_t i = 0; i < total * C; ++i) all.v.push_back(0.01f * static_cast<float>(i % 97) - 0.4f);
+    Tensor some;
+    some.r = static_cast<int64_t>(rows.size());
+    some.c = C;
+    some.requires_grad = true;
+    for (int r : rows) some.v.insert(some.v.end(), all.v.begin() + r * C, all.v.begin() + (r + 1) * C);
+    Tape tp;
+    Mt19937 g_all(4), g_some(4);
+    T y_all = dropout(tp, &all, 0.3f, g_all);
+    T y_some = dropout(tp, &some, 0.3f, g_some, rows, total);
+    EXPECT_EQ(g_all(), g_some()) << "the generator after " << rows.size() << " listed rows";
+    for (int64_t i = 0; i < y_all->size(); ++i) y_all->grad()[i] = 0.5f + static_cast<float>(i % 7);
+    for (size_t k = 0; k < rows.size(); ++k)
+      for (int64_t c = 0; c < C; ++c) {
+        ASSERT_EQ(y_some->v[k * C + c], y_all->v[rows[k] * C + c]) << "row " << rows[k] << " column " << c;
+        y_some->grad()[k * C + c] = y_all->grad()[rows[k] * C + c];
+      }
+    tp.backward(tp.make(1, 1));
+    for (size_t k = 0; k < rows.size(); ++k)
+      for (int64_t c = 0; c < C; ++c) ASSERT_EQ(some.g[k * C + c], all.g[rows[k] * C + c]) << "gradient, row " << rows[k];
+  }
   // p >= 1 drops everything.
   Tensor x;
   x.r = 1;

@@ -128,6 +128,20 @@ Param* Model::add_param(const std::string& name, std::vector<int64_t> shape) {
   return params.back().get();
 }
 
+// The output layer and the loss over the rows that have a target: a batch's padding rows (11.5% of
+// the shipped Transformer recipe's decoder rows) would go through the vocabulary-wide product and
+// softmax for nothing. The same loss and gradients: a padding row's share of either is zero.
+static T output_loss(Tape& tp, T x, const std::vector<int>& targets, Param* W, Param* b, float eps) {
+  std::vector<int> rows, kept;
+  for (size_t i = 0; i < targets.size(); ++i)
+    if (targets[i] >= 0) {
+      rows.push_back(static_cast<int>(i));
+      kept.push_back(targets[i]);
+    }
+  if (rows.size() == targets.size()) return cross_entropy(tp, linear(tp, x, &W->t, &b->t), targets, eps);
+  return cross_entropy(tp, linear(tp, gather_rows(tp, x, rows), &W->t, &b->t), kept, eps);
+}
+
 static bool ends_with(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
@@ -268,8 +282,7 @@ class GruModel : public Model {
       outs.push_back(s.out);
     }
     T O = dropout(tp, concat_rows(tp, outs), drop, rng);
-    T logits = linear(tp, O, &out_w_->t, &out_b_->t);
-    return cross_entropy(tp, logits, tg, train ? cfg.getf("label_smoothing", 0.f) : 0.f);
+    return output_loss(tp, O, tg, out_w_, out_b_, train ? cfg.getf("label_smoothing", 0.f) : 0.f);
   }
 
   struct State : DecodeState {
@@ -463,21 +476,37 @@ class TransformerModel : public Model {
     return x;
   }
 
+  // The decoder runs on the target's tokens only: a batch's rows [B * T] padded to its longest
+  // target are 11.5% padding in the shipped recipe, and every product, norm and dropout but
+  // attention works row by row. Attention takes them back in the padded layout (zeros in the
+  // padding, which no token's causal mask reaches) and gives back the tokens' rows; dropout draws
+  // the whole padded tensor's numbers. So the same loss and gradients, bit for bit, as the
+  // padded decoder: a padding row's share of either was zero.
   T loss(Tape& tp, const Batch& b, Mt19937& rng, bool train) override {
     const float drop = train ? cfg.getf("dropout", 0.1f) : 0.f;
     T mem = encode(tp, b.src, b.B, b.S, b.src_len, drop, rng, nullptr);
-    T x = embed(tp, tgt_emb_, b.tgt_in.data(), b.B * b.T, b.T, 0, drop, rng);
+    const int64_t BT = b.B * b.T;
+    std::vector<int> rows, targets;  // the tokens' rows of [B * T], and what each predicts
+    for (int64_t i = 0; i < BT; ++i)
+      if (b.tgt_in[i] >= 0) {
+        rows.push_back(static_cast<int>(i));
+        targets.push_back(b.tgt_out[i]);
+      }
+    auto padded = [&](T y) { return scatter_rows(tp, y, rows, BT); };
+    auto add_norm_rows = [&](const Ln& n, T x, T y) {
+      return layer_norm(tp, add(tp, x, dropout(tp, y, drop, rng, rows, BT)), &n.g->t, &n.b->t);
+    };
+    T x = gather_rows(tp, embed(tp, tgt_emb_, b.tgt_in.data(), BT, b.T, 0, drop, rng), rows);
     for (const Layer& l : dec_) {
       T q = linear(tp, x, &l.self.wq->t, nullptr), k = linear(tp, x, &l.self.wk->t, nullptr), v = linear(tp, x, &l.self.wv->t, nullptr);
-      T a = attention(tp, q, k, v, b.B, b.T, b.T, heads_, {}, true, 0.f);
-      x = add_norm(tp, l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr), drop, rng);
+      T a = gather_rows(tp, attention(tp, padded(q), padded(k), padded(v), b.B, b.T, b.T, heads_, {}, true, 0.f), rows);
+      x = add_norm_rows(l.ln1, x, linear(tp, a, &l.self.wo->t, nullptr));
       T q2 = linear(tp, x, &l.cross.wq->t, nullptr), k2 = linear(tp, mem, &l.cross.wk->t, nullptr), v2 = linear(tp, mem, &l.cross.wv->t, nullptr);
-      T c = attention(tp, q2, k2, v2, b.B, b.T, b.S, heads_, b.src_len, false, 0.f);
-      x = add_norm(tp, l.ln2, x, linear(tp, c, &l.cross.wo->t, nullptr), drop, rng);
-      x = add_norm(tp, l.ln3, x, ffn_fwd(tp, l.ffn, x), drop, rng);
+      T c = gather_rows(tp, attention(tp, padded(q2), k2, v2, b.B, b.T, b.S, heads_, b.src_len, false, 0.f), rows);
+      x = add_norm_rows(l.ln2, x, linear(tp, c, &l.cross.wo->t, nullptr));
+      x = add_norm_rows(l.ln3, x, ffn_fwd(tp, l.ffn, x));
     }
-    T logits = linear(tp, x, &out_w_->t, &out_b_->t);
-    return cross_entropy(tp, logits, b.tgt_out, train ? cfg.getf("label_smoothing", 0.f) : 0.f);
+    return output_loss(tp, x, targets, out_w_, out_b_, train ? cfg.getf("label_smoothing", 0.f) : 0.f);
   }
 
   // The decoder's keys and values, written in place. Keys are stored as the fused attention

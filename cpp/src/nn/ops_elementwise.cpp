@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "kernels.hpp"
 #include "op_util.hpp"
@@ -121,21 +122,53 @@ uint64_t drop_below(float p) {
   return lo;
 }
 
-// Dropout's mask for n elements, one number each from rng, in blocks of the generator's state:
-// f(i0, c, m) for elements [i0, i0 + c), m[i] = 0 or keep. The backward draws it again rather than
-// storing it.
+// Dropout's mask, row by row over `total` rows of C, one number an element from rng: f(i, m) for
+// the i-th listed row (rows[i] if `listed`, else row i), m[c] = 0 or keep. The numbers of rows not
+// listed are drawn and dropped. The backward draws the mask again rather than storing it.
 template <class F>
-void each_mask_block(Mt19937& rng, uint64_t below, float keep, int64_t n, F&& f) {
-  uint32_t r[Mt19937::kState];
-  float m[Mt19937::kState];
+void each_mask_row(Mt19937& rng, uint64_t below, float keep, int64_t C, int64_t total, bool listed,
+                   const std::vector<int>& rows, F&& f) {
+  std::vector<uint32_t> r(static_cast<size_t>(C));
+  std::vector<float> m(static_cast<size_t>(C));
   const float kept = below > UINT32_MAX ? 0.f : keep;
   const uint32_t b = static_cast<uint32_t>(below);
-  for (int64_t i0 = 0; i0 < n; i0 += Mt19937::kState) {
-    const int64_t c = std::min<int64_t>(Mt19937::kState, n - i0);
-    rng.fill(r, c);
-    for (int64_t i = 0; i < c; ++i) m[i] = r[i] >= b ? kept : 0.f;
-    f(i0, c, static_cast<const float*>(m));
+  const int64_t n = listed ? static_cast<int64_t>(rows.size()) : total;
+  for (int64_t row = 0, i = 0; row < total; ++row) {
+    rng.fill(r.data(), C);
+    if (i == n || (listed && rows[i] != row)) continue;
+    for (int64_t c = 0; c < C; ++c) m[c] = r[c] >= b ? kept : 0.f;
+    f(i++, static_cast<const float*>(m.data()));
   }
+}
+
+T dropout_impl(Tape& tp, T x, float p, Mt19937& rng, bool listed, std::vector<int> rows, int64_t total) {
+  if (p <= 0.f || !tp.grad_enabled) return x;
+  T y = tp.make_uninit(x->r, x->c, x->requires_grad);
+  const int64_t C = x->c;
+  const float keep = 1.f / (1.f - p);
+  const uint64_t below = drop_below(p);
+  const Mt19937 start = rng;
+  each_mask_row(rng, below, keep, C, total, listed, rows, [&](int64_t i, const float* __restrict m) {
+    const float* __restrict xv = x->v.data() + i * C;
+    float* __restrict yv = y->v.data() + i * C;
+    for (int64_t c = 0; c < C; ++c) yv[c] = xv[c] * m[c];
+  });
+  if (y->requires_grad)
+    tp.record([=, rows = std::move(rows)] {
+      Mt19937 replay = start;
+      const float* dy = y->grad();
+      bool acc = false;
+      float* dx = x->grad_slot(acc);
+      each_mask_row(replay, below, keep, C, total, listed, rows, [&](int64_t i, const float* __restrict m) {
+        const float* __restrict d = dy + i * C;
+        float* __restrict o = dx + i * C;
+        if (acc)
+          for (int64_t c = 0; c < C; ++c) o[c] += d[c] * m[c];
+        else
+          for (int64_t c = 0; c < C; ++c) o[c] = 0.f + d[c] * m[c];
+      });
+    });
+  return y;
 }
 
 }  // namespace
@@ -143,34 +176,13 @@ void each_mask_block(Mt19937& rng, uint64_t below, float keep, int64_t n, F&& f)
 // Inverted dropout: y = x * (U < p ? 0 : 1 / (1 - p)), one U per element from rng, the bits of
 // uniform_real_distribution's draws. The backward replays the generator from a copy of its
 // state instead of keeping a float mask: 4 bytes an element less to write and read back.
-T dropout(Tape& tp, T x, float p, Mt19937& rng) {
-  if (p <= 0.f || !tp.grad_enabled) return x;
-  T y = tp.make_uninit(x->r, x->c, x->requires_grad);
-  const int64_t n = x->size();
-  const float keep = 1.f / (1.f - p);
-  const uint64_t below = drop_below(p);
-  const Mt19937 start = rng;
-  each_mask_block(rng, below, keep, n, [&](int64_t i0, int64_t c, const float* __restrict m) {
-    const float* __restrict xv = x->v.data() + i0;
-    float* __restrict yv = y->v.data() + i0;
-    for (int64_t i = 0; i < c; ++i) yv[i] = xv[i] * m[i];
-  });
-  if (y->requires_grad)
-    tp.record([=] {
-      Mt19937 replay = start;
-      const float* dy = y->grad();
-      bool acc = false;
-      float* dx = x->grad_slot(acc);
-      each_mask_block(replay, below, keep, n, [&](int64_t i0, int64_t c, const float* __restrict m) {
-        const float* __restrict d = dy + i0;
-        float* __restrict o = dx + i0;
-        if (acc)
-          for (int64_t i = 0; i < c; ++i) o[i] += d[i] * m[i];
-        else
-          for (int64_t i = 0; i < c; ++i) o[i] = 0.f + d[i] * m[i];
-      });
-    });
-  return y;
+T dropout(Tape& tp, T x, float p, Mt19937& rng) { return dropout_impl(tp, x, p, rng, false, {}, x->r); }
+
+T dropout(Tape& tp, T x, float p, Mt19937& rng, const std::vector<int>& rows, int64_t total) {
+  check(static_cast<int64_t>(rows.size()) == x->r, "dropout", "one listed row per row of x");
+  for (size_t i = 0; i < rows.size(); ++i)
+    check(rows[i] >= 0 && rows[i] < total && (i == 0 || rows[i] > rows[i - 1]), "dropout", "rows ascending, below total");
+  return dropout_impl(tp, x, p, rng, true, rows, total);
 }
 
 }  // namespace attnlab::nn

@@ -39,6 +39,37 @@ T slice_rows(Tape& tp, T x, int64_t start, int64_t n) {
   return y;
 }
 
+T gather_rows(Tape& tp, T x, const std::vector<int>& rows) {
+  const int64_t C = x->c, n = static_cast<int64_t>(rows.size());
+  for (int r : rows) check(r >= 0 && r < x->r, "gather_rows", "row out of range");
+  T y = tp.make_uninit(n, C, x->requires_grad);
+  for (int64_t i = 0; i < n; ++i) std::copy_n(x->v.data() + rows[i] * C, C, y->v.data() + i * C);
+  if (y->requires_grad)
+    tp.record([=] {
+      const float* dy = y->grad();
+      float* dx = x->grad();
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t c = 0; c < C; ++c) dx[rows[i] * C + c] += dy[i * C + c];
+    });
+  return y;
+}
+
+T scatter_rows(Tape& tp, T x, const std::vector<int>& rows, int64_t total) {
+  const int64_t C = x->c, n = static_cast<int64_t>(rows.size());
+  check(n == x->r, "scatter_rows", "one listed row per row of x");
+  T y = tp.make(total, C, x->requires_grad);
+  for (int64_t i = 0; i < n; ++i) {
+    check(rows[i] >= 0 && rows[i] < total, "scatter_rows", "row out of range");
+    std::copy_n(x->v.data() + i * C, C, y->v.data() + rows[i] * C);
+  }
+  if (y->requires_grad)
+    tp.record([=] {
+      const float* dy = y->grad();
+      add_to_grad_2d(x, [&](int64_t i, int64_t c) { return dy[rows[i] * C + c]; });
+    });
+  return y;
+}
+
 T concat_rows(Tape& tp, const std::vector<T>& xs) {
   check(!xs.empty(), "concat_rows", "no inputs");
   const int64_t C = xs[0]->c;

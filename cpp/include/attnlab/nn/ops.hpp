@@ -29,12 +29,19 @@ T relu_(Tape& tp, T a);
 T add_rows_periodic(Tape& tp, T x, const std::vector<float>& pe, int64_t L);
 // Inverted dropout; identity when p == 0 or the tape records nothing.
 T dropout(Tape& tp, T x, float p, Mt19937& rng);
+// The same for x [rows.size(), C] holding the listed rows (ascending) of a [total, C] tensor: rng
+// draws for all total * C elements, in order, so each row gets the numbers it would get there.
+T dropout(Tape& tp, T x, float p, Mt19937& rng, const std::vector<int>& rows, int64_t total);
 
 // ---- ops_shape.cpp
 // [a | b] along columns (same rows).
 T concat_cols(Tape& tp, T a, T b);
 // rows [start, start + n) of x.
 T slice_rows(Tape& tp, T x, int64_t start, int64_t n);
+// The listed rows of x, in that order: [rows.size(), C]. Rows not listed get no gradient.
+T gather_rows(Tape& tp, T x, const std::vector<int>& rows);
+// Its inverse: [total, C], row rows[i] = x's row i (distinct rows), zeros elsewhere.
+T scatter_rows(Tape& tp, T x, const std::vector<int>& rows, int64_t total);
 // Stacks xs (each [N, C]) one after another: [xs.size() * N, C] (time-major if xs are time steps).
 T concat_rows(Tape& tp, const std::vector<T>& xs);
 // Interleaves S time steps (each [B, C]) into batch-major rows b * S + t: [B * S, C].
