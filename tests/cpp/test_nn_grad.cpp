@@ -202,20 +202,27 @@ TEST(NnGrad, LayerNormDropoutCrossEntropy) {
   grad_check({&logits.t}, [&](Tape& tp) { return cross_entropy(tp, &logits.t, {2, 3, -1, -1}, 0.f); });
 }
 
-// Whole models: the gradient of the loss with respect to a sample of every parameter.
-static void model_grad_check(const std::string& arch) {
+// A small model for the whole-model tests: 2 layers, 2 heads, label smoothing 0.1.
+static std::unique_ptr<Model> small_model(const std::string& arch, int d, int ffn, int src_vocab, int tgt_vocab,
+                                          const char* dropout, uint64_t seed) {
   ModelConfig cfg;
   cfg.set("arch", arch);
-  cfg.set("d", "8");
+  cfg.set("d", std::to_string(d));
   cfg.set("heads", "2");
   cfg.set("layers", "2");
-  cfg.set("ffn", "12");
-  cfg.set("src_vocab", "7");
-  cfg.set("tgt_vocab", "9");
-  cfg.set("dropout", "0");
+  cfg.set("ffn", std::to_string(ffn));
+  cfg.set("src_vocab", std::to_string(src_vocab));
+  cfg.set("tgt_vocab", std::to_string(tgt_vocab));
+  cfg.set("dropout", dropout);
   cfg.set("label_smoothing", "0.1");
   auto m = make_model(cfg);
-  init_params(*m, 3);
+  init_params(*m, seed);
+  return m;
+}
+
+// Whole models: the gradient of the loss with respect to a sample of every parameter.
+static void model_grad_check(const std::string& arch) {
+  auto m = small_model(arch, 8, 12, 7, 9, "0", 3);
   std::vector<int> s1 = {0, 4, 5}, s2 = {6, 1}, t1 = {3, 8}, t2 = {4, 5, 6};
   const Batch b = make_batch({&s1, &s2}, {&t1, &t2});
   Mt19937 rng(1);
@@ -254,18 +261,7 @@ TEST(NnGrad, TransformerModel) { model_grad_check("transformer"); }
 // first (Tensor::grad_slot). Every parameter's gradient on a reused tape has the bits of a new one.
 TEST(NnGrad, ReusedTapeGivesTheGradientsOfANewOne) {
   for (const std::string arch : {"gru", "transformer"}) {
-    ModelConfig cfg;
-    cfg.set("arch", arch);
-    cfg.set("d", "16");
-    cfg.set("heads", "2");
-    cfg.set("layers", "2");
-    cfg.set("ffn", "24");
-    cfg.set("src_vocab", "11");
-    cfg.set("tgt_vocab", "13");
-    cfg.set("dropout", "0.2");
-    cfg.set("label_smoothing", "0.1");
-    auto m = make_model(cfg);
-    init_params(*m, 5);
+    auto m = small_model(arch, 16, 24, 11, 13, "0.2", 5);
     std::vector<int> s1 = {0, 4, 5, 9, 2}, s2 = {6, 1}, t1 = {3, 8, 12, 1}, t2 = {4, 5, 6};
     std::vector<int> u1 = {7, 3}, u2 = {1, 2, 3, 4, 5, 6, 8}, v1 = {2}, v2 = {9, 10, 11, 12, 3, 4};
     const Batch b = make_batch({&s1, &s2}, {&t1, &t2}), other = make_batch({&u1, &u2}, {&v1, &v2});
