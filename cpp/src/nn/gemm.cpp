@@ -220,7 +220,8 @@ int64_t sparse_quads(uint8_t* xb, int64_t ldx, int64_t rows, int64_t kq, int32_t
 // Never null, even for n = 0: gemm_nn offsets its packed rows by chunk when every row is read in
 // place and none were packed (UBSan: "applying non-zero offset to null pointer", fuzz_toy_trainer).
 float* space(std::vector<float>& v, int64_t n) {
-  if (static_cast<int64_t>(v.size()) < std::max<int64_t>(n, 1)) v.resize(static_cast<size_t>(std::max<int64_t>(n, 1)));
+  n = std::max<int64_t>(n, 1);
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
   return v.data();
 }
 
