@@ -100,6 +100,36 @@ TEST(NnGemm, EachRowHasTheBitsOfItsOwnProduct) {
   }
 }
 
+// The strided product (attention's per-head backward) reads a block of wider rows in place and
+// writes only its block of C: against float64 and, in WebAssembly (no fused multiply-adds), with the
+// bits of gemm_nn on the blocks copied out (the same order of sums per element), on partial 4-row
+// groups and 8-column blocks.
+TEST(NnGemm, StridedProductIsGemmNnOnItsBlocks) {
+  for (bool acc : {false, true})
+    for (const int64_t N : {1, 5, 12})
+      for (const int64_t M : {3, 16, 64}) {
+        const int64_t K = 11, lda = K + 6, ldb = M + 9, ldc = M + 5;
+        const auto A = randn(N * lda, 11), B = randn(K * ldb, 12), C0 = randn(N * ldc, 13);
+        std::vector<float> c = C0;
+        gemm_nn_strided(A.data(), lda, B.data(), ldb, c.data(), ldc, N, K, M, acc);
+        std::vector<float> a(N * K), b(K * M), want(N * M), c0(N * M), got(N * M);
+        for (int64_t i = 0; i < N; ++i) std::copy_n(A.data() + i * lda, K, a.data() + i * K);
+        for (int64_t k = 0; k < K; ++k) std::copy_n(B.data() + k * ldb, M, b.data() + k * M);
+        for (int64_t i = 0; i < N; ++i) std::copy_n(C0.data() + i * ldc, M, c0.data() + i * M);
+        want = c0;
+        gemm_nn(a.data(), b.data(), want.data(), N, K, M, acc);
+        for (int64_t i = 0; i < N; ++i) {
+          std::copy_n(c.data() + i * ldc, M, got.data() + i * M);
+          // Past the block's M columns, C's rows are as they were.
+          EXPECT_TRUE(std::equal(c.begin() + i * ldc + M, c.begin() + i * ldc + ldc, C0.begin() + i * ldc + M));
+        }
+#if defined(__wasm__)  // natively GCC fuses some of the multiply-adds and not others, by context
+        EXPECT_EQ(0, std::memcmp(got.data(), want.data(), sizeof(float) * N * M)) << N << "x" << M << " acc " << acc;
+#endif
+        expect_product(got, c0, a.data(), K, 1, b.data(), M, 1, N, K, M, acc);
+      }
+}
+
 // int8 weights: the product equals the dequantised weights' product up to the activations'
 // int16 rounding (<= max|x| / 16382 per element).
 // Row counts 1..12 cover each row group the product forms (up to 4 rows per pass).

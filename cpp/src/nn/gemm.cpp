@@ -255,6 +255,24 @@ void pack_column_panels(const float* x, int64_t ldx, int64_t rows, int64_t cols,
   }
 }
 
+// Rows [0, rows) of x (row stride ldx, cols wide) as groups of 4 columns, each group's rows one
+// after another: out[(g * rows + r) * 4 + c] = x[r * ldx + 4 g + c], zero past the last column
+// (gemm_tn's A^T, interleaved by 4 for the kernels). kRowBlock rows at a time, so each group's
+// share of them is one run of 16-byte copies.
+void pack_column_groups(const float* x, int64_t ldx, int64_t rows, int64_t cols, float* out) {
+  constexpr int64_t kRows = 8;
+  const int64_t full = cols / 4, groups = (cols + 3) / 4;
+  int64_t r0 = 0;
+  for (; r0 + kRows <= rows; r0 += kRows)
+    for (int64_t g = 0; g < full; ++g)
+      for (int64_t r = r0; r < r0 + kRows; ++r) std::memcpy(out + (g * rows + r) * 4, x + r * ldx + 4 * g, 4 * sizeof(float));
+  for (int64_t g = 0; g < full; ++g)
+    for (int64_t r = r0; r < rows; ++r) std::memcpy(out + (g * rows + r) * 4, x + r * ldx + 4 * g, 4 * sizeof(float));
+  if (full < groups)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < 4; ++c) out[(full * rows + r) * 4 + c] = 4 * full + c < cols ? x[r * ldx + 4 * full + c] : 0.f;
+}
+
 }  // namespace
 
 void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K, GemmScratch* scratch) {
@@ -317,18 +335,24 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   float* bp = space(sc.b, panels * kPanel * nc);
   for (int64_t n0 = 0; n0 < N || n0 == 0; n0 += kChunk) {
     const int64_t nd = std::min(kChunk, N - n0);
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t m = std::min<int64_t>(4, K - g * 4);
-      float* ag = a4 + g * 4 * nd;
-      for (int64_t n = 0; n < nd; ++n)
-        for (int64_t r = 0; r < 4; ++r) ag[n * 4 + r] = r < m ? A[(n0 + n) * K + g * 4 + r] : 0.f;
-    }
+    pack_column_groups(A + n0 * K, K, nd, K, a4);
     pack_column_panels(B + n0 * M, M, nd, M, bp);
     for (int64_t r0 = 0; r0 < K; r0 += kRowBlock)
       for (int64_t p = 0; p < panels; ++p)
         groups_times(nd, a4 + r0 * nd, 4 * nd, std::min(kRowBlock, K - r0), bp + p * kPanel * nd, kPanel,
                      C + r0 * M + p * kPanel, M, std::min(kPanel, M - p * kPanel), acc || n0 > 0);
     if (N == 0) break;
+  }
+}
+
+void gemm_nn_strided(const float* A, int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc, int64_t N,
+                     int64_t K, int64_t M, bool acc, GemmScratch* scratch) {
+  GemmScratch own;
+  float* a4 = space((scratch ? *scratch : own).a, 4 * K);
+  for (int64_t r = 0; r < N; r += 4) {
+    const int64_t m = std::min<int64_t>(4, N - r);
+    kernels::pack_rows<4>(A + r * lda, lda, m, K, a4);
+    rows4_times(K, a4, B, ldb, C + r * ldc, ldc, m, M, acc);
   }
 }
 

@@ -37,6 +37,11 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
 // C [N, M] (+)= A [N, K] B [K, M]: a Linear's input gradient dy W.
 void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool accumulate,
              GemmScratch* scratch = nullptr);
+// C [N, M] (+)= A [N, K] B [K, M] with rows lda, ldb and ldc floats apart, B and C read and written
+// where they are: the small per-head products of attention's backward (a head's columns of wider
+// rows), four rows of A packed at a time, in one pass over K.
+void gemm_nn_strided(const float* A, int64_t lda, const float* B, int64_t ldb, float* C, int64_t ldc, int64_t N,
+                     int64_t K, int64_t M, bool accumulate, GemmScratch* scratch = nullptr);
 // C [N, M] = A [N, K] W^T for int8 weights W [M, ldw] (rows zero-padded to ldw, a multiple of 16,
 // K <= ldw) packed as `layout` says into Wt, with per-row scales: each row of A quantised to int16,
 // exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on `pool` (null:
