@@ -46,9 +46,15 @@ T linear(Tape& tp, T x, T W, T b) {
         float* dx = x->grad_slot(acc);
         gemm_nn(dy, W->v.data(), dx, N, M, K, acc, s);  // acc or not, the same bits (gemm.hpp)
       }
-      if (W->requires_grad) gemm_tn(dy, x->v.data(), W->grad(), N, M, K, true, s);
+      if (W->requires_grad) {
+        bool acc = false;
+        float* dw = W->grad_slot(acc);
+        gemm_tn(dy, x->v.data(), dw, N, M, K, acc, s);
+      }
       if (b && b->requires_grad) {
-        float* db = b->grad();
+        bool acc = false;
+        float* db = b->grad_slot(acc);
+        if (!acc) std::fill(db, db + M, 0.f);
         for (int64_t i = 0; i < N; ++i)
           for (int64_t j = 0; j < M; ++j) db[j] += dy[i * M + j];
       }

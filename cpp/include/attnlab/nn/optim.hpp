@@ -20,8 +20,9 @@ class Adam {
  public:
   Adam(std::vector<Param*> params, AdamConfig cfg);
   float lr_at(int64_t step) const;  // step counts from 1
-  // Clips, updates, zeroes the gradients. Returns the gradient norm before clipping.
+  // Clips, updates, zeroes the gradients (zero_grad). Returns the gradient norm before clipping.
   float step();
+  // Marks every gradient spent (has_grad = false): it reads as zeros from the next grad().
   void zero_grad();
   int64_t steps() const { return t_; }
   // State for checkpoints: step count and moments (same order as params).
