@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
         os.epoch = ep + 1;
         os.batch = 0;
       }
-      std::printf("epoch %llu %s in %.1f s (%.1f s CPU): train loss %.4f, %.0f target tok/s\n", static_cast<unsigned long long>(ep + 1),
+      std::printf("epoch %llu %s in %.2f s (%.2f s CPU): train loss %.4f, %.0f target tok/s\n", static_cast<unsigned long long>(ep + 1),
                   stop ? "stopped" : "done", ep_s, ep_cpu, ep_tok > 0 ? ep_loss / ep_tok : 0.0, ep_tok / ep_s);
       if (eval_limit > 0 && !vg.srcs.empty()) {
         nn::DecodeOptions o;
