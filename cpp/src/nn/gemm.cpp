@@ -283,19 +283,15 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
   float* a4 = space(sc.a, groups * 4 * K);
-  float* bp = space(sc.b, panels * kPanel * K);
+  float* bp = space(sc.b, kPanel * K);
   for (int64_t g = 0; g < groups; ++g)
     kernels::pack_rows<4>(A + (direct + g * 4) * K, K, std::min<int64_t>(4, rest - g * 4), K, a4 + g * 4 * K);
   for (int64_t p = 0; p < panels; ++p) {
-    float* o = bp + p * kPanel * K;
-    const int64_t w = std::min(kPanel, M - p * kPanel);
-    kernels::transpose(B + p * kPanel * K, K, w, K, o, kPanel);
-    for (int64_t k = 0; k < K && w < kPanel; ++k) std::fill(o + k * kPanel + w, o + (k + 1) * kPanel, 0.f);
-  }
-  for (int64_t p = 0; p < panels; ++p) {
     const int64_t n = std::min(kPanel, M - p * kPanel);
-    direct_times(K, A, K, direct, bp + p * kPanel * K, kPanel, C + p * kPanel, M, n, false);
-    groups_times(K, a4, 4 * K, rest, bp + p * kPanel * K, kPanel, C + direct * M + p * kPanel, M, n, false);
+    kernels::transpose(B + p * kPanel * K, K, n, K, bp, kPanel);
+    for (int64_t k = 0; k < K && n < kPanel; ++k) std::fill(bp + k * kPanel + n, bp + (k + 1) * kPanel, 0.f);
+    direct_times(K, A, K, direct, bp, kPanel, C + p * kPanel, M, n, false);
+    groups_times(K, a4, 4 * K, rest, bp, kPanel, C + direct * M + p * kPanel, M, n, false);
   }
 }
 
@@ -308,17 +304,16 @@ void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
   float* a4 = space(sc.a, groups * 4 * K);
-  float* bp = space(sc.b, panels * kPanel * std::min(kChunk, K));
+  float* bp = space(sc.b, kPanel * std::min(kChunk, K));
   for (int64_t g = 0; g < groups; ++g)
     kernels::pack_rows<4>(A + (direct + g * 4) * K, K, std::min<int64_t>(4, rest - g * 4), K, a4 + g * 4 * K);
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kChunk) {
     const int64_t kd = std::min(kChunk, K - k0);
-    pack_column_panels(B + k0 * M, M, kd, M, bp);
     for (int64_t p = 0; p < panels; ++p) {
       const int64_t n = std::min(kPanel, M - p * kPanel);
-      const float* b = bp + p * kPanel * kd;
-      direct_times(kd, A + k0, K, direct, b, kPanel, C + p * kPanel, M, n, acc || k0 > 0);
-      groups_times(kd, a4 + k0 * 4, 4 * K, rest, b, kPanel, C + direct * M + p * kPanel, M, n, acc || k0 > 0);
+      pack_column_panels(B + k0 * M + p * kPanel, M, kd, n, bp);
+      direct_times(kd, A + k0, K, direct, bp, kPanel, C + p * kPanel, M, n, acc || k0 > 0);
+      groups_times(kd, a4 + k0 * 4, 4 * K, rest, bp, kPanel, C + direct * M + p * kPanel, M, n, acc || k0 > 0);
     }
     if (K == 0) break;
   }
@@ -336,11 +331,13 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   for (int64_t n0 = 0; n0 < N || n0 == 0; n0 += kChunk) {
     const int64_t nd = std::min(kChunk, N - n0);
     pack_column_groups(A + n0 * K, K, nd, K, a4);
-    pack_column_panels(B + n0 * M, M, nd, M, bp);
     for (int64_t r0 = 0; r0 < K; r0 += kRowBlock)
-      for (int64_t p = 0; p < panels; ++p)
+      for (int64_t p = 0; p < panels; ++p) {
+        const int64_t n = std::min(kPanel, M - p * kPanel);
+        if (r0 == 0) pack_column_panels(B + n0 * M + p * kPanel, M, nd, n, bp + p * kPanel * nd);
         groups_times(nd, a4 + r0 * nd, 4 * nd, std::min(kRowBlock, K - r0), bp + p * kPanel * nd, kPanel,
-                     C + r0 * M + p * kPanel, M, std::min(kPanel, M - p * kPanel), acc || n0 > 0);
+                     C + r0 * M + p * kPanel, M, n, acc || n0 > 0);
+      }
     if (N == 0) break;
   }
 }
