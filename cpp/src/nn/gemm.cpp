@@ -257,8 +257,11 @@ void pack_column_panels(const float* x, int64_t ldx, int64_t rows, int64_t cols,
 
 // Rows [0, rows) of x (row stride ldx, cols wide) as groups of 4 columns, each group's rows one
 // after another: out[(g * rows + r) * 4 + c] = x[r * ldx + 4 g + c], zero past the last column
-// (gemm_tn's A^T, interleaved by 4 for the kernels). kRowBlock rows at a time, so each group's
-// share of them is one run of 16-byte copies.
+// (gemm_tn's A^T, interleaved by 4 for the kernels). kRows rows at a time, so each group's share
+// of them is one run of 16-byte copies. Element by element, group after group, this packing was
+// 2.1% of a perf profile of the shipped Transformer recipe; a row at a time (its 16-byte groups
+// into as many output streams, 4 KB apart, which L1 maps to one set) 3.3%; so, 2.0%, and
+// attnlab_nn_gemm_bench's gemm_tn 123-143 -> 128-152 GFLOP/s (Intel Xeon).
 void pack_column_groups(const float* x, int64_t ldx, int64_t rows, int64_t cols, float* out) {
   constexpr int64_t kRows = 8;
   const int64_t full = cols / 4, groups = (cols + 3) / 4;
@@ -276,8 +279,10 @@ void pack_column_groups(const float* x, int64_t ldx, int64_t rows, int64_t cols,
 }  // namespace
 
 void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int64_t K, GemmScratch* scratch) {
-  // B's rows become the columns of kPanel-wide panels (once), A's rows are interleaved by 4; each
-  // panel stays in cache while every row group of A passes it. The same order of sums per
+  // B's rows become the columns of kPanel-wide panels, each packed just before every row group
+  // of A passes it, so it is still in L1 (packing all of B first left a wide B's panels in L2 or
+  // L3 by their turn: attnlab_nn_gemm_bench 137-147 -> 151-160 GFLOP/s on the Transformer's
+  // shapes, Intel Xeon); A's rows are read in place (direct_rows) or interleaved by 4. The same order of sums per
   // element as attnlab::linear (whose 8-wide panels suit its threaded tasks): the same bits.
   const int64_t direct = direct_rows(N), rest = N - direct, groups = (rest + 3) / 4, panels = (M + kPanel - 1) / kPanel;
   GemmScratch own;
@@ -296,10 +301,11 @@ void gemm_nt(const float* A, const float* B, float* C, int64_t N, int64_t M, int
 }
 
 void gemm_nn(const float* A, const float* B, float* C, int64_t N, int64_t K, int64_t M, bool acc, GemmScratch* scratch) {
-  // B in chunks of kChunk rows, each packed into 32-column panels and used by every row of A
-  // while it is in cache (a Linear's input gradient reads the whole weight matrix, 1.5 MB for
-  // the tutorial GRU's output layer). Each element still sums its K products in order (carried
-  // in C between chunks), so neither changes a bit.
+  // B in chunks of kChunk rows (a Linear's input gradient reads the whole weight matrix, 1.5 MB
+  // for the tutorial GRU's output layer), each chunk's 32-column panels packed one at a time, as
+  // gemm_nt's, just before every row of A uses it (the GRU cell's 124 -> 144 GFLOP/s in the
+  // bench). Each element still sums its K products in order (carried in C between chunks), so
+  // neither changes a bit.
   const int64_t direct = direct_rows(N), rest = N - direct, groups = (rest + 3) / 4, panels = (M + kPanel - 1) / kPanel;
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
