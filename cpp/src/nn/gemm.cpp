@@ -332,15 +332,15 @@ void gemm_tn(const float* A, const float* B, float* C, int64_t N, int64_t K, int
   const int64_t groups = (K + 3) / 4, panels = (M + kPanel - 1) / kPanel, nc = std::min(kChunk, N);
   GemmScratch own;
   GemmScratch& sc = scratch ? *scratch : own;
+  // With one block of rows each panel is used once, so all share one panel's space, which
+  // stays in L1 (the FFN's second weight gradient, C [256, 1024], 115-119 -> 122-125 GFLOP/s
+  // in the Transformer recipe's own calls, Intel Xeon).
+  const bool one_block = K <= kRowBlock;
   float* a4 = space(sc.a, groups * 4 * nc);
-  float* bp = space(sc.b, (K <= kRowBlock ? 1 : panels) * kPanel * nc);
+  float* bp = space(sc.b, (one_block ? 1 : panels) * kPanel * nc);
   for (int64_t n0 = 0; n0 < N || n0 == 0; n0 += kChunk) {
     const int64_t nd = std::min(kChunk, N - n0);
     pack_column_groups(A + n0 * K, K, nd, K, a4);
-    // With one block of rows each panel is used once, so all share one panel's space, which
-    // stays in L1 (the FFN's second weight gradient, C [256, 1024], 115-119 -> 122-125 GFLOP/s
-    // in the Transformer recipe's own calls, Intel Xeon).
-    const bool one_block = K <= kRowBlock;
     for (int64_t r0 = 0; r0 < K; r0 += kRowBlock)
       for (int64_t p = 0; p < panels; ++p) {
         const int64_t n = std::min(kPanel, M - p * kPanel);
