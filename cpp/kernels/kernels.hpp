@@ -23,6 +23,7 @@
 //   mask_bytes(x, m, nz_blocks, n) x[i] = -inf where byte m[i] blocks
 //   find_nonfinite(x, n, ninf_ok)  index of the first NaN or +-inf (-inf allowed if ninf_ok), or -1
 //   find_above(x, n, bar)          index of the first x[i] > bar (NaN never is), or n
+//   block_max16(x, n, bm)          bm[b] = max of x[16b, 16b + 16) (the last block may be shorter)
 //   quantize_i16(x, n, np, xq)     x as int16 in [-8191, 8191] scaled by 8191 / max|x|, zero-padded
 //                                  to np; returns the scale (max|x| / 8191)
 //   gemm_q8_8<R>(x, ldx, w, kp, out)  out[r*8 + j] = sum_k x[r*ldx + k] * W[j][k] over k < 2 kp for
@@ -124,6 +125,7 @@ using isa::exp_shift_sum;
 using isa::exp_shift_total;
 using isa::find_nonfinite;
 using isa::find_above;
+using isa::block_max16;
 using isa::gemm_1xn;
 using isa::gemm_4x16;
 using isa::gemm_4x32;

@@ -244,6 +244,23 @@ inline int64_t find_above(const float* x, int64_t n, float bar) noexcept {
   return n;
 }
 
+// bm[b] = the largest of x[16b, min(16b + 16, n)) for b < (n + 15) / 16. A whole block folds in
+// SIMD128's order (four lanes of four, then lanes (0, 2) and (1, 3)), so the twins agree even on
+// which zero or NaN wins; the last, partial block in order.
+inline void block_max16(const float* x, int64_t n, float* bm) noexcept {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    float v[4];
+    for (int j = 0; j < 4; ++j) v[j] = pmax(pmax(x[i + j], x[i + 4 + j]), pmax(x[i + 8 + j], x[i + 12 + j]));
+    *bm++ = pmax(pmax(v[0], v[2]), pmax(v[1], v[3]));
+  }
+  if (i < n) {
+    float r = x[i];
+    for (++i; i < n; ++i) r = pmax(r, x[i]);
+    *bm = r;
+  }
+}
+
 // c[R][n] (+)= A[R][K] b[K][n], n <= 8, one element at a time in order k = 0, 1, ...: gemm_4x8's
 // partial blocks (n < 8) and gemm_6x8. For n < 8, GCC would rather vectorise the K loop (then add
 // lane by lane, in order) than the columns, so that is switched off here.

@@ -360,6 +360,17 @@ inline int64_t find_above(const float* x, int64_t n, float bar) noexcept {
   return i + scalar::find_above(x + i, n - i, bar);
 }
 
+// Twin of scalar::block_max16: a block's four vectors folded lane by lane, then detail::hmax.
+inline void block_max16(const float* x, int64_t n, float* bm) noexcept {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t a = wasm_f32x4_pmax(wasm_v128_load(x + i), wasm_v128_load(x + i + 4));
+    const v128_t b = wasm_f32x4_pmax(wasm_v128_load(x + i + 8), wasm_v128_load(x + i + 12));
+    *bm++ = detail::hmax(wasm_f32x4_pmax(a, b));
+  }
+  scalar::block_max16(x + i, n - i, bm);
+}
+
 // Twin of scalar::gemm_4x8: eight f32x4 accumulators (4 rows x 8 columns) stay in registers
 // while the K loop streams one 8-wide row of b and four broadcasts of A per step; A's rows sit
 // at constant offsets from one pointer, which saves V8 an address computation per broadcast.

@@ -365,6 +365,34 @@ TEST(Kernels, FindAboveMatchesScalar) {
   }
 }
 
+// Block maxima against the plain maximum of each block, and the twins bit for bit: signed zeros
+// (which one wins depends on the order of the compares) and NaN anywhere in a block.
+TEST(Kernels, BlockMax16MatchesScalar) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int n : {1, 15, 16, 17, 32, 47, 100}) {
+    auto x = ref::random(n, 9);
+    const int64_t blocks = (n + 15) / 16;
+    std::vector<float> a(blocks), b(blocks);
+    k::block_max16(x.data(), n, a.data());
+    k::scalar::block_max16(x.data(), n, b.data());
+    for (int64_t i = 0; i < blocks; ++i) {
+      EXPECT_EQ(a[i], *std::max_element(x.begin() + 16 * i, x.begin() + std::min<int64_t>(16 * i + 16, n)));
+      EXPECT_EQ(b[i], a[i]);
+    }
+    for (int at : {0, 5, n - 1}) {
+      if (at < 0 || at >= n) continue;
+      for (float v : {nan, 0.f, -0.f}) {
+        auto y = x;
+        for (float& e : y) e = e < 0 ? -0.f : 0.f;  // zeros of both signs
+        y[at] = v;
+        k::block_max16(y.data(), n, a.data());
+        k::scalar::block_max16(y.data(), n, b.data());
+        EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float) * blocks), 0) << "n " << n << ", at " << at << ", " << v;
+      }
+    }
+  }
+}
+
 // A[i][k] = a[i * RS + k * CS] for both layouts the drivers use; G rows (gemm_4x8 or gemm_6x8).
 template <int G, int64_t RS, int64_t CS>
 void expect_gemm_matches(int64_t K) {

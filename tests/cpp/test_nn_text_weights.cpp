@@ -2,7 +2,9 @@
 // (round trips, quantisation, rejection of malformed files) and decoding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "attnlab/error.hpp"
@@ -223,6 +225,49 @@ TEST(NnDecode, GreedyEqualsBeamOneAndBeamReturnsAttention) {
     EXPECT_EQ(h.ids.back(), Bpe::kEos);
     if (arch == "transformer") {
       EXPECT_EQ(t1.enc_self.size(), static_cast<size_t>(2 * 2) * t1.src_ids.size() * t1.src_ids.size());
+    }
+  }
+}
+
+// top_k against a full sort by (value descending, id ascending): rows with ties (values drawn
+// from a few levels, so a block's maximum is often another block's too), -inf entries, widths
+// that end in a partial block, k past the number of blocks, and an all-NaN row.
+TEST(NnText, TopKIsTheSortedRowsFirstEntries) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  uint32_t state = 12345;
+  auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int64_t V : {1, 5, 16, 17, 40, 100, 3000}) {
+    for (int k : {1, 2, 6, 65}) {
+      if (k > V) continue;
+      for (int levels : {3, 50, 100000}) {
+        for (bool with_ninf : {false, true}) {
+          std::vector<float> row(V);
+          for (float& x : row) x = -static_cast<float>(next() % levels) / 7.f;
+          if (with_ninf)
+            for (int64_t j = 0; j < V; j += 3) row[j] = ninf;
+          std::vector<int> want(V);
+          for (int64_t j = 0; j < V; ++j) want[j] = static_cast<int>(j);
+          std::stable_sort(want.begin(), want.end(), [&](int a, int b) { return row[a] > row[b]; });
+          std::vector<float> bm((V + 15) / 16);
+          std::vector<int> idx(k, -1);
+          top_k(row.data(), V, k, bm.data(), idx.data());
+          EXPECT_EQ(idx, std::vector<int>(want.begin(), want.begin() + k))
+              << "V " << V << ", k " << k << ", levels " << levels << (with_ninf ? ", -inf" : "");
+        }
+      }
+      std::vector<float> lone(V, ninf);  // the list fills up with -inf entries, lowest ids first
+      lone[V - 1] = 0.f;
+      std::vector<float> bm_lone((V + 15) / 16);
+      std::vector<int> got(k), expect{static_cast<int>(V - 1)};
+      for (int j = 0; static_cast<int>(expect.size()) < k; ++j) expect.push_back(j);
+      top_k(lone.data(), V, k, bm_lone.data(), got.data());
+      EXPECT_EQ(got, expect) << "V " << V << ", k " << k << ", one finite entry";
+      std::vector<float> nan_row(V, std::numeric_limits<float>::quiet_NaN());
+      std::vector<float> bm((V + 15) / 16);
+      std::vector<int> idx(k, -1), first(k);
+      for (int j = 0; j < k; ++j) first[j] = j;
+      top_k(nan_row.data(), V, k, bm.data(), idx.data());
+      EXPECT_EQ(idx, first);  // what the list's first fill holds when no value compares
     }
   }
 }

@@ -23,6 +23,63 @@ static std::string display(const Bpe& b, int id) {
   return s;
 }
 
+// One pass with a small sorted list (a partial sort would touch an index array of the whole
+// vocabulary), over only the blocks of 16 tokens that can hold an entry, found by
+// kernels::find_above over the blocks' maxima. The k-th largest block maximum is a floor: k
+// blocks hold a token at least that high, so all k best tokens are at least that high. Until the
+// list is full a block must reach the floor; then it must beat the list's last entry. The same
+// list as a pass over every token (which, doubled, cost a beam-5 Transformer translation ~2.5%:
+// Intel Xeon, Node 20); 1.009-1.012x faster translations.
+void top_k(const float* row, int64_t V, int k, float* bm, int* idx) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  if (row[0] != row[0]) {  // NaN throughout: what a pass over every token would leave
+    for (int j = 0; j < k; ++j) idx[j] = j;
+    return;
+  }
+  // idx[0, n): the list so far, best first; enter() is called only while it has room.
+  int n = 0;
+  auto enter = [&](int j) {
+    int at = n++;
+    for (; at > 0 && row[idx[at - 1]] < row[j]; --at) idx[at] = idx[at - 1];
+    idx[at] = j;
+  };
+  const int64_t blocks = (V + 15) / 16;
+  kernels::block_max16(row, V, bm);
+  float floor = kNegInf;
+  if (blocks >= k) {
+    float top[65];  // the k largest block maxima, descending (k <= 65)
+    int m = 0;
+    auto put = [&](float v) {
+      int at = m < k ? m++ : k - 1;
+      for (; at > 0 && top[at - 1] < v; --at) top[at] = top[at - 1];
+      top[at] = v;
+    };
+    int64_t b = 0;
+    for (; b < k; ++b) put(bm[b]);
+    for (;;) {
+      b += kernels::find_above(bm + b, blocks - b, top[k - 1]);
+      if (b >= blocks) break;
+      put(bm[b++]);
+    }
+    floor = top[k - 1];
+  }
+  const float below = std::nextafter(floor, kNegInf);  // x > below: x >= floor (floor > -inf)
+  for (int64_t b = 0; b < blocks; ++b) {
+    if (n == k || floor != kNegInf) {
+      b += kernels::find_above(bm + b, blocks - b, n < k ? below : row[idx[k - 1]]);
+      if (b >= blocks) break;
+    }
+    for (int64_t j = 16 * b, end = std::min(j + 16, V); j < end; ++j) {
+      if (n < k) {
+        if (row[j] >= floor) enter(static_cast<int>(j));
+      } else if (row[j] > row[idx[k - 1]]) {  // ties keep the lower id
+        --n;
+        enter(static_cast<int>(j));
+      }
+    }
+  }
+}
+
 std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src, const DecodeOptions& opt, std::vector<float>* enc_self) {
   require(opt.beam >= 1 && opt.beam <= 64, [&] { return "translate: beam must be in [1, 64], got " + std::to_string(opt.beam); });
   require(opt.max_len >= 0 && opt.max_len <= 512, [&] { return "translate: maxLength must be in [0, 512], got " + std::to_string(opt.max_len); });
@@ -71,6 +128,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
   cands.reserve(static_cast<size_t>(K) * (K + 1));
   const int k = static_cast<int>(std::min<int64_t>(K + 1, V));
   std::vector<int> idx(k);
+  std::vector<float> bmax((V + 15) / 16);
   StepOutput out;
   // Each step's attention rows, kept once here; a hypothesis remembers its row per step and
   // gathers its attention only when it is returned.
@@ -99,23 +157,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
         propose(live[r].logp + row[Bpe::kEos], static_cast<int>(r), Bpe::kEos);
         continue;
       }
-      // The k best tokens (higher log-prob first, then lower id): one pass with a small sorted
-      // list, where a partial sort would touch an index array of the whole vocabulary. Once the
-      // list is full, kernels::find_above skips to the next token above its last entry.
-      int n = 0;
-      auto enter = [&](int j) {  // into idx[0, n), which has room
-        int at = n++;
-        for (; at > 0 && row[idx[at - 1]] < row[j]; --at) idx[at] = idx[at - 1];
-        idx[at] = j;
-      };
-      int64_t j = 0;
-      for (; j < k; ++j) enter(static_cast<int>(j));
-      for (;;) {
-        j += kernels::find_above(row + j, V - j, row[idx[k - 1]]);  // ties keep the lower id
-        if (j >= V) break;
-        --n;
-        enter(static_cast<int>(j++));
-      }
+      top_k(row, V, k, bmax.data(), idx.data());
       for (int i = 0; i < k; ++i)
         if (idx[i] >= Bpe::kEos && idx[i] != Bpe::kUnk) propose(live[r].logp + row[idx[i]], static_cast<int>(r), idx[i]);
     }

@@ -54,6 +54,11 @@ class Translator {
 std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src, const DecodeOptions& opt,
                                     std::vector<float>* enc_self = nullptr);
 
+// idx[0, k) = the k best of a row of V >= k log-probs (a log-softmax: NaN throughout, or nowhere),
+// higher first, ties by lower id; bm: (V + 15) / 16 floats of scratch; k <= 65. beam_search's
+// choice of each hypothesis's next tokens.
+void top_k(const float* row, int64_t V, int k, float* bm, int* idx);
+
 // Corpus BLEU-4 (uniform weights, brevity penalty against the closest reference length) over
 // bleu_tokens(); refs[i] holds every reference of hypothesis i.
 double corpus_bleu(const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs);
