@@ -270,6 +270,10 @@ TEST(NnText, TopKIsTheSortedRowsFirstEntries) {
       EXPECT_EQ(idx, first);  // what the list's first fill holds when no value compares
     }
   }
+  std::vector<float> row(100, 0.f), bm(7);
+  std::vector<int> idx(66);
+  EXPECT_THROW(top_k(row.data(), 100, 66, bm.data(), idx.data()), attnlab::Error);  // past its list
+  EXPECT_THROW(top_k(row.data(), 5, 6, bm.data(), idx.data()), attnlab::Error);     // more than V
 }
 
 // A translator's decode on a thread pool (the -threads builds: its int8 products, log-softmax rows,
