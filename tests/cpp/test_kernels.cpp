@@ -597,6 +597,17 @@ TEST(Kernels, QuantizeI16MatchesScalarAndBoundsTheError) {
   bad[5] = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(std::isnan(k::quantize_i16(bad.data(), 9, 16, z.data())));
   EXPECT_TRUE(std::isnan(k::scalar::quantize_i16(bad.data(), 9, 16, z.data())));
+  // The SIMD max runs four accumulators over blocks of 16, then single vectors, then a tail: the
+  // largest magnitude, or a NaN, at every position of a 37-long row is found.
+  std::vector<int16_t> qa(48), qb(48);
+  for (int64_t at = 0; at < 37; ++at) {
+    auto x = ref::random(37, 7);
+    x[at] = at % 2 ? -3.0f : 3.0f;
+    EXPECT_EQ(k::quantize_i16(x.data(), 37, 48, qa.data()), 3.0f / 8191.0f) << "at=" << at;
+    x[at] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_TRUE(std::isnan(k::quantize_i16(x.data(), 37, 48, qa.data()))) << "at=" << at;
+    EXPECT_TRUE(std::isnan(k::scalar::quantize_i16(x.data(), 37, 48, qb.data()))) << "at=" << at;
+  }
   // A row so small that 8191 / max|x| overflows (found by fuzzing the model loader) counts as
   // zero, without converting an infinite float to int16.
   std::vector<float> tiny(9, 0.0f);
