@@ -607,7 +607,20 @@ template <int R>
 inline void gemm_q8_8(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) noexcept {
   v128_t a0[R], a1[R];
   for (int r = 0; r < R; ++r) a0[r] = a1[r] = wasm_i32x4_splat(0);
-  for (const int8_t* end = w + 16 * kp; w != end; w += 16, x += 2) detail::q8_pair_step<R>(w, x, ldx, a0, a1);
+  if constexpr (R == 1) {
+    // One row: two k-pairs a step, into two more accumulators (10 vectors, no spills), so the
+    // loop's own instructions are spread over twice the work. Greedy translations (all one-row
+    // products) 1.06x faster, Node 20, Intel Xeon; integer sums, so the same bits.
+    v128_t b0[1] = {a0[0]}, b1[1] = {a0[0]};
+    for (const int8_t* end = w + 32 * (kp / 2); w != end; w += 32, x += 4) {
+      detail::q8_pair_step<1>(w, x, ldx, a0, a1);
+      detail::q8_pair_step<1>(w + 16, x + 2, ldx, b0, b1);
+    }
+    if (kp % 2) detail::q8_pair_step<1>(w, x, ldx, a0, a1);
+    a0[0] = wasm_i32x4_add(a0[0], b0[0]), a1[0] = wasm_i32x4_add(a1[0], b1[0]);
+  } else {
+    for (const int8_t* end = w + 16 * kp; w != end; w += 16, x += 2) detail::q8_pair_step<R>(w, x, ldx, a0, a1);
+  }
   detail::q8_pair_store<R>(a0, a1, out);
 }
 

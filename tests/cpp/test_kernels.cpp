@@ -743,6 +743,11 @@ void expect_gemm_q8_8(int64_t ldw, int extremes) {
       EXPECT_EQ(c[r * 8 + j], want) << "quads R=" << R << " ldw=" << ldw << " r=" << r << " j=" << j;
       EXPECT_EQ(d[r * 8 + j], want);
     }
+  if (ldw > 0) {  // an odd number of k-pairs: the one-row kernel takes two a step
+    k::gemm_q8_8<R>(x.data(), ldx, wt.data(), ldw / 2 - 1, a);
+    k::scalar::gemm_q8_8<R>(x.data(), ldx, wt.data(), ldw / 2 - 1, b);
+    EXPECT_TRUE(std::equal(a, a + R * 8, b)) << "R=" << R << " odd pairs, ldw=" << ldw;
+  }
 }
 
 // Both layouts' kernels, gemm_q8_quad where this build has relaxed SIMD (else its scalar twin).
