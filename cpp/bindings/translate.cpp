@@ -1,6 +1,6 @@
 // embind of the translators and the toy trainer (cpp/src/nn/), held in tables by id. Same
 // contract as bindings.cpp; results go into the caller's `out` object (wasm-module.ts): text as
-// strings, tensors as typed arrays.
+// strings (a translation's all in one, with lengths), tensors as typed arrays.
 #include <emscripten/bind.h>
 
 #include "attnlab/nn/trainer.hpp"
@@ -43,9 +43,26 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       opt.pool = pool;
       const Translation t = tr.translate(text, opt);
       const AttentionMaps maps = attention_maps(t);
-      out.set("text", t.text);
-      out.set("sourceTokens", strings(t.src_tokens));
-      out.set("targetTokens", strings(t.tgt_tokens));
+      // Every string in one (PackedStrings): the text, the source and target tokens, then each
+      // beam's text and tokens; `counts` holds [S, T, beams, each beam's tokens].
+      PackedStrings strs;
+      std::vector<int32_t> counts{static_cast<int32_t>(t.src_tokens.size()), static_cast<int32_t>(t.tgt_tokens.size()),
+                                  static_cast<int32_t>(t.beams.size())};
+      strs.add(t.text);
+      for (const std::string& s : t.src_tokens) strs.add(s);
+      for (const std::string& s : t.tgt_tokens) strs.add(s);
+      std::vector<float> scores;  // each beam's score, then each beam's log-probability
+      for (const Hypothesis& b : t.beams) {
+        strs.add(beam_text(tr, b));
+        const std::vector<std::string> pieces = beam_pieces(tr, b);
+        counts.push_back(static_cast<int32_t>(pieces.size()));
+        for (const std::string& s : pieces) strs.add(s);
+        scores.push_back(b.score);
+      }
+      for (const Hypothesis& b : t.beams) scores.push_back(b.logp);
+      out.set("strings", strs.text);
+      out.set("units", typed_copy(strs.units));
+      out.set("counts", typed_copy(counts));
       out.set("sourcePieces", static_cast<double>(t.src_pieces));
       out.set("kind", t.layout.has_self ? "transformer" : "alignment");
       out.set("layers", static_cast<double>(t.layout.layers));
@@ -53,17 +70,6 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       out.set("cross", typed_copy(maps.cross));
       out.set("decoderSelf", typed_copy(maps.decoder_self));
       out.set("encoderSelf", typed_copy(t.enc_self));
-      val beams = val::array();
-      std::vector<float> scores;  // each beam's score, then each beam's log-probability
-      for (const Hypothesis& b : t.beams) {
-        val v = val::object();
-        v.set("text", beam_text(tr, b));
-        v.set("tokens", strings(beam_pieces(tr, b)));
-        beams.call<void>("push", v);
-        scores.push_back(b.score);
-      }
-      for (const Hypothesis& b : t.beams) scores.push_back(b.logp);
-      out.set("beams", beams);
       out.set("scores", typed_copy(scores));
     });
   });

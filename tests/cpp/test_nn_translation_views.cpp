@@ -40,3 +40,16 @@ TEST(NnTranslationViews, AttentionMapsLayOutEveryLayerHeadAndStep) {
   EXPECT_EQ(g.cross, std::vector<float>(static_cast<size_t>(Tn * S), 0.0f));
   EXPECT_TRUE(g.decoder_self.empty());
 }
+
+// PackedStrings: one UTF-8 text and each string's UTF-16 length, as JavaScript slices them:
+// ASCII, two- and three-byte characters, one past the BMP (two code units), an empty string, and
+// bytes that are not UTF-8 (a lone continuation byte, a truncated sequence, an encoded surrogate),
+// each of which becomes one U+FFFD.
+TEST(NnTranslationViews, PackedStringsGiveUtf16LengthsOfValidUtf8) {
+  PackedStrings p;
+  for (const char* s : {"je", "\xC3\xA9t\xC3\xA9", "\xE2\x96\x81que", "\xF0\x9F\x98\x80!", "", "a\x80" "b", "\xE2\x96", "\xED\xA0\x80"})
+    p.add(s);
+  EXPECT_EQ(p.units, (std::vector<int32_t>{2, 3, 4, 3, 0, 3, 2, 3}));
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(p.text, "je\xC3\xA9t\xC3\xA9\xE2\x96\x81que\xF0\x9F\x98\x80!a" + fffd + "b" + fffd + fffd + fffd + fffd + fffd);
+}

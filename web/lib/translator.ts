@@ -271,7 +271,12 @@ export class Translator {
 
   #sentence(m: NnModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
     const r = filled<TranslationOut>((out) => m.translatorTranslate(this.#id, source, beam, maxLength, lp, out), failIn('translate'));
-    const S = r.sourceTokens.length, T = r.targetTokens.length, L = r.layers, H = r.heads;
+    let at = 0, k = 0;
+    const next = (): string => r.strings.slice(at, at += r.units[k++]);
+    const take = (n: number): string[] => Array.from({ length: n }, next);
+    const text = next(), sourceTokens = take(r.counts[0]), targetTokens = take(r.counts[1]);
+    const beams = Array.from({ length: r.counts[2] }, (_, i) => ({ text: next(), tokens: take(r.counts[3 + i]) }));
+    const S = sourceTokens.length, T = targetTokens.length, L = r.layers, H = r.heads;
     const attention: AlignmentAttention | TransformerAttention = r.kind === 'alignment'
       ? { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(r.cross, [T, S]) }
       : {
@@ -280,10 +285,10 @@ export class Translator {
         decoderSelf: tensor(r.decoderSelf, [L, H, T, T]),
         encoderSelf: tensor(r.encoderSelf, [L, H, S, S]),
       };
-    const n = r.beams.length, scores = Array.from(r.scores);
+    const n = beams.length, scores = Array.from(r.scores);
     return {
-      source, text: r.text, sourceTokens: r.sourceTokens, targetTokens: r.targetTokens, attention, score: scores[0] ?? 0, logProb: scores[n] ?? 0,
-      beams: r.beams.map((b, i) => ({ text: b.text, tokens: b.tokens.map(unmark), score: scores[i], logProb: scores[n + i] })),
+      source, text, sourceTokens, targetTokens, attention, score: scores[0] ?? 0, logProb: scores[n] ?? 0,
+      beams: beams.map((b, i) => ({ text: b.text, tokens: b.tokens.map(unmark), score: scores[i], logProb: scores[n + i] })),
       truncated: r.sourcePieces > S,
     };
   }

@@ -189,10 +189,13 @@ export interface TranslatorInfoOut extends TranslatorInfo {
 
 /** One sentence's translation. */
 export interface TranslationOut {
-  text: string;
-  sourceTokens: string[];
-  targetTokens: string[];
-  /** Source pieces before the model's length limit: more than sourceTokens means cut. */
+  /** Every string, one after another: the text, the source tokens, the target tokens, then each beam's text and tokens. */
+  strings: string;
+  /** Each string's length in `strings` (UTF-16 code units). */
+  units: Int32Array;
+  /** [source tokens, target tokens, beams, each beam's tokens]. */
+  counts: Int32Array;
+  /** Source pieces before the model's length limit: more than the source tokens means cut. */
   sourcePieces: number;
   kind: 'alignment' | 'transformer';
   layers: number;
@@ -203,7 +206,6 @@ export interface TranslationOut {
   decoderSelf: Float32Array;
   /** [layers, heads, S, S]; empty for 'alignment'. */
   encoderSelf: Float32Array;
-  beams: { text: string; tokens: string[] }[];
   /** Each beam's score, then each beam's log-probability. */
   scores: Float32Array;
 }

@@ -1,5 +1,7 @@
 #include "attnlab/nn/translation_views.hpp"
 
+#include "attnlab/nn/tokenizer.hpp"
+
 namespace attnlab::nn {
 
 AttentionMaps attention_maps(const Translation& t) {
@@ -31,6 +33,14 @@ std::vector<std::string> beam_pieces(const Translator& tr, const Hypothesis& h) 
 
 std::string beam_text(const Translator& tr, const Hypothesis& h) {
   return tr.tgt_vocab().decode(h.ids, tr.tgt_lang());
+}
+
+void PackedStrings::add(const std::string& s) {
+  const std::u32string cps = utf8_decode(s);
+  int32_t n = 0;
+  for (char32_t c : cps) n += c > 0xFFFF ? 2 : 1;  // a surrogate pair past the BMP
+  units.push_back(n);
+  text += utf8_encode(cps);
 }
 
 }  // namespace attnlab::nn
