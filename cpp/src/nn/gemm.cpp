@@ -163,31 +163,21 @@ constexpr int64_t kSparseOver = 8;
 // at 2q; see kernels::gemm_q8_8_sparse), returning how many; else -1, xq untouched. `any`: 2 kp
 // int16s of scratch. A ReLU's outputs: the shipped Transformer's decoder FFN input is ~85% zeros
 // a row, 45-75% of the pairs zero in all 5 rows of a beam. 32-bit indices: int64 ones are i64
-// arithmetic in wasm32, which clang vectorised as i64x2 (this scan was 4% of a beam). A pair's two
-// int16s are handled as one 32-bit word (nonzero if either is; moved in one copy): half the scalar
-// work of the list and the compaction, whose per-pair loops were 1.1% of a beam-5 translation.
+// arithmetic in wasm32, which clang vectorised as i64x2 (this scan was 4% of a beam).
 int64_t sparse_pairs(int16_t* xq, int64_t ldx, int64_t rows, int64_t kp, int32_t* pairs, int16_t* any) {
-  const int32_t k2 = static_cast<int32_t>(2 * kp), ld = static_cast<int32_t>(ldx), np = static_cast<int32_t>(kp);
+  const int32_t k2 = static_cast<int32_t>(2 * kp), ld = static_cast<int32_t>(ldx);
   std::memcpy(any, xq, sizeof(int16_t) * static_cast<size_t>(k2));
   for (int32_t r = 1; r < rows; ++r)
     for (int32_t i = 0; i < k2; ++i) any[i] |= xq[r * ld + i];
-  auto word = [](const int16_t* p) {
-    uint32_t w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-  };
   int32_t n = 0;
-  for (int32_t p = 0; p < np; ++p) {
+  for (int32_t p = 0; p < k2 / 2; ++p) {
     pairs[n] = p;
-    n += word(any + 2 * p) != 0;
+    n += (any[2 * p] | any[2 * p + 1]) != 0;
   }
   if (int64_t{n} * kSparseOver > kp * (kSparseOver - 1)) return -1;
   for (int32_t r = 0; r < rows; ++r) {
     int16_t* x = xq + r * ld;
-    for (int32_t q = 0; q < n; ++q) {
-      const uint32_t w = word(x + 2 * pairs[q]);  // pairs[q] >= q: may be the same word
-      std::memcpy(x + 2 * q, &w, sizeof w);
-    }
+    for (int32_t q = 0; q < n; ++q) x[2 * q] = x[2 * pairs[q]], x[2 * q + 1] = x[2 * pairs[q] + 1];
   }
   return n;
 }
