@@ -1,8 +1,8 @@
 // The int8 product's two weight layouts in Chromium, whose relaxed SIMD computes the byte dot
 // product right (Node 20's does not: there the relaxed builds keep the pairs, and the Node tests
 // cannot reach the quads kernel). The relaxed nn module takes quads by default, and each shipped
-// translator loaded in quads translates with the bits it has loaded in pairs: texts, every beam's
-// score and log-probability, the cross-attention.
+// translator loaded in quads translates with the bits it has loaded in pairs: texts and tokens,
+// every beam's score and log-probability, the cross-attention.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { launch, repoRoot } from './helpers';
@@ -33,7 +33,8 @@ async function run(file, quads) {
       const out = {};
       const e = m.translatorTranslate(info.id, text, beam, 0, 1, out);
       if (e) throw new Error(e);
-      outs.push({ text: out.text, scores: Array.from(out.scores), cross: Array.from(out.cross) });
+      // out.strings: the text, then the tokens and every beam's text and tokens (out.units long each)
+      outs.push({ text: out.strings.slice(0, out.units[0]), strings: out.strings, scores: Array.from(out.scores), cross: Array.from(out.cross) });
     }
   m.dispose(info.id);
   return { layout, outs };
@@ -44,7 +45,7 @@ for (const file of ['fra-eng-gru.atl', 'fra-eng-transformer.atl', 'eng-fra-gru.a
   let values = 0, differ = 0;
   q.outs.forEach((o, i) => {
     const b = p.outs[i];
-    if (o.text !== b.text) differ++;
+    if (o.text !== b.text || o.strings !== b.strings) differ++;
     for (const [x, y] of [[o.scores, b.scores], [o.cross, b.cross]]) {
       values += x.length;
       if (x.length !== y.length) differ++;
