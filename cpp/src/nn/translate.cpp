@@ -23,6 +23,15 @@ static std::string display(const Bpe& b, int id) {
   return s;
 }
 
+// Puts v into a[0, n), kept in descending key with ties in arrival order: growing the list while
+// n < cap, else in place of its last entry (which v must beat). top_k's two short lists.
+template <class T, class Key>
+void insert_descending(T* a, int& n, int cap, T v, Key key) {
+  int at = n < cap ? n++ : cap - 1;
+  for (; at > 0 && key(a[at - 1]) < key(v); --at) a[at] = a[at - 1];
+  a[at] = v;
+}
+
 // One pass with a small sorted list (a partial sort would touch an index array of the whole
 // vocabulary), over only the blocks of 16 tokens that can hold an entry, found by
 // kernels::find_above over the blocks' maxima. The k-th largest block maximum is a floor: k
@@ -37,30 +46,21 @@ void top_k(const float* row, int64_t V, int k, float* bm, int* idx) {
     for (int j = 0; j < k; ++j) idx[j] = j;
     return;
   }
-  // idx[0, n): the list so far, best first; enter() is called only while it has room.
-  int n = 0;
-  auto enter = [&](int j) {
-    int at = n++;
-    for (; at > 0 && row[idx[at - 1]] < row[j]; --at) idx[at] = idx[at - 1];
-    idx[at] = j;
-  };
+  int n = 0;  // idx[0, n): the list so far, best first
+  auto value = [row](int j) { return row[j]; };
   const int64_t blocks = (V + 15) / 16;
   kernels::block_max16(row, V, bm);
   float floor = kNegInf;
   if (blocks >= k) {
     float top[65];  // the k largest block maxima, descending (k <= 65)
     int m = 0;
-    auto put = [&](float v) {
-      int at = m < k ? m++ : k - 1;
-      for (; at > 0 && top[at - 1] < v; --at) top[at] = top[at - 1];
-      top[at] = v;
-    };
+    auto same = [](float v) { return v; };
     int64_t b = 0;
-    for (; b < k; ++b) put(bm[b]);
+    for (; b < k; ++b) insert_descending(top, m, k, bm[b], same);
     for (;;) {
       b += kernels::find_above(bm + b, blocks - b, top[k - 1]);
       if (b >= blocks) break;
-      put(bm[b++]);
+      insert_descending(top, m, k, bm[b++], same);
     }
     floor = top[k - 1];
   }
@@ -70,14 +70,9 @@ void top_k(const float* row, int64_t V, int k, float* bm, int* idx) {
       b += kernels::find_above(bm + b, blocks - b, n < k ? below : row[idx[k - 1]]);
       if (b >= blocks) break;
     }
-    for (int64_t j = 16 * b, end = std::min(j + 16, V); j < end; ++j) {
-      if (n < k) {
-        if (row[j] >= floor) enter(static_cast<int>(j));
-      } else if (row[j] > row[idx[k - 1]]) {  // ties keep the lower id
-        --n;
-        enter(static_cast<int>(j));
-      }
-    }
+    for (int64_t j = 16 * b, end = std::min(j + 16, V); j < end; ++j)
+      if (n < k ? row[j] >= floor : row[j] > row[idx[k - 1]])  // once full, ties keep the lower id
+        insert_descending(idx, n, k, static_cast<int>(j), value);
   }
 }
 
