@@ -285,6 +285,56 @@ TEST(NnGemm, Int8ProductOfZeroRowsIsTheBias) {
   }
 }
 
+// Rows equal to an earlier row (a beam's hypotheses that end in the same token, at a decoder's
+// first layer) get a copy of its outputs: each row's outputs are the bits of that row alone, in
+// both layouts, with bias and ReLU, dense and sparse rows.
+std::vector<float> repeated_rows(bool sparse, int64_t K) {
+  const auto R = sparse ? sparse_rows(4, K, true, 21) : randn(4 * K, 21);
+  // 9 rows: 0 1 0 2 1 0 3 2 2 (row 3 of sparse_rows is all zeros).
+  const int64_t pick[9] = {0, 1, 0, 2, 1, 0, 3, 2, 2};
+  std::vector<float> A(9 * K);
+  for (int64_t i = 0; i < 9; ++i) std::copy_n(R.data() + pick[i] * K, K, A.data() + i * K);
+  return A;
+}
+
+TEST(NnGemm, Int8ProductOfRepeatedRowsIsEachRowAlone) {
+  for (const bool quads : {false, true})
+    for (const bool sparse : {false, true}) {
+      const int64_t K = 256, M = 45, N = 9;
+      const auto A = repeated_rows(sparse, K);
+      const auto W = random_q8(M, K, K, 22);
+      const attnlab::kernels::Q8Layout L{M, K, quads};
+      std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
+      L.pack(W.data(), Wt.data());
+      const auto bias = randn(M, 23);
+      std::vector<float> scale(M, 0.01f), C(N * M, 99.0f), one(M);
+      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data(), nullptr, nullptr, bias.data(), true);
+      for (int64_t i = 0; i < N; ++i) {
+        gemm_nt_q8(A.data() + i * K, 1, K, L, Wt.data(), scale.data(), one.data(), nullptr, nullptr, bias.data(), true);
+        for (int64_t m = 0; m < M; ++m)
+          EXPECT_EQ(C[i * M + m], one[m]) << (quads ? "quads " : "pairs ") << (sparse ? "sparse " : "") << i << "," << m;
+      }
+    }
+}
+
+// Repeated rows on a pool: the distinct rows are found before the tasks run, the same bits.
+TEST(NnGemm, Int8ProductOfRepeatedRowsThreadCountInvariance) {
+  attnlab::ThreadPool pool(3);
+  for (const bool quads : {false, true})
+    for (const bool sparse : {false, true}) {
+      const int64_t K = 256, M = 300, N = 9;
+      const auto A = repeated_rows(sparse, K);
+      const auto W = random_q8(M, K, K, 24);
+      const attnlab::kernels::Q8Layout L{M, K, quads};
+      std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
+      L.pack(W.data(), Wt.data());
+      std::vector<float> scale(M, 0.01f), C(N * M), D(N * M);
+      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data());
+      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), D.data(), &pool);
+      EXPECT_EQ(C, D) << quads << sparse;
+    }
+}
+
 // The same on a pool: the lists are made before the tasks run, so the same bits as one thread.
 TEST(NnGemm, Int8ProductOfSparseRowsThreadCountInvariance) {
   attnlab::ThreadPool pool(3);

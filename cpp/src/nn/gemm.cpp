@@ -182,6 +182,31 @@ int64_t sparse_pairs(int16_t* xq, int64_t ldx, int64_t rows, int64_t kp, int32_t
   return n;
 }
 
+// Whether sparse_pairs might take a list for a row group whose first row is xq (kp pairs): that
+// row's first 32 pairs hold zero pairs at the rate the list needs. Most products' rows (a layer norm's, an
+// attention's) have no zeros, and scanning every pair of their rows for the list they never took
+// was 1% of a beam-5 Transformer translation (Intel Xeon, Node 20). A guess, never a change of
+// bits: either path gives the same sums.
+bool pairs_look_sparse(const int16_t* xq, int64_t kp) {
+  const int32_t n = static_cast<int32_t>(std::min<int64_t>(kp, 32));
+  int32_t zeros = 0;
+  for (int32_t p = 0; p < n; ++p) zeros += (xq[2 * p] | xq[2 * p + 1]) == 0;
+  return int64_t{zeros} * kSparseOver >= n;
+}
+
+// The same for the quads layout (xb: a group's first row as split_i16's bytes, hi then lo ldx
+// further; a zero is hi 64, lo 0).
+bool quads_look_sparse(const uint8_t* xb, int64_t ldx) {
+  const int32_t n = static_cast<int32_t>(std::min<int64_t>(ldx / 4, 32));
+  int32_t zeros = 0;
+  for (int32_t q = 0; q < n; ++q) {
+    uint8_t any = 0;
+    for (int32_t e = 0; e < 4; ++e) any |= static_cast<uint8_t>((xb[4 * q + e] ^ 64) | xb[ldx + 4 * q + e]);
+    zeros += any == 0;
+  }
+  return int64_t{zeros} * kSparseOver >= n;
+}
+
 // The same for the quads layout: rows [0, rows) of xb (split_i16's bytes, row r's hi at
 // xb + 2 r ldx, its lo ldx further), kq quads. Only rows with no negative entry (a ReLU's), whose
 // bytes it rewrites without split_i16's offset (x = 128 hi + lo: hi - 64), so that a zero is two
@@ -365,6 +390,33 @@ void gemm_nn_strided(const float* A, int64_t lda, const float* B, int64_t ldb, f
 }
 
 namespace {
+// A's rows equal to an earlier row share its outputs: a beam's hypotheses that end in the same
+// token have the same input to a decoder's first layer (token and position), 20% of the
+// rows of a beam-5 translation of issue 14's 10-word sentence there (46 rows, 37 distinct). Up to
+// kMaxShared rows (a beam's; each row is compared with the distinct rows before it, and a long
+// prompt's rows all differ): the distinct ones' indices in first[0, n) (returned), row i being
+// distinct row of_row[i]. Equal floats quantise to equal int16s, so the shared outputs are the
+// bits the row's own would be.
+constexpr int64_t kMaxShared = 64;
+int64_t distinct_rows(const float* A, int64_t N, int64_t K, int32_t* first, int32_t* of_row) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < N; ++i) {
+    const float* a = A + i * K;
+    int32_t j = 0;
+    while (j < n && std::memcmp(a, A + first[j] * K, sizeof(float) * static_cast<size_t>(K)) != 0) ++j;
+    if (j == n) first[n++] = i;
+    of_row[i] = j;
+  }
+  return n;
+}
+
+// C's first rows (the distinct rows' outputs, M wide) spread to all N rows, row i taking
+// of_row[i] <= i: from the last row down, so no row is overwritten before it is read.
+void expand_rows(float* C, int64_t N, int64_t M, const int32_t* of_row) {
+  for (int64_t i = N - 1; i >= 0; --i)
+    if (of_row[i] != i) std::memcpy(C + i * M, C + of_row[i] * M, sizeof(float) * static_cast<size_t>(M));
+}
+
 std::atomic<bool> five_rows{false};
 std::atomic<bool> quads{kernels::q8_quads_supported()};
 
@@ -377,18 +429,28 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
   const int64_t ldw = L.ldw, M = L.M;
   if (static_cast<int64_t>(sc.sx.size()) < N) sc.sx.resize(static_cast<size_t>(N));
   float* sx = sc.sx.data();
+  // The product runs on A's distinct rows (row `first[j]` as row j), into C's first rows, which
+  // expand_rows then spreads over all N.
+  const int64_t rows_in = N;
+  const int32_t* first = nullptr;
+  if (N > 1 && N <= kMaxShared) {
+    if (static_cast<int64_t>(sc.rows.size()) < 2 * N) sc.rows.resize(static_cast<size_t>(2 * N));
+    N = distinct_rows(A, N, K, sc.rows.data(), sc.rows.data() + N);
+    first = sc.rows.data();
+  }
+  auto row_of = [&](int64_t j) { return A + (first ? first[j] : j) * K; };
   int16_t* xq = nullptr;  // the pairs layout's operand
   uint8_t* xb = nullptr;  // the quads layout's: split_i16's bytes, hi then lo, per row
   if (L.quads) {
     if (static_cast<int64_t>(sc.xb.size()) < 2 * N * ldw) sc.xb.resize(static_cast<size_t>(2 * N * ldw));
     xb = sc.xb.data();
     for (int64_t i = 0; i < N; ++i)
-      sx[i] = kernels::quantize_split_i16(A + i * K, K, ldw, xb + 2 * i * ldw, xb + (2 * i + 1) * ldw);
+      sx[i] = kernels::quantize_split_i16(row_of(i), K, ldw, xb + 2 * i * ldw, xb + (2 * i + 1) * ldw);
     most = 3;  // 4 rows' 16 accumulators spill (kernels::gemm_q8_quad)
   } else {
     if (static_cast<int64_t>(sc.xq.size()) < N * ldw) sc.xq.resize(static_cast<size_t>(N * ldw));
     xq = sc.xq.data();
-    for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(A + i * K, K, ldw, xq + i * ldw);
+    for (int64_t i = 0; i < N; ++i) sx[i] = kernels::quantize_i16(row_of(i), K, ldw, xq + i * ldw);
   }
   // Up to `most` rows (4, or 5: q8_row_groups) share each pass over the weights; more rows go in
   // balanced groups (a beam of 5 as 2 + 3 or as one pass, 9 as 3 + 3 + 3 or 4 + 5). GMAC/s for
@@ -417,9 +479,13 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
     pairs = sc.pairs.data(), np = sc.np.data();
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t i0 = g * N / groups, rows = (g + 1) * N / groups - i0;
-      np[g] = xq ? sparse_pairs(xq + i0 * ldw, ldw, rows, kp, pairs + g * kp, sc.any.data())
-                 : sparse_quads(xb + 2 * i0 * ldw, ldw, rows, ldw / 4, pairs + g * kp,
-                                reinterpret_cast<uint8_t*>(sc.any.data()));
+      int16_t* x = xq ? xq + i0 * ldw : nullptr;
+      uint8_t* b = xb ? xb + 2 * i0 * ldw : nullptr;
+      if (x ? !pairs_look_sparse(x, kp) : !quads_look_sparse(b, ldw))
+        np[g] = -1;
+      else
+        np[g] = x ? sparse_pairs(x, ldw, rows, kp, pairs + g * kp, sc.any.data())
+                  : sparse_quads(b, ldw, rows, ldw / 4, pairs + g * kp, reinterpret_cast<uint8_t*>(sc.any.data()));
     }
   }
   auto task = [&](int64_t k) {
@@ -442,6 +508,7 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
   if (pool) parallel_for(pool, groups * blocks, task);
   else
     for (int64_t k = 0; k < groups * blocks; ++k) task(k);
+  if (first) expand_rows(C, rows_in, M, first + rows_in);
 }
 }  // namespace
 

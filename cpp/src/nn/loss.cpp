@@ -43,14 +43,16 @@ double sum_minus(const float* x, float lse, int64_t V) {
 
 }  // namespace
 
-void log_softmax_rows(float* x, int64_t N, int64_t V, ThreadPool* pool) {
+void log_softmax_rows(const float* x, float* y, int64_t N, int64_t V, ThreadPool* pool) {
   // A decoder step's rows (a beam's, over a vocabulary of thousands) are worth a handoff. Only
-  // the normaliser is needed, so the exps are summed, not stored: no copy of the row, no buffer.
+  // the normaliser is needed, so the exps are summed, not stored: no buffer. The last pass writes
+  // y, so a decoder's logits need no copy into its output first.
   parallel_for(N > 1 ? pool : nullptr, N, [&](int64_t i) {
-    float* r = x + i * V;
+    const float* r = x + i * V;
+    float* o = y + i * V;
     const float m = kernels::max(r, V);
     const float lse = m + std::log(kernels::exp_shift_total(r, m, V));
-    for (int64_t j = 0; j < V; ++j) r[j] -= lse;
+    for (int64_t j = 0; j < V; ++j) o[j] = r[j] - lse;
   });
 }
 

@@ -318,8 +318,7 @@ class GruModel : public Model {
       std::copy_n(st.h.data() + r0 * H_, rows * H_, h0->v.data());
       Step s = dec_step(tp, h0, embedding(tp, &tgt_emb_->t, last.data() + r0, rows), st.e, attention ? st.w.data() + r0 * S : nullptr);
       T logits = linear(tp, s.out, &out_w_->t, &out_b_->t);
-      std::copy(logits->v.begin(), logits->v.end(), out.logp.begin() + r0 * V);
-      log_softmax_rows(out.logp.data() + r0 * V, rows, V, tp.pool);
+      log_softmax_rows(logits->v.data(), out.logp.data() + r0 * V, rows, V, tp.pool);
       std::copy(s.h->v.begin(), s.h->v.end(), h.begin() + r0 * H_);
     });
     st.h = std::move(h);
@@ -652,9 +651,7 @@ class TransformerModel : public Model {
       x = add_norm(tp, l.ln3, x, ffn_fwd(tp, l.ffn, x), 0.f, rng);
     }
     T logits = linear(tp, x, &out_w_->t, &out_b_->t);
-    float* logp = out.logp.data() + r0 * logits->c;
-    std::copy(logits->v.begin(), logits->v.end(), logp);
-    log_softmax_rows(logp, R, logits->c, tp.pool);
+    log_softmax_rows(logits->v.data(), out.logp.data() + r0 * logits->c, R, logits->c, tp.pool);
   }
 
   // By index: a row keeps its parent's slot; only a parent's second and later children copy its

@@ -27,6 +27,7 @@ struct GemmScratch {
   std::vector<int64_t> np;
   std::vector<int16_t> any;    // a row group's rows or-ed together
   std::vector<uint8_t> xb;     // the rows as kernels::split_i16's bytes (the quads layout)
+  std::vector<int32_t> rows;   // gemm_nt_q8's distinct rows of A, and which of them each row is
 };
 
 // C [N, M] = A [N, K] B^T, B [M, K] (a Linear's forward: x W^T).
@@ -46,7 +47,8 @@ void gemm_nn_strided(const float* A, int64_t lda, const float* B, int64_t ldb, f
 // K <= ldw) packed as `layout` says into Wt, with per-row scales: each row of A quantised to int16,
 // exact integer dot products, one float scale per pair. Tasks of 32-256 outputs on `pool` (null:
 // this thread); the same bits at any thread count and in either layout. `bias` (M, or null) is
-// added and ReLU applied (relu) as each tile is scaled, the bits of separate passes.
+// added and ReLU applied (relu) as each tile is scaled, the bits of separate passes. A row equal
+// to an earlier one gets a copy of its outputs (the same bits as its own).
 void gemm_nt_q8(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& layout, const int8_t* Wt,
                 const float* w_scale, float* C, ThreadPool* pool = nullptr, GemmScratch* scratch = nullptr,
                 const float* bias = nullptr, bool relu = false);
