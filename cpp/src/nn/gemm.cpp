@@ -92,9 +92,13 @@ template <int R>
 // from one process to the next (a beam-5 Transformer translation 3.9 or 5.3 ms), and beside the
 // scaling's bias and ReLU branches at the slow one always (greedy translations 2-3x slower).
 // Out of line: 3.7 ms every time, greedy within 5% of the fast inlined one; Chromium 156 the same.
+// `tiles` consecutive tiles (ldt bytes apart) a call, into out's R x 8 sums per tile: a decoder
+// step makes ~1,100 tile passes of ~128 k-pairs, and one call per tile (each with the caller's
+// loop, pointers and scaling between) cost beam-5 translations 0.7-0.9% (Intel Xeon, Node 20).
 template <int R>
-[[gnu::noinline]] void q8_pairs_call(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int32_t* out) {
-  kernels::gemm_q8_8<R>(x, ldx, w, kp, out);
+[[gnu::noinline]] void q8_pairs_call(const int16_t* x, int64_t ldx, const int8_t* w, int64_t kp, int64_t tiles,
+                                     int64_t ldt, int32_t* out) {
+  for (int64_t t = 0; t < tiles; ++t, w += ldt, out += 8 * R) kernels::gemm_q8_8<R>(x, ldx, w, kp, out);
 }
 
 // The sparse kernels out of line too, as the dense ones.
@@ -110,10 +114,14 @@ template <int R>
   kernels::gemm_q8_8_sparse<R>(x, ldx, w, pairs, n, out);
 }
 
+// The most tiles (of 8 outputs) one task of q8_product takes.
+constexpr int64_t kMaxTilesPerTask = 32;
+
 // R rows of int16 activations (row stride ldx, scales sx; `xb`: as split_i16's bytes, hi then lo,
 // 2 ldx a row) times the packed int8 weights' tiles [t0, t1): y[r * M + m]. Past 2048 k's the
 // int32 sums could overflow, so they are taken a chunk (Q8Layout::kQ8Chunk) at a time and added in
 // int64: still exact, so the same bits as one pass wherever one pass fits, in either layout.
+// t1 - t0 <= kMaxTilesPerTask.
 // `pairs` (one chunk): xq holds only the k-pairs pairs[0, np) (sparse_pairs), or xb only the
 // k-quads pairs[0, np), split without the offset (sparse_quads).
 template <int R>
@@ -133,8 +141,17 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
     else if (L.quads)
       q8_quad_call<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), acc);
     else
-      q8_pairs_call<R>(xq + k0, ldx, tile + 8 * k0, n / 2, acc);
+      q8_pairs_call<R>(xq + k0, ldx, tile + 8 * k0, n / 2, 1, 0, acc);
   };
+  if (chunks <= 1 && !pairs && !L.quads) {  // the pairs layout, dense: every tile's sums, then their scaling
+    int32_t all[kMaxTilesPerTask * R * 8];
+    q8_pairs_call<R>(xq, ldx, Wt + t0 * 8 * ldx, ldx / 2, t1 - t0, 8 * ldx, all);
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t m0 = t * 8, n = std::min<int64_t>(8, M - m0);
+      kernels::scale_q8_8<R>(all + (t - t0) * R * 8, sx, w_scale + m0, bias ? bias + m0 : nullptr, relu, y + m0, M, n);
+    }
+    return;
+  }
   for (int64_t t = t0; t < t1; ++t) {
     const int8_t* tile = Wt + t * 8 * ldx;
     const int64_t m0 = t * 8, n = std::min<int64_t>(8, M - m0);
@@ -465,7 +482,7 @@ void q8_product(const float* A, int64_t N, int64_t K, const kernels::Q8Layout& L
   const int64_t rows_per_group = (N + groups - 1) / std::max<int64_t>(groups, 1);
   const int64_t min_tiles = (65536 + 8 * rows_per_group * ldw - 1) / std::max<int64_t>(8 * rows_per_group * ldw, 1);
   const int64_t want = threads > 1 ? std::max((tiles * groups + 4 * threads - 1) / (4 * threads), min_tiles) : 32;
-  const int64_t kTilesPerTask = std::clamp<int64_t>(want, 4, 32);
+  const int64_t kTilesPerTask = std::clamp<int64_t>(want, 4, kMaxTilesPerTask);
   const int64_t blocks = (tiles + kTilesPerTask - 1) / kTilesPerTask;
   // Each group's nonzero k-pairs or k-quads (in one chunk): np[g] of them at pairs + g kp, or -1
   // for the whole rows.
