@@ -40,6 +40,7 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       ThreadPool* pool = thread_pool();
       if (pool) pool->wake();  // sleeping workers wake while the source is tokenised and encoded
       DecodeOptions opt{beam, max_len, static_cast<float>(lp)};
+      opt.best_attention_only = true;  // attention_maps(t) reads beams[0]'s
       opt.pool = pool;
       const Translation t = tr.translate(text, opt);
       const AttentionMaps maps = attention_maps(t);

@@ -412,6 +412,36 @@ TEST(NnDecode, BeamRowsReorderedByIndexMatchSingleRowDecodes) {
   }
 }
 
+// best_attention_only: beams[0]'s attention as with every beam's, the other beams' empty, the
+// same beams and scores.
+TEST(NnDecode, BestAttentionOnlyKeepsTheBestBeams) {
+  for (const std::string arch : {"gru", "transformer"}) {
+    Fixture f = tiny(arch);
+    const auto bytes = save_model(*f.model, f.src, f.tgt, DType::I8);
+    auto tr = Translator::load(bytes.data(), bytes.size());
+    DecodeOptions all;
+    all.beam = 4;
+    all.max_len = 8;
+    DecodeOptions best = all;
+    best.best_attention_only = true;
+    const Translation a = tr->translate("le chien mange la pomme.", all), b = tr->translate("le chien mange la pomme.", best);
+    ASSERT_EQ(a.beams.size(), b.beams.size()) << arch;
+    ASSERT_GT(a.beams.size(), 1u) << arch;
+    for (size_t i = 0; i < a.beams.size(); ++i) {
+      EXPECT_EQ(a.beams[i].ids, b.beams[i].ids) << arch << " " << i;
+      EXPECT_EQ(a.beams[i].score, b.beams[i].score) << arch << " " << i;
+      EXPECT_EQ(a.beams[i].cross.size(), a.beams[i].ids.size()) << arch << " " << i;
+      if (i == 0) {
+        EXPECT_EQ(a.beams[0].cross, b.beams[0].cross) << arch;
+        EXPECT_EQ(a.beams[0].self, b.beams[0].self) << arch;
+      } else {
+        EXPECT_TRUE(b.beams[i].cross.empty() && b.beams[i].self.empty()) << arch << " " << i;
+      }
+    }
+    EXPECT_EQ(a.enc_self, b.enc_self) << arch;
+  }
+}
+
 // The attention is an output of the step only when asked for: the same log-probabilities either
 // way, weights of the right size summing to 1 per (layer, head) when asked, nothing otherwise.
 TEST(NnDecode, StepReturnsAttentionOnlyWhenAsked) {

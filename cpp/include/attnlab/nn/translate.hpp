@@ -13,6 +13,7 @@ struct DecodeOptions {
   int max_len = 0;           // target tokens before EOS; 0 = 2 * source tokens + 10 (at most 100)
   float length_penalty = 0.6f;  // GNMT alpha: score = logp / ((5 + len) / 6)^alpha
   bool attention = true;     // collect each returned hypothesis's attention (and the encoder's)
+  bool best_attention_only = false;  // with attention: beams[0]'s only (all that attention_maps reads)
   ThreadPool* pool = nullptr;  // threads for the decode (Model::row_parts; null: this thread); same results
 };
 
