@@ -82,10 +82,13 @@ void direct_times(int64_t Kd, const float* A, int64_t lda, int64_t direct, const
 // came out at half speed in Chromium 156: 29.5 against 60-66 G multiply-adds/s with K = 2048 or
 // less (128 rows x 768 outputs, Zen 5; GPT-2's 3072-deep projection ran at 0.6x gemm_q8_8).
 // Out of line it runs at 62-66 at every depth, and no slower where it was fast.
+// `tiles` consecutive tiles a call (ldt bytes apart, their sums 32 bytes apart), as q8_pairs_call
+// below: beam-5 translations 1.01x in Chromium 156 (Intel Xeon; twice, against an A/A of 1.00x).
 template <int R>
 [[gnu::noinline]] void q8_quad_call(const uint8_t* hi, const uint8_t* lo, int64_t ldx, const int8_t* w, int64_t kq,
-                                    const int8_t* sums, int32_t* out) {
-  kernels::gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out);
+                                    const int8_t* sums, int64_t tiles, int64_t ldt, int32_t* out) {
+  for (int64_t t = 0; t < tiles; ++t, w += ldt, sums += 32, out += 8 * R)
+    kernels::gemm_q8_quad<R>(hi, lo, ldx, w, kq, sums, out);
 }
 
 // gemm_q8_8 out of line too. Inlined into q8_rows, Node 20's V8 compiled it at one of two speeds
@@ -139,13 +142,16 @@ void q8_rows(const int16_t* xq, const uint8_t* xb, int64_t ldx, const float* sx,
     else if (pairs)
       q8_sparse_call<R>(xq, ldx, tile, pairs, np, acc);
     else if (L.quads)
-      q8_quad_call<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), acc);
+      q8_quad_call<R>(xb + k0, xb + ldx + k0, 2 * ldx, tile + 8 * k0, n / 4, L.sums(Wt, c, t), 1, 0, acc);
     else
       q8_pairs_call<R>(xq + k0, ldx, tile + 8 * k0, n / 2, 1, 0, acc);
   };
-  if (chunks <= 1 && !pairs && !L.quads) {  // the pairs layout, dense: every tile's sums, then their scaling
+  if (chunks <= 1 && !pairs) {  // dense: every tile's sums, then their scaling
     int32_t all[kMaxTilesPerTask * R * 8];
-    q8_pairs_call<R>(xq, ldx, Wt + t0 * 8 * ldx, ldx / 2, t1 - t0, 8 * ldx, all);
+    if (L.quads)
+      q8_quad_call<R>(xb, xb + ldx, 2 * ldx, Wt + t0 * 8 * ldx, ldx / 4, L.sums(Wt, 0, t0), t1 - t0, 8 * ldx, all);
+    else
+      q8_pairs_call<R>(xq, ldx, Wt + t0 * 8 * ldx, ldx / 2, t1 - t0, 8 * ldx, all);
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t m0 = t * 8, n = std::min<int64_t>(8, M - m0);
       kernels::scale_q8_8<R>(all + (t - t0) * R * 8, sx, w_scale + m0, bias ? bias + m0 : nullptr, relu, y + m0, M, n);
