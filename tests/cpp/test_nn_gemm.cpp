@@ -286,52 +286,55 @@ TEST(NnGemm, Int8ProductOfZeroRowsIsTheBias) {
 }
 
 // Rows equal to an earlier row (a beam's hypotheses that end in the same token, at a decoder's
-// first layer) get a copy of its outputs: each row's outputs are the bits of that row alone, in
-// both layouts, with bias and ReLU, dense and sparse rows.
+// first layer) get a copy of its outputs. 9 rows: 0 1 0 2 1 0 3 2 2 of 4 (row 3 of sparse_rows
+// is all zeros).
 std::vector<float> repeated_rows(bool sparse, int64_t K) {
   const auto R = sparse ? sparse_rows(4, K, true, 21) : randn(4 * K, 21);
-  // 9 rows: 0 1 0 2 1 0 3 2 2 (row 3 of sparse_rows is all zeros).
   const int64_t pick[9] = {0, 1, 0, 2, 1, 0, 3, 2, 2};
   std::vector<float> A(9 * K);
   for (int64_t i = 0; i < 9; ++i) std::copy_n(R.data() + pick[i] * K, K, A.data() + i * K);
   return A;
 }
 
+// M x K random int8 weights packed in one layout, scales 0.01, and their product with N rows.
+struct PackedQ8 {
+  PackedQ8(int64_t M, int64_t K, bool quads, uint32_t seed) : L{M, K, quads}, Wt(static_cast<size_t>(L.size())), scale(M, 0.01f) {
+    L.pack(random_q8(M, K, K, seed).data(), Wt.data());
+  }
+  std::vector<float> times(const float* A, int64_t N, attnlab::ThreadPool* pool = nullptr, const float* bias = nullptr) const {
+    std::vector<float> C(N * L.M, 99.0f);
+    gemm_nt_q8(A, N, L.ldw, L, Wt.data(), scale.data(), C.data(), pool, nullptr, bias, bias != nullptr);
+    return C;
+  }
+  attnlab::kernels::Q8Layout L;
+  std::vector<int8_t> Wt;
+  std::vector<float> scale;
+};
+
+// Each row's outputs are the bits of that row alone, in both layouts, with bias and ReLU, dense
+// and sparse rows; on a pool too (the distinct rows are found before the tasks run).
 TEST(NnGemm, Int8ProductOfRepeatedRowsIsEachRowAlone) {
   for (const bool quads : {false, true})
     for (const bool sparse : {false, true}) {
       const int64_t K = 256, M = 45, N = 9;
-      const auto A = repeated_rows(sparse, K);
-      const auto W = random_q8(M, K, K, 22);
-      const attnlab::kernels::Q8Layout L{M, K, quads};
-      std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
-      L.pack(W.data(), Wt.data());
-      const auto bias = randn(M, 23);
-      std::vector<float> scale(M, 0.01f), C(N * M, 99.0f), one(M);
-      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data(), nullptr, nullptr, bias.data(), true);
+      const auto A = repeated_rows(sparse, K), bias = randn(M, 23);
+      const PackedQ8 w(M, K, quads, 22);
+      const auto C = w.times(A.data(), N, nullptr, bias.data());
       for (int64_t i = 0; i < N; ++i) {
-        gemm_nt_q8(A.data() + i * K, 1, K, L, Wt.data(), scale.data(), one.data(), nullptr, nullptr, bias.data(), true);
+        const auto one = w.times(A.data() + i * K, 1, nullptr, bias.data());
         for (int64_t m = 0; m < M; ++m)
           EXPECT_EQ(C[i * M + m], one[m]) << (quads ? "quads " : "pairs ") << (sparse ? "sparse " : "") << i << "," << m;
       }
     }
 }
 
-// Repeated rows on a pool: the distinct rows are found before the tasks run, the same bits.
 TEST(NnGemm, Int8ProductOfRepeatedRowsThreadCountInvariance) {
   attnlab::ThreadPool pool(3);
   for (const bool quads : {false, true})
     for (const bool sparse : {false, true}) {
-      const int64_t K = 256, M = 300, N = 9;
-      const auto A = repeated_rows(sparse, K);
-      const auto W = random_q8(M, K, K, 24);
-      const attnlab::kernels::Q8Layout L{M, K, quads};
-      std::vector<int8_t> Wt(static_cast<size_t>(L.size()));
-      L.pack(W.data(), Wt.data());
-      std::vector<float> scale(M, 0.01f), C(N * M), D(N * M);
-      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), C.data());
-      gemm_nt_q8(A.data(), N, K, L, Wt.data(), scale.data(), D.data(), &pool);
-      EXPECT_EQ(C, D) << quads << sparse;
+      const auto A = repeated_rows(sparse, 256);
+      const PackedQ8 w(300, 256, quads, 24);
+      EXPECT_EQ(w.times(A.data(), 9), w.times(A.data(), 9, &pool)) << quads << sparse;
     }
 }
 
