@@ -206,10 +206,11 @@ int64_t sparse_pairs(int16_t* xq, int64_t ldx, int64_t rows, int64_t kp, int32_t
 }
 
 // Whether sparse_pairs might take a list for a row group whose first row is xq (kp pairs): that
-// row's first 32 pairs hold zero pairs at the rate the list needs. Most products' rows (a layer norm's, an
-// attention's) have no zeros, and scanning every pair of their rows for the list they never took
-// was 1% of a beam-5 Transformer translation (Intel Xeon, Node 20). A guess, never a change of
-// bits: either path gives the same sums.
+// row's first 32 pairs hold zero pairs at the rate the list needs (a group has no more zero pairs
+// than its first row). Most products' rows (a layer norm's, an attention's) have no zeros, and
+// scanning every pair of their rows for the list they never took was 1% of a beam-5 Transformer
+// translation (Intel Xeon, Node 20). A guess, never a change of bits: either path gives the same
+// sums.
 bool pairs_look_sparse(const int16_t* xq, int64_t kp) {
   const int32_t n = static_cast<int32_t>(std::min<int64_t>(kp, 32));
   int32_t zeros = 0;
