@@ -105,6 +105,11 @@ Fixture tiny(const std::string& arch) {
   init_params(*f.model, 5);
   return f;
 }
+// The fixture's model saved as `dt` and loaded back as a translator.
+std::unique_ptr<Translator> translator_of(const Fixture& f, DType dt) {
+  const auto bytes = save_model(*f.model, f.src, f.tgt, dt);
+  return Translator::load(bytes.data(), bytes.size());
+}
 std::string error_of(const std::vector<uint8_t>& b) {
   try {
     load_model(b.data(), b.size());
@@ -201,8 +206,7 @@ TEST(NnWeights, RejectsMalformedFiles) {
 TEST(NnDecode, GreedyEqualsBeamOneAndBeamReturnsAttention) {
   for (const std::string arch : {"gru", "transformer"}) {
     Fixture f = tiny(arch);
-    const auto bytes = save_model(*f.model, f.src, f.tgt, DType::F32);
-    auto tr = Translator::load(bytes.data(), bytes.size());
+    auto tr = translator_of(f, DType::F32);
     DecodeOptions g;
     g.max_len = 6;
     const Translation t1 = tr->translate("le chat dort.", g);
@@ -286,8 +290,7 @@ TEST(NnDecode, ThreadCountDoesNotChangeTranslations) {
     attnlab::ThreadPool pool(threads);
     for (const std::string arch : {"gru", "gru-luong", "transformer"}) {
       Fixture f = tiny(arch);
-      const auto bytes = save_model(*f.model, f.src, f.tgt, DType::I8);
-      auto tr = Translator::load(bytes.data(), bytes.size());
+      auto tr = translator_of(f, DType::I8);
       for (int beam : {1, 4}) {
         const std::string at = arch + ", beam " + std::to_string(beam) + ", " + std::to_string(threads) + " threads";
         DecodeOptions one;
@@ -417,8 +420,7 @@ TEST(NnDecode, BeamRowsReorderedByIndexMatchSingleRowDecodes) {
 TEST(NnDecode, BestAttentionOnlyKeepsTheBestBeams) {
   for (const std::string arch : {"gru", "transformer"}) {
     Fixture f = tiny(arch);
-    const auto bytes = save_model(*f.model, f.src, f.tgt, DType::I8);
-    auto tr = Translator::load(bytes.data(), bytes.size());
+    auto tr = translator_of(f, DType::I8);
     DecodeOptions all;
     all.beam = 4;
     all.max_len = 8;
@@ -476,8 +478,7 @@ TEST(NnDecode, StepReturnsAttentionOnlyWhenAsked) {
 // The source's piece count before the model's length limit: what tells JavaScript it was cut.
 TEST(NnDecode, SourcePiecesCountBeforeTheLengthLimit) {
   Fixture f = tiny("gru");  // max_len 32
-  const auto bytes = save_model(*f.model, f.src, f.tgt, DType::F32);
-  auto tr = Translator::load(bytes.data(), bytes.size());
+  auto tr = translator_of(f, DType::F32);
   DecodeOptions o;
   o.max_len = 3;
   const Translation short_one = tr->translate("le chat dort.", o);

@@ -201,7 +201,8 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
     const int64_t LH = lay.layers * lay.heads, n = static_cast<int64_t>(src.size());
     // Each returned hypothesis's rows of each step: ~100 small vectors for a beam of 5 and ten
     // steps, about 0.3% of a beam-5 Transformer translation (Node 20), so only beams[0]'s if asked.
-    for (size_t i = 0; i < (opt.best_attention_only ? std::min<size_t>(1, hyps.size()) : hyps.size()); ++i) {
+    const size_t with = opt.best_attention_only ? std::min<size_t>(1, hyps.size()) : hyps.size();
+    for (size_t i = 0; i < with; ++i) {
       Hypothesis& h = hyps[i];
       for (size_t s = 0; s < h.rows.size(); ++s) {
         const int64_t wc = LH * n, ws = lay.has_self ? LH * static_cast<int64_t>(s + 1) : 0;
