@@ -40,38 +40,21 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       ThreadPool* pool = thread_pool();
       if (pool) pool->wake();  // sleeping workers wake while the source is tokenised and encoded
       DecodeOptions opt{beam, max_len, static_cast<float>(lp)};
-      opt.best_attention_only = true;  // attention_maps(t) reads beams[0]'s
+      opt.best_attention_only = true;  // translation_view() reads beams[0]'s
       opt.pool = pool;
       const Translation t = tr.translate(text, opt);
-      const AttentionMaps maps = attention_maps(t);
-      // Every string in one (PackedStrings): the text, the source and target tokens, then each
-      // beam's text and tokens; `counts` holds [S, T, beams, each beam's tokens].
-      PackedStrings strs;
-      std::vector<int32_t> counts{static_cast<int32_t>(t.src_tokens.size()), static_cast<int32_t>(t.tgt_tokens.size()),
-                                  static_cast<int32_t>(t.beams.size())};
-      strs.add(t.text);
-      for (const std::string& s : t.src_tokens) strs.add(s);
-      for (const std::string& s : t.tgt_tokens) strs.add(s);
-      std::vector<float> scores;  // each beam's score, then each beam's log-probability
-      for (const Hypothesis& b : t.beams) {
-        strs.add(beam_text(tr, b));
-        const std::vector<std::string> pieces = beam_pieces(tr, b);
-        counts.push_back(static_cast<int32_t>(pieces.size()));
-        for (const std::string& s : pieces) strs.add(s);
-        scores.push_back(b.score);
-      }
-      for (const Hypothesis& b : t.beams) scores.push_back(b.logp);
-      out.set("strings", strs.text);
-      out.set("units", typed_copy(strs.units));
-      out.set("counts", typed_copy(counts));
+      const TranslationView v = translation_view(tr, t);
+      out.set("strings", v.strings.text);
+      out.set("units", typed_copy(v.strings.units));
+      out.set("counts", typed_copy(v.counts));
       out.set("sourcePieces", static_cast<double>(t.src_pieces));
       out.set("kind", t.layout.has_self ? "transformer" : "alignment");
       out.set("layers", static_cast<double>(t.layout.layers));
       out.set("heads", static_cast<double>(t.layout.heads));
-      out.set("cross", typed_copy(maps.cross));
-      out.set("decoderSelf", typed_copy(maps.decoder_self));
+      out.set("cross", typed_copy(v.maps.cross));
+      out.set("decoderSelf", typed_copy(v.maps.decoder_self));
       out.set("encoderSelf", typed_copy(t.enc_self));
-      out.set("scores", typed_copy(scores));
+      out.set("scores", typed_copy(v.scores));
     });
   });
   function("trainerCreate", +[](val a, val out) {

@@ -9,6 +9,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/nn/translate.hpp"
+#include "attnlab/nn/translation_views.hpp"
 #include "attnlab/thread_pool.hpp"
 
 using namespace attnlab::nn;
@@ -442,6 +443,38 @@ TEST(NnDecode, BestAttentionOnlyKeepsTheBestBeams) {
     }
     EXPECT_EQ(a.enc_self, b.enc_self) << arch;
   }
+}
+
+// translation_view(): the order web/lib/translator.ts reads, for every beam.
+TEST(NnDecode, TranslationViewPacksEveryBeamInOrder) {
+  Fixture f = tiny("transformer");
+  auto tr = translator_of(f, DType::I8);
+  DecodeOptions o;
+  o.beam = 3;
+  o.max_len = 6;
+  o.best_attention_only = true;
+  const Translation t = tr->translate("le chien mange.", o);
+  ASSERT_EQ(t.beams.size(), 3u);
+  const TranslationView v = translation_view(*tr, t);
+  PackedStrings want;
+  std::vector<int32_t> counts{static_cast<int32_t>(t.src_tokens.size()), static_cast<int32_t>(t.tgt_tokens.size()), 3};
+  want.add(t.text);
+  for (const auto& s : t.src_tokens) want.add(s);
+  for (const auto& s : t.tgt_tokens) want.add(s);
+  for (const Hypothesis& b : t.beams) {
+    want.add(tr->tgt_vocab().decode(b.ids, "en"));
+    counts.push_back(static_cast<int32_t>(b.ids.size()));
+    for (int id : b.ids) want.add(id == Bpe::kEos ? "</s>" : tr->tgt_vocab().piece(id));
+  }
+  EXPECT_EQ(v.strings.text, want.text);
+  EXPECT_EQ(v.strings.units, want.units);
+  EXPECT_EQ(v.counts, counts);
+  EXPECT_EQ(v.scores, (std::vector<float>{t.beams[0].score, t.beams[1].score, t.beams[2].score, t.beams[0].logp,
+                                          t.beams[1].logp, t.beams[2].logp}));
+  const AttentionMaps maps = attention_maps(t);
+  EXPECT_EQ(v.maps.cross, maps.cross);
+  EXPECT_EQ(v.maps.decoder_self, maps.decoder_self);
+  EXPECT_EQ(v.maps.cross.size(), static_cast<size_t>(2 * 2 * t.tgt_tokens.size() * t.src_tokens.size()));
 }
 
 // The attention is an output of the step only when asked for: the same log-probabilities either

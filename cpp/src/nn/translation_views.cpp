@@ -43,4 +43,23 @@ void PackedStrings::add(const std::string& s) {
   text += utf8_encode(cps);
 }
 
+TranslationView translation_view(const Translator& tr, const Translation& t) {
+  TranslationView v;
+  v.counts = {static_cast<int32_t>(t.src_tokens.size()), static_cast<int32_t>(t.tgt_tokens.size()),
+              static_cast<int32_t>(t.beams.size())};
+  v.strings.add(t.text);
+  for (const std::string& s : t.src_tokens) v.strings.add(s);
+  for (const std::string& s : t.tgt_tokens) v.strings.add(s);
+  for (const Hypothesis& b : t.beams) {
+    v.strings.add(beam_text(tr, b));
+    const std::vector<std::string> pieces = beam_pieces(tr, b);
+    v.counts.push_back(static_cast<int32_t>(pieces.size()));
+    for (const std::string& s : pieces) v.strings.add(s);
+    v.scores.push_back(b.score);
+  }
+  for (const Hypothesis& b : t.beams) v.scores.push_back(b.logp);
+  v.maps = attention_maps(t);
+  return v;
+}
+
 }  // namespace attnlab::nn

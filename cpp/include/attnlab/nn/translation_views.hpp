@@ -32,4 +32,17 @@ struct PackedStrings {
   void add(const std::string& s);
 };
 
+// What translate() hands to JavaScript, in the order web/lib/translator.ts reads it: every string
+// in one (the text, the S source and T target tokens, then each beam's text and its pieces);
+// counts [S, T, beams, each beam's piece count]; each beam's score, then each beam's
+// log-probability; the best hypothesis's attention.
+struct TranslationView {
+  PackedStrings strings;
+  std::vector<int32_t> counts;
+  std::vector<float> scores;
+  AttentionMaps maps;
+};
+
+TranslationView translation_view(const Translator& tr, const Translation& t);
+
 }  // namespace attnlab::nn
