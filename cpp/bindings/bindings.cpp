@@ -44,6 +44,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       const int64_t in = num(a, "in"), out = num(a, "out");
       linear(ptr(a, "x"), in, num(a, "rows"), in, ptr(a, "weight"), ptr(a, "bias"), out, ptr<float>(a, "y"), out,
              thread_pool());
+      require_finite(ptr(a, "y"), num(a, "rows") * out,
+                     given(a["bias"]) ? "x, weight, bias: the output overflows" : "x, weight: the product overflows");
     });
   });
   function("nadarayaWatson", +[](val a) {

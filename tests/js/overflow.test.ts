@@ -128,6 +128,12 @@ for (const variant of ['scalar', 'simd'] as const) {
       expect(small.output.data.every(Number.isFinite)).toBe(true);
     });
 
+    it('linear whose product passes float32 is an Error naming x and weight; the instance keeps working', () => {
+      const x = T([1e30, 1e30], [1, 2]), W = T([1e30, 1e30, 1, 1], [2, 2]);
+      expect(() => lib.linear(x, W)).toThrowError(/^linear: x, weight: the product overflows float32 \(beyond ±3\.4e38\) at index 0; scale the inputs down$/);
+      expect(relError(lib.linear(T([1, 2], [1, 2]), W, T([1, -1], [2])).data, [3e30, 2])).toBeLessThan(1e-6);
+    });
+
     it('multiHeadAttention whose projection passes float32 is an Error naming the input', () => {
       const E = 2;
       const p = { numHeads: 1, inProjWeight: T(Array(3 * E * E).fill(2), [3 * E, E]), outProjWeight: T([1, 0, 0, 1], [E, E]) };

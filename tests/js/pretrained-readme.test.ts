@@ -3,6 +3,7 @@
 // fixture (no network here). It prints what its comments say: progress up to the file's size,
 // logits [S, vocab] and attentions [layers, heads, S, S], then one line per generated token with
 // the [layers, heads, context] of its attention, the context growing by one each time.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -63,3 +64,24 @@ it('the README loadModel example runs as written and prints what its comments sa
   expect(tokens).toHaveLength(10);
   tokens.forEach(([, shape], i) => expect(shape).toEqual([2, 4, tokens[0][1][2] + i]));
 });
+
+// As the README says of its examples: plain JavaScript that type-checks under `tsc --strict`
+// (forward with `attentions: true` has `attentions` in its result's type).
+it('the README loadModel example type-checks under tsc --strict', () => {
+  const dir = join(root, 'build', 'readme-load-model-tsc');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'example.ts'), example);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: [] },
+    files: ['example.ts'],
+  }));
+  let out = '';
+  try {
+    out = execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  } catch (e) {
+    out = String((e as { stdout?: string }).stdout ?? e);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  expect(out).toBe('');
+}, 120_000);

@@ -291,6 +291,8 @@ export class PretrainedModel {
   }
 
   /** The whole sequence at once: logits (or BertModel's hidden states) and, on request, every attention map. */
+  forward(input: string | readonly number[] | Int32Array, options: ForwardOptions & { attentions: true }): Promise<ForwardResult & { attentions: Tensor }>;
+  forward(input: string | readonly number[] | Int32Array, options?: ForwardOptions): Promise<ForwardResult>;
   async forward(input: string | readonly number[] | Int32Array, options: ForwardOptions = {}): Promise<ForwardResult> {
     this.live('forward');
     if (options === null || typeof options !== 'object') throw argError('forward', 'options', 'an object', options);
