@@ -57,6 +57,23 @@ describe('createTrainer in-process (worker: false)', () => {
     expect(lib.heapStats().used).toBe(before);
   });
 
+  it("the instance's dispose() cancels its running trainers, on this thread and in a Worker; [Symbol.dispose] is cancel()", async () => {
+    const own = await load({ variant: 'simd' });
+    let events = 0;
+    const here = own.createTrainer({ ...SMALL, worker: false, onProgress: () => events++ });
+    const there = own.createTrainer({ ...SMALL, worker: true });
+    await new Promise((r) => setTimeout(r, 300));
+    own.dispose();
+    const [a, b] = await Promise.all([here.done, there.done]);
+    expect([a.reason, a.thread, b.reason, b.thread]).toEqual(['cancelled', 'main', 'cancelled', 'worker']);
+    const seen = events;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events).toBe(seen);
+    const s = lib.createTrainer({ ...SMALL, worker: false });
+    s[Symbol.dispose]();
+    expect((await s.done).reason).toBe('cancelled');
+  }, 30_000);
+
   it('stops at maxSeconds with a final evaluation, and the timers it used are gone', async () => {
     const probe = loopProbe();
     const t0 = performance.now();

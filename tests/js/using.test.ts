@@ -1,5 +1,5 @@
 // `using` as a TypeScript consumer writes it: the consumer below type-checks under `strict`
-// against the built .d.ts (Attnlab and Translator are Disposable), is lowered by
+// against the built .d.ts (Attnlab, Translator and TrainerSession are Disposable), is lowered by
 // ts.transpileModule to ES2022 (which turns `using` into try/finally calls of [Symbol.dispose]),
 // and runs in Node; every `using` block must dispose what it declared, also when it throws.
 import { execFileSync } from 'node:child_process';
@@ -35,7 +35,13 @@ const seen: Record<string, unknown> = {};
     outerTr = tr;
     seen.translated = tr.translate('Il fait beau.').text.length > 0;
   }
-  // The inner block has ended: the translator is gone, the instance is not.
+  let trainerDone: Promise<{ reason: string }> | undefined;
+  {
+    using session = lib.createTrainer({ worker: false, maxSeconds: 30 });
+    trainerDone = session.done;
+  }
+  seen.trainerReason = (await trainerDone).reason;
+  // The inner blocks have ended: the translator and the trainer are gone, the instance is not.
   seen.trDisposedAfterInnerBlock = outerTr.disposed;
   seen.libAliveAfterInnerBlock = !lib.disposed;
 }
@@ -68,7 +74,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('`using` from TypeScript', () => {
-  it('the consumer type-checks under strict: Attnlab and Translator are Disposable', () => {
+  it('the consumer type-checks under strict: Attnlab, Translator and TrainerSession are Disposable', () => {
     const program = ts.createProgram([join(dir, 'consumer.ts')], {
       strict: true, noEmit: true, skipLibCheck: false, types: [],
       target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -92,6 +98,7 @@ describe('`using` from TypeScript', () => {
     expect(JSON.parse(out)).toEqual({
       shape: [2, 3, 4],
       translated: true,
+      trainerReason: 'cancelled',
       trDisposedAfterInnerBlock: true,
       libAliveAfterInnerBlock: true,
       libDisposed: true,

@@ -74,6 +74,8 @@ export class Attnlab {
   #m: WasmModule | null;
   #mods: Modules;
   #gpu: WebGpuBackend | null;
+  /** Trainer sessions still running: dispose() cancels them. */
+  #trainers = new Set<TrainerSession>();
 
   /** @internal Use `load()`. */
   constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null, variantReason = '') {
@@ -254,9 +256,12 @@ export class Attnlab {
     return loadTranslator(this.#nn('loadTranslator'), source, options);
   }
 
-  /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel. */
+  /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel; dispose() cancels it. */
   createTrainer(options?: CreateTrainerOptions): TrainerSession {
-    return createTrainer(this.#nn('createTrainer'), options, isRelaxed(this.variant));
+    const forget = () => this.#trainers.delete(session);
+    const session = createTrainer(this.#nn('createTrainer'), options, isRelaxed(this.variant), forget);
+    this.#trainers.add(session);
+    return session;
   }
 
   /**
@@ -282,6 +287,7 @@ export class Attnlab {
     finalizer.unregister(this);
     this.#gpu?.dispose();
     this.#gpu = null;
+    for (const t of this.#trainers) t.cancel();
     endModules(this.#mods);
   }
 

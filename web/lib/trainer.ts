@@ -4,6 +4,7 @@
 // sandboxed frame, a policy) leaves the training to the calling thread. Nothing runs before
 // createTrainer() has returned; cancel() settles `done` at once from a Worker (it is terminated,
 // the result carries the step it had reached) and at the next turn on the calling thread.
+import { disposeSymbol } from './dispose.js';
 import { isNode } from './loader.js';
 import { initialTick, runTraining, type TrainerOptions, type TrainerProgress, type TrainerResult, type TrainerTick } from './trainer-core.js';
 import { checkTrainerOptions } from './trainer-options.js';
@@ -25,6 +26,8 @@ export interface TrainerSession {
   readonly done: Promise<TrainerResult>;
   /** Stops the training; `done` resolves with reason 'cancelled' (no progress event follows). */
   cancel(): void;
+  /** `using`: cancel() at the end of the block. */
+  [Symbol.dispose](): void;
 }
 
 /**
@@ -33,8 +36,12 @@ export interface TrainerSession {
  */
 const MAIN_SLICE_MS = 8;
 
-/** `nn`: the instance's nn module, instantiated (on first use) only when training on this thread. */
-export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrainerOptions, relaxed = false): TrainerSession {
+/**
+ * `nn`: the instance's nn module, instantiated (on first use) only when training on this thread;
+ * `settled`: called once as `done` settles.
+ */
+export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrainerOptions, relaxed = false,
+  settled?: () => void): TrainerSession {
   const { training, onProgress, worker } = checkTrainerOptions(options);
   let settle: { resolve: (r: TrainerResult) => void; reject: (e: unknown) => void } | null = null;
   const done = new Promise<TrainerResult>((resolve, reject) => (settle = { resolve, reject }));
@@ -48,7 +55,10 @@ export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrain
     settle = null;
     w?.terminate();
     w = null;
-    if (s) f(s);
+    if (s) {
+      settled?.();
+      f(s);
+    }
   };
   const progress = (p: TrainerProgress) => {
     if (!settle) return;
@@ -90,11 +100,9 @@ export function createTrainer(nn: () => Promise<NnModule>, options?: CreateTrain
     });
   } else onMainThread();
 
-  return {
-    done,
-    cancel: () => {
-      cancelled = true;
-      if (inWorker) finish((s) => s.resolve({ ...tick, ...last, thread: 'worker', reason: 'cancelled' }));
-    },
+  const cancel = () => {
+    cancelled = true;
+    if (inWorker) finish((s) => s.resolve({ ...tick, ...last, thread: 'worker', reason: 'cancelled' }));
   };
+  return { done, cancel, [disposeSymbol]: cancel };
 }
