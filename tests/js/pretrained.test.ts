@@ -42,6 +42,20 @@ const argmaxRows = (x: Float32Array, cols: number) =>
 
 const NAMES = ['gpt2-f32', 'gpt2-prefixed-f16', 'gpt-neo-f32', 'bert-mlm-bf16', 'bert-model-f32'];
 
+describe('loadModel from a folder on disk (Node)', () => {
+  it('a path and a file: URL load the same model as its files', async () => {
+    const dir = new URL('gpt2-f32/', root);
+    const want = await loadModel(files('gpt2-f32'));
+    const w = (await want.forward('a b c')).logits.data;
+    for (const src of [dir.pathname, dir.href]) {
+      const m = await loadModel(src);
+      expect((await m.forward('a b c')).logits.data).toEqual(w);
+      m.dispose();
+    }
+    want.dispose();
+  });
+});
+
 describe('loadModel on the PyTorch-referenced fixtures', () => {
   const models = new Map<string, PretrainedModel>();
   beforeAll(async () => {
@@ -223,6 +237,10 @@ describe('loadModel streaming and bad inputs', () => {
       /^loadModel: safetensors: tensor '.*': data_offsets \[\d+, \d+\] run past the data section .*truncated file\?$/],
     ['a file shorter than its header', () => loadModel({ ...files('gpt2-f32'), weights: new Blob([w.subarray(0, 100)]) }),
       /^loadModel: model.safetensors: safetensors: header length \d+ does not fit the file \(100 bytes/],
+    ['a directory that is not there (Node: a path)', () => loadModel('./no-such-checkpoint/'),
+      /^loadModel: files\.config: could not read .*no-such-checkpoint\/config\.json: ENOENT$/],
+    ['a server that is not there', () => loadModel('http://127.0.0.1:9/gpt2/'),
+      /^loadModel: files\.config: could not fetch http:\/\/127\.0\.0\.1:9\/gpt2\/config\.json: /],
     ['an unknown architecture', () => loadModel({ ...files('gpt2-f32'), config: { architectures: ['T5ForConditionalGeneration'] } }),
       /^loadModel: config.json: architecture 'T5ForConditionalGeneration' is not supported; supported: GPT2LMHeadModel, BertModel, BertForMaskedLM, BertForPreTraining, GPTNeoForCausalLM$/],
     ['absurd sizes', () => loadModel({ ...files('gpt2-f32'), config: { ...cfg, n_layer: 100000 } }),

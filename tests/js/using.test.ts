@@ -85,6 +85,24 @@ describe('`using` from TypeScript', () => {
     expect(diagnostics).toEqual([]);
   }, 120_000);
 
+  it('a Node-only project (no DOM library, @types/node) type-checks against the published types', () => {
+    writeFileSync(join(dir, 'node-only.ts'), `
+import { load, loadModel } from 'attnlab';
+using lib = await load();
+const model = await loadModel('./checkpoint/');
+const { attentions } = await model.forward('hello', { attentions: true });
+console.log(lib.variant, attentions.shape);
+`);
+    const program = ts.createProgram([join(dir, 'node-only.ts')], {
+      strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')],
+      target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'],
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
+      `${d.file ? `${d.file.fileName}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    expect(diagnostics).toEqual([]);
+  }, 120_000);
+
   it('lowered to ES2022 by ts.transpileModule, it runs and every `using` block disposes', () => {
     const { outputText } = ts.transpileModule(consumer, {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },

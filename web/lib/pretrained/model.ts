@@ -13,7 +13,7 @@ import { NoWorker, WorkerEngine } from './worker-engine.js';
 
 export type { FileSource } from './sources.js';
 
-/** A checkpoint's files. Strings are URLs. */
+/** A checkpoint's files. Strings are URLs; in Node also paths (against the working directory). */
 export interface CheckpointFiles {
   /** config.json: its text's source, or the parsed object. */
   config: FileSource | Record<string, unknown>;
@@ -236,7 +236,9 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
   }
 }
 
-export type CheckpointInput = CheckpointFiles | string | readonly File[] | FileList;
+// ArrayLike<File>, which a FileList is: naming FileList would make the published types need the
+// DOM library in a Node-only project.
+export type CheckpointInput = CheckpointFiles | string | ArrayLike<File>;
 
 export class PretrainedModel {
   readonly info: ModelInfo;

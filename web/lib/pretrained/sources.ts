@@ -1,7 +1,8 @@
 // Where a checkpoint's files come from: a URL (fetched only when asked, with the caller's
-// AbortSignal), a File / Blob (a file picker, drag and drop), a Response, or bytes. Each becomes a
+// AbortSignal; in Node a path or file: URL is read from disk), a File / Blob (a file picker, drag and drop), a Response, or bytes. Each becomes a
 // stream of chunks, so a model.safetensors is never held whole in JavaScript.
 import { argError } from '../errors.js';
+import { isNode } from '../loader.js';
 
 export type FileSource = string | URL | Blob | Response | ArrayBuffer | Uint8Array;
 
@@ -17,9 +18,42 @@ export function isFileSource(x: unknown): x is FileSource {
     (typeof Blob !== 'undefined' && x instanceof Blob) || (typeof Response !== 'undefined' && x instanceof Response);
 }
 
+type NodeFs = { openAsBlob: (path: string) => Promise<Blob>; promises: { stat: (path: string) => Promise<{ isFile: () => boolean }> } };
+type NodeUrl = { fileURLToPath: (u: URL) => string };
+type NodePath = { resolve: (...p: string[]) => string };
+const builtin = <T>(id: string): T => (globalThis as unknown as { process: { getBuiltinModule: (id: string) => T } }).process.getBuiltinModule(id);
+
+/** In Node, the file a string or URL names (a path against the working directory, or file:), else null. */
+function localPath(src: string | URL): string | null {
+  if (!isNode) return null;
+  const url = src instanceof URL ? src : /^[a-z][a-z0-9+.-]+:/i.test(src) ? new URL(src) : null;
+  if (url) return url.protocol === 'file:' ? builtin<NodeUrl>('node:url').fileURLToPath(url) : null;
+  return builtin<NodePath>('node:path').resolve((globalThis as unknown as { process: { cwd: () => string } }).process.cwd(), src as string);
+}
+
 export async function open(src: FileSource, what: string, signal?: AbortSignal): Promise<Opened> {
   if (typeof src === 'string' || src instanceof URL) {
-    const res = await fetch(src, { signal });
+    const path = localPath(src);
+    if (path !== null) {
+      // Read from disk as it is consumed, like a File from a picker.
+      const fs = builtin<NodeFs>('node:fs');
+      let file: Blob;
+      try {
+        if (!(await fs.promises.stat(path)).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a file' });
+        file = await fs.openAsBlob(path);
+      } catch (e) {
+        throw new Error(`loadModel: ${what}: could not read ${path}: ${(e as { code?: string }).code ?? String(e)}`);
+      }
+      return open(file, what, signal);
+    }
+    let res: Response;
+    try {
+      res = await fetch(src, { signal });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`loadModel: ${what}: could not fetch ${String(src)}: ${cause?.code ?? cause?.message ?? String(e)}`);
+    }
     if (!res.ok) throw new Error(`loadModel: ${what}: ${String(src)} answered HTTP ${res.status}`);
     return open(res, what, signal);
   }
