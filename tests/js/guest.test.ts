@@ -14,6 +14,16 @@ function runChild(mode: string, timeout = 30_000) {
 }
 
 describe('attnlab as a guest in Node', () => {
+  it("importing 'attnlab/components' outside a browser (server-side rendering) throws nothing and defines nothing", () => {
+    const code = `const before = Object.keys(globalThis).sort().join();
+const m = await import('attnlab/components');
+console.log(JSON.stringify({ widgets: typeof m.AttnHeatmap, same: Object.keys(globalThis).sort().join() === before }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 30_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ widgets: 'function', same: true });
+  });
+
+
   it('load() leaves process handlers and globalThis.Worker as it found them, for every build', () => {
     const r = runChild('handlers');
     expect(r.stderr).toBe('');

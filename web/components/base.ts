@@ -112,7 +112,11 @@ function flush(): void {
   if (pending.size) frame = requestAnimationFrame(flush);
 }
 
-export abstract class AttnElement extends HTMLElement {
+// Outside a browser (server-side rendering, Node) importing the widgets defines nothing and
+// throws nothing: the base class is then a stand-in, and define() does nothing.
+const ElementBase: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} as typeof HTMLElement) : HTMLElement;
+
+export abstract class AttnElement extends ElementBase {
   static get observedAttributes(): string[] {
     return ['theme'];
   }
@@ -279,5 +283,5 @@ export abstract class AttnElement extends HTMLElement {
 
 /** Registers a custom element once (a second bundle on the same page must not throw). */
 export function define(name: string, ctor: CustomElementConstructor): void {
-  if (!customElements.get(name)) customElements.define(name, ctor);
+  if (typeof customElements !== 'undefined' && !customElements.get(name)) customElements.define(name, ctor);
 }
