@@ -77,6 +77,13 @@ describe.each(VARIANTS)('%s', (variant) => {
     expect(maxError(got.output.data, want.output.data)).toBeLessThanOrEqual(TOL);
   });
 
+  it('validLens as a plain array (as d2l writes it) gives the Int32Array bits', () => {
+    const q = randn([2, 3, 4], 1), k = randn([2, 5, 4], 2), v = randn([2, 5, 3], 3), x = randn([2, 2, 4], 6, 3);
+    const lib = libs[variant];
+    expect(lib.attention(q, k, v, { validLens: [2, 5] }).output.data).toEqual(lib.attention(q, k, v, { validLens: new Int32Array([2, 5]) }).output.data);
+    expect(lib.maskedSoftmax(x, { validLens: [1, 3, 2, 4] }).data).toEqual(lib.maskedSoftmax(x, { validLens: new Int32Array([1, 3, 2, 4]) }).data);
+  });
+
   const softmaxCases: (RefMasks & { name: string; x: number[]; scale?: number })[] = [
     { name: 'vector', x: [9] },
     { name: 'validLens [B] (d2l)', x: [2, 2, 4], validLens: new Int32Array([2, 3]) },

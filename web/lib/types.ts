@@ -204,7 +204,7 @@ export interface AttentionOptions {
    * (or per prefix of the leading dimensions, e.g. [B] for q of shape [B, H, Sq, D]), or one per
    * query row (prod(leading) * Sq). Values in [0, Sk]; 0 hides every key of the row.
    */
-  validLens?: Int32Array;
+  validLens?: Int32Array | readonly number[];
   /**
    * As `torch.nn.functional.scaled_dot_product_attention`'s attn_mask: boolean true = may attend,
    * float = added to the scores (-Infinity blocks). Broadcasts (numpy rules) to [..., Sq, Sk].
@@ -253,7 +253,7 @@ export interface AttentionResultWithWeights extends AttentionResult {
 
 export interface MaskedSoftmaxOptions {
   causal?: boolean;
-  validLens?: Int32Array;
+  validLens?: Int32Array | readonly number[];
   /** Boolean true = keep, float = added; broadcasts to the input's shape. */
   attnMask?: Mask;
 }
