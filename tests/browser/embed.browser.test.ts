@@ -606,7 +606,13 @@ describe("the embed page's recipes, run as written", () => {
     await until('the framed page', () => v.page.frames()[1]?.evaluate('document.body.dataset.result') as Promise<string | undefined>, (x) => x === 'ok', 60_000);
     expect(await v.page.frames()[1].evaluate("document.querySelector('attn-regression').kernel")).toBe('epanechnikov');
     // The fixed height of the snippet (640) gives way to the height the page posts.
-    await until('resized', async () => (await v.page.locator('iframe').boundingBox())!.height, (h) => h !== 640 && h > 100, 30_000);
+    const fitted = await until('resized', async () => (await v.page.locator('iframe').boundingBox())!.height, (h) => h !== 640 && h > 100, 30_000);
+    // It follows the page both ways: taller content grows the frame, and the frame shrinks back
+    // once that content is gone (scrollHeight, never below the frame's own height, kept it tall).
+    await inFrame(v.page.frames()[1], "document.body.append(Object.assign(document.createElement('div'), { id: 'tall', style: 'height: 3000px' }))");
+    await until('grown', async () => (await v.page.locator('iframe').boundingBox())!.height, (h) => h > fitted + 2900, 30_000);
+    await inFrame(v.page.frames()[1], "document.getElementById('tall').remove()");
+    await until('shrunk back', async () => (await v.page.locator('iframe').boundingBox())!.height, (h) => Math.abs(h - fitted) <= 2, 30_000);
     expect(v.problems).toEqual([]);
     await v.close();
   });

@@ -596,6 +596,28 @@ describe('demo site, cross-origin isolated', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('offline: translation works offline after the first visit (the model is kept as it is downloaded); a page never saved says so', async () => {
+    const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=gru`);
+    await ready(v, 90_000);
+    const { page } = v;
+    const translated = () => page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    await translated();
+    // The service worker arrived after the model's download (it registers on load): the Worker
+    // kept the model itself.
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
+    await page.context().setOffline(true);
+    await page.reload();
+    await ready(v, 90_000);
+    await translated();
+    expect((await on(page, 'translate', (el) => el.result.text)).length).toBeGreaterThan(0);
+    await page.goto(`${isolated.url}api/index.html`);  // never visited, not precached
+    expect(await page.textContent('body')).toContain('This page has not been saved for offline use');
+    await page.context().setOffline(false);
+    await page.close();
+    // The note's own 503 (Chromium logs it too), and nothing else.
+    expect(v.problems.filter((p) => !/^HTTP 503: .*\/api\/index\.html$/.test(p) && !p.includes('status of 503'))).toEqual([]);
+  }, 180_000);
+
   test('security: the built pages carry the CSP, and it is enforced (no eval, no inline script)', async () => {
     const v = await visit(browser, `${isolated.url}pooling.html`);
     await ready(v);

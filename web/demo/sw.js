@@ -3,8 +3,10 @@
 // WebAssembly build of this build) and VERSION (a hash of that list) filled in.
 //   - install: the precache list (a few MB; the translation models are not in it);
 //   - fetch: pages network-first (a new deploy shows at once), everything else cache-first, and
-//     what is fetched on the way (models, API reference) is kept for next time;
-//   - activate: caches of older builds are deleted.
+//     what is fetched on the way (the API reference) is kept for next time; a page never saved
+//     answers offline with a short note, not another page;
+//   - activate: caches of older builds are deleted (not 'attnlab-models' or
+//     'attnlab-checkpoints', which the pages fill themselves).
 const VERSION = __VERSION__;
 const PRECACHE = __PRECACHE__;
 const CACHE = `attnlab-site-${VERSION}`;
@@ -15,7 +17,8 @@ self.addEventListener('install', (event) => {
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
-    for (const key of await caches.keys()) if (key !== CACHE) await caches.delete(key);
+    // Only older builds' caches: the models' and checkpoints' caches outlive a deploy.
+    for (const key of await caches.keys()) if (key.startsWith('attnlab-site-') && key !== CACHE) await caches.delete(key);
     await self.clients.claim();
   })());
 });
@@ -29,13 +32,22 @@ async function keep(request, response) {
   return response;
 }
 
+// A page never saved (the API reference before a visit): say so, rather than show another
+// page's HTML at this address, whose relative links then fail.
+function offlinePage() {
+  const home = new URL('./index.html', self.registration.scope).href;
+  return new Response(`<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Offline: attnlab</title><link rel="icon" href="data:,"><p>This page has not been saved for offline use. Reconnect to open it, or go back to
+<a href="${home}">the attnlab home page</a>, which works offline.</p>`, { status: 503, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
+}
+
 self.addEventListener('fetch', (event) => {
   const { request } = event;
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== location.origin) return;
   if (request.mode === 'navigate') {
     event.respondWith(fetch(request).then((r) => keep(request, r)).catch(async () =>
-      (await caches.match(request, { ignoreSearch: true })) ?? (await caches.match('./index.html')) ?? Response.error()));
+      (await caches.match(request, { ignoreSearch: true })) ?? offlinePage()));
     return;
   }
   event.respondWith(caches.match(request, { ignoreSearch: true }).then((hit) => hit ?? fetch(request).then((r) => keep(request, r))));

@@ -30,7 +30,8 @@ const csp: Plugin = {
 };
 
 // The offline service worker (sw.js): its template with this build's file list filled in. Pages
-// are precached by their clean path too ('./' is index.html). Models (.atl) are cached on first use.
+// are precached by their clean path too ('./' is index.html). Models (.atl) are not: the translator
+// Worker keeps the ones it downloads (translator.worker.ts).
 const serviceWorker: Plugin = {
   name: 'attnlab-service-worker',
   apply: 'build',

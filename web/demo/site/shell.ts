@@ -58,7 +58,8 @@ function reportHeight(): void {
   if (window.parent === window) return;
   let last = 0;
   const send = () => {
-    const height = Math.ceil(document.documentElement.scrollHeight);
+    // The page's own height: scrollHeight never drops below the frame's, so a frame never shrank.
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
     if (height === last) return;
     last = height;
     window.parent.postMessage({ type: 'attnlab:height', height, href: location.href }, '*');
