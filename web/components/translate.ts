@@ -93,6 +93,7 @@ export class AttnTranslate extends AttnElement {
   #input: HTMLInputElement;
   #go: HTMLButtonElement;
   #out: HTMLParagraphElement;
+  #text: HTMLParagraphElement;
   #src: HTMLParagraphElement;
   #status: HTMLDivElement;
   #slider: HTMLInputElement;
@@ -115,6 +116,7 @@ export class AttnTranslate extends AttnElement {
     this.#status = h('div', { className: 'readout', 'aria-live': 'polite' });
     this.#src = h('p', { className: 'tokens src' });
     this.#out = h('p', { className: 'tokens out' });
+    this.#text = h('p', { className: 'text' });
     this.#slider = h('input', { type: 'range', min: '0', max: '0', value: '0', id: `${id}-step` });
     this.#slider.addEventListener('input', () => this.setStep(Number(this.#slider.value)));
     this.#play = h('button', { type: 'button', textContent: 'Play', onclick: () => this.#togglePlay() });
@@ -130,7 +132,8 @@ export class AttnTranslate extends AttnElement {
     this.#tree.hidden = true;
     this.#results = h('div', { hidden: true },
       h('div', { className: 'cap', textContent: 'Source (shaded by the current step’s attention)' }), this.#src,
-      h('div', { className: 'cap', textContent: 'Translation' }), this.#out, controls, this.#heatmap, this.#tree);
+      h('div', { className: 'cap', textContent: 'Translation' }), this.#text,
+      h('div', { className: 'cap', textContent: 'Output tokens, one a step (the pieces the model writes)' }), this.#out, controls, this.#heatmap, this.#tree);
     this.frame.append(form, this.#status, this.#results);
     this.bar.hidden = true;
   }
@@ -141,6 +144,7 @@ input[type=text] { flex: 1 1 14em; font: inherit; font-size: 15px; padding: 4px 
 input[type=range] { flex: 1 1 8em; }
 form button { font-size: 13px; padding: 4px 10px; }
 .cap { color: var(--muted); font-size: 12px; margin-top: 6px; }
+.text { margin: 2px 0 6px; font-size: 17px; }
 .tokens { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0 6px; font-size: 15px; }
 .tok { padding: 1px 5px; border-radius: 4px; border: 1px solid transparent; }
 .tok.cur { border-color: var(--accent); }
@@ -205,10 +209,14 @@ form button { font-size: 13px; padding: 4px 10px; }
     else this.invalidate();
   }
 
-  /** Translates the input's text; resolves with the result (null without a translator). */
+  /** Translates the input's text; resolves with the result (null without a translator or text). */
   async run(text = this.#input.value): Promise<TranslationResult | null> {
     if (!this.#translator) {
       this.#status.textContent = 'No translator loaded.';
+      return null;
+    }
+    if (!text.trim()) {
+      this.#status.textContent = 'Type a sentence to translate.';
       return null;
     }
     if (this.#busy) {
@@ -231,6 +239,7 @@ form button { font-size: 13px; padding: 4px 10px; }
         ? `Unknown to the model: ${unknown.map((u) => (u.bytes ? `${u.text} (spelled in raw bytes)` : u.text)).join(', ')}; marked with ?.`
         : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`;
       this.#slider.max = String(Math.max(0, r.targetTokens.length - 1));
+      this.#text.textContent = r.text;
       this.#results.hidden = false;
       this.bar.hidden = false;
       this.#heatmap.rowLabels = r.targetTokens;

@@ -193,10 +193,9 @@ function offerTrained(lib: object): HTMLButtonElement | null {
       cancel.disabled = true;
       btn.disabled = false;
       if (e instanceof Cancelled) say('cancelled', 'Loading cancelled: the untrained model stays. Choose the button to load again.');
-      else {
-        say('error', 'The trained model failed to load: the untrained one stays.');
-        showError(e);
-      }
+      // The page goes on with the untrained model: the reason goes in the status, not in a
+      // page-wide alert.
+      else say('error', `The trained model failed to load (${e instanceof Error ? e.message : String(e)}): the untrained one stays.`);
     } finally {
       bar.hidden = true;
     }
