@@ -53,6 +53,23 @@ describe('widgets from dist/ in a plain page', () => {
     await expect.poll(() => page.locator('#reg .readout').textContent()).toMatch(/point \d+ of 30/);
   });
 
+  test('regression: where a compact kernel reaches no training point there is no prediction: the line breaks', async () => {
+    const { page } = v;
+    // Two clusters far apart, a boxcar narrower than the gap between them.
+    const r = await page.evaluate(async () => {
+      const el = document.getElementById('reg') as unknown as HTMLElement & { points: { x: number; y: number }[]; kernel: string; bandwidth: number; result: { queries: Float32Array; weights: Float32Array } };
+      const before = { points: el.points, kernel: el.kernel, bandwidth: el.bandwidth };
+      el.points = [{ x: -2.5, y: 1 }, { x: -2.4, y: 1.2 }, { x: 2.4, y: 3 }, { x: 2.5, y: 3.1 }];
+      el.kernel = 'boxcar';
+      el.bandwidth = 0.3;
+      await new Promise((done) => setTimeout(done, 500));
+      const d = el.shadowRoot!.querySelector('svg path[stroke-width="2.5"]')!.getAttribute('d')!;
+      Object.assign(el, before);
+      return { segments: d.split('M').length - 1 };
+    });
+    expect(r.segments).toBe(2);
+  });
+
   test('heatmap: attributes, hover read-out, click to pin, keyboard', async () => {
     const { page } = v;
     expect(await page.evaluate(() => (document.getElementById('heat') as unknown as { valueAt(r: number, c: number): number }).valueAt(2, 3))).toBe(0.8);

@@ -250,8 +250,19 @@ export class AttnRegression extends AttnElement {
       svg.append(s('line', { x1: X(qx), x2: X(qx), y1: top, y2: top + hgt, stroke: p.highlight, 'stroke-width': 1, 'stroke-dasharray': '2 3', 'data-no-export': '' }));
     }
     // Prediction.
+    // A query that no training point reaches (a compact kernel narrower than the gap: every
+    // weight 0) has no prediction; the library's 0 there is not one, so the line breaks.
+    const reached = (i: number) => r!.weights.subarray(i * pts.length, (i + 1) * pts.length).some((x) => x > 0);
     if (r && pts.length) {
-      const d = Array.from(r.queries, (x, i) => `${i ? 'L' : 'M'}${X(x).toFixed(1)},${Y(r.output[i]).toFixed(1)}`).join('');
+      let d = '', pen = 'M';
+      r.queries.forEach((x, i) => {
+        if (!reached(i)) {
+          pen = 'M';
+          return;
+        }
+        d += `${pen}${X(x).toFixed(1)},${Y(r.output[i]).toFixed(1)}`;
+        pen = 'L';
+      });
       svg.append(s('path', { d, fill: 'none', stroke: p.accent, 'stroke-width': 2.5 }));
     }
     // Training points, sized by their weight for the current query.
@@ -282,7 +293,8 @@ export class AttnRegression extends AttnElement {
     else if (!r) this.#readout.textContent = 'loading attnlab…';
     else if (qi >= 0) {
       const top3 = Array.from({ length: N }, (_, i) => i).sort((a, b) => r.weights[qi * N + b] - r.weights[qi * N + a]).slice(0, 3);
-      this.#readout.textContent = `query x = ${fmt(r.queries[qi], 2)} → ŷ = ${fmt(r.output[qi], 3)}; largest weights: `
+      this.#readout.textContent = !reached(qi) ? `query x = ${fmt(r.queries[qi], 2)}: no training point within h, so no prediction`
+        : `query x = ${fmt(r.queries[qi], 2)} → ŷ = ${fmt(r.output[qi], 3)}; largest weights: `
         + top3.map((i) => `${fmt(r.weights[qi * N + i], 3)} on (${fmt(pts[i].x, 2)}, ${fmt(pts[i].y, 2)})`).join(', ');
     } else if (this.#selected >= 0 && pts[this.#selected]) {
       const q = pts[this.#selected];
