@@ -147,6 +147,9 @@ describe('Real models page', () => {
     });
     await page.goto(`${site.url}models.html`);
     await page.waitForSelector('body[data-result="ok"]');
+    // Nothing typed: a prompt, not a request for the page's own folder.
+    await page.click('#check-url');
+    expect(await page.textContent('#status')).toMatch(/^Type a checkpoint folder's URL first/);
     await page.fill('#url', `${site.url}remote/`);
     expect(await page.isDisabled('#open-url')).toBe(true);
     await page.click('#check-url');

@@ -599,6 +599,18 @@ describe('demo site, cross-origin isolated', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('a phone-width screen (375 px): no page scrolls sideways', async () => {
+    const wide: string[] = [];
+    for (const file of ['index', 'pooling', 'scoring', 'heads', 'translation', 'models', 'positional', 'efficient', 'performance', 'embed']) {
+      const v = await visit(browser, `${isolated.url}${file}.html`, { width: 375 });
+      await ready(v, 90_000);
+      const width = await v.page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 375) wide.push(`${file}.html: ${width} px`);
+      await v.page.close();
+    }
+    expect(wide).toEqual([]);
+  }, 300_000);
+
   test('offline: translation works offline after the first visit (the model is kept as it is downloaded); a page never saved says so', async () => {
     const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=gru`);
     await ready(v, 90_000);

@@ -294,6 +294,11 @@ const folder = (u: string) => {
 checkUrl.addEventListener('click', async () => {
   openUrl.disabled = true;
   let base: string;
+  if (!urlIn.value.trim()) {
+    say('error', "Type a checkpoint folder's URL first, e.g. " + urlIn.placeholder);
+    urlIn.focus();
+    return;
+  }
   try {
     base = folder(urlIn.value);
   } catch {
