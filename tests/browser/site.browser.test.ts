@@ -599,6 +599,22 @@ describe('demo site, cross-origin isolated', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('keyboard: the first Tab offers "Skip to content", and Enter puts focus in the page, past the header', async () => {
+    const v = await visit(browser, `${isolated.url}pooling.html`);
+    await ready(v);
+    const { page } = v;
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => [document.activeElement?.textContent, getComputedStyle(document.activeElement!).top])).toEqual(['Skip to content', '8px']);
+    const hash = await page.evaluate(() => location.hash);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.evaluate(() => location.hash)).toBe(hash);  // the view's state stays in the hash
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('main')))).toBe(true);
+    await page.close();
+    expect(v.problems).toEqual([]);
+  });
+
   test('a phone-width screen (375 px): no page scrolls sideways', async () => {
     const wide: string[] = [];
     for (const file of ['index', 'pooling', 'scoring', 'heads', 'translation', 'models', 'positional', 'efficient', 'performance', 'embed']) {

@@ -75,10 +75,10 @@ const BASE_CSS = `
 :host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
 :host([hidden]) { display: none; }
 .frame { position: relative; }
-.bar { display: flex; justify-content: flex-end; gap: 4px; height: 20px; margin-bottom: 2px; }
+.bar { display: flex; justify-content: flex-end; gap: 4px; height: 24px; margin-bottom: 2px; }
 :host([no-export]) .bar { display: none; }
 .bar[hidden] { display: none; }
-button { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 4px; cursor: pointer;
+button { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 4px; cursor: pointer; min-height: 24px; min-width: 24px;
   border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
 button:focus-visible, [tabindex]:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 svg { display: block; max-width: 100%; overflow: visible; user-select: none; -webkit-user-select: none; }

@@ -16,7 +16,7 @@ const state = {
   auto: param('auto', false, bool),
 };
 const COLORS: Record<string, string> = {
-  scalar: '#868e96', simd: '#3559e0', 'simd-threads': '#d9480f', 'relaxed-simd': '#7048e8', 'relaxed-simd-threads': '#e8590c', webgpu: '#2b8a3e',
+  scalar: '#868e96', simd: '#3559e0', 'simd-threads': '#d9480f', 'relaxed-simd': '#7048e8', 'relaxed-simd-threads': '#c2255c', webgpu: '#2b8a3e',
 };
 const HEADS = 4;
 const DIM = 64;

@@ -95,11 +95,27 @@ export function showError(err: unknown): void {
   document.body.dataset.result = document.body.dataset.result ?? 'error';
 }
 
+/**
+ * A keyboard user's first Tab: past the header's eleven stops, straight to the page. It moves
+ * focus itself rather than follow #main: the pages keep their view's state in the URL's hash.
+ */
+function skipLink(): HTMLAnchorElement {
+  const a = el('a', { class: 'skip', href: '#main', text: 'Skip to content' });
+  a.addEventListener('click', (e) => {
+    const main = document.getElementById('main');
+    if (!main) return;
+    e.preventDefault();
+    main.tabIndex = -1;
+    main.focus();
+  });
+  return a;
+}
+
 /** Sets up the page chrome; `file` is this page's file name (for aria-current). */
 export function initPage(file: string): void {
   applyTheme(initialTheme());
   if (embedded) document.documentElement.classList.add('embed');
-  else document.body.prepend(header(file));
+  else document.body.prepend(skipLink(), header(file));
   const foot = el('footer', { class: 'site' }, el('div', { class: 'wrap' },
     el('span', { id: 'engine', text: 'attnlab: loading…' }), ' · ',
     el('a', { href: './index.html', text: 'attnlab home' }), ' · ',
