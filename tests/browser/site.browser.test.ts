@@ -443,6 +443,8 @@ describe('demo site, cross-origin isolated', () => {
     expect(r.step).toBe(r.tokens - 1);
     await page.click('#translate button[aria-label="Previous step"]');
     expect(await on(page, 'translate', (el) => el.step)).toBe(r.tokens - 2);
+    // Loaded: the download's bar and Cancel are gone.
+    expect([await page.isHidden('#model-progress'), await page.isHidden('#cancel-load')]).toEqual([true, true]);
     // The sentence as the model's text, not only its pieces; no text asks for one.
     expect(await on(page, 'translate', (el) => el.shadowRoot.querySelector('.text').textContent)).toBe(r.text);
     expect(await on(page, 'translate', async (el) => [await el.run('  '), el.shadowRoot.querySelector('.readout').textContent])).toEqual([null, 'Type a sentence to translate.']);

@@ -24,8 +24,13 @@ const state = {
 const dir = select('dir', 'Direction', [['fra-eng', 'French → English'], ['eng-fra', 'English → French']], state.dir);
 const arch = select('arch', 'Model', [['transformer', 'Transformer'], ['gru', 'GRU + Bahdanau attention']], state.arch);
 const beam = slider({ id: 'beam', label: 'Beam width', min: 1, max: 8, step: 1, value: state.beam, format: (v) => (v === 1 ? '1 (greedy)' : String(v)) });
-const progress = el('progress', { id: 'model-progress', max: 1, value: 0, 'aria-label': 'Model download' });
-const cancel = el('button', { type: 'button', id: 'cancel-load', text: 'Cancel', disabled: true });
+// Shown only while a model loads.
+const progress = el('progress', { id: 'model-progress', max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
+const cancel = el('button', { type: 'button', id: 'cancel-load', text: 'Cancel', disabled: true, hidden: true });
+const loading = (on: boolean) => {
+  progress.hidden = cancel.hidden = !on;
+  cancel.disabled = !on;
+};
 const status = el('p', { class: 'stat', id: 'model-status', 'aria-live': 'polite', text: 'Loading attnlab…' });
 const examples = el('div', { class: 'controls', id: 'examples' });
 const widget = document.createElement('attn-translate') as AttnTranslate;
@@ -82,7 +87,7 @@ async function openModel(): Promise<void> {
   const me = ++opening;
   widget.translator = null;
   progress.value = 0;
-  cancel.disabled = false;
+  loading(true);
   status.textContent = `Loading the ${arch.input.value} model (${dir.input.value})…`;
   try {
     const info = await translator.open(dir.input.value, arch.input.value as (typeof ARCHS)[number], {
@@ -92,7 +97,7 @@ async function openModel(): Promise<void> {
       },
     });
     if (me !== opening) return;
-    cancel.disabled = true;
+    loading(false);
     if (info === null) {
       status.textContent = 'This build of attnlab has no translator yet: the trained models ship with the translation part of the library, and this page translates as soon as they are in.';
       document.body.dataset.api = 'missing';
@@ -107,7 +112,7 @@ async function openModel(): Promise<void> {
     widget.run().catch(() => undefined); // the widget shows its own errors
   } catch (e) {
     if (me !== opening || e instanceof Cancelled) return; // replaced, or cancelled (which says so)
-    cancel.disabled = true;
+    loading(false);
     status.textContent = `The model failed to load: ${e instanceof Error ? e.message : String(e)}`;
     showError(e);
   }
@@ -142,7 +147,7 @@ beam.input.addEventListener('change', () => {
 });
 cancel.addEventListener('click', () => {
   translator.cancel();
-  cancel.disabled = true;
+  loading(false);
   status.textContent = 'Loading cancelled. Change the model to load again.';
 });
 widget.addEventListener('attn-translated', () => {
