@@ -1,5 +1,5 @@
 import type { Scratch } from './heap.js';
-import { checkMask, describe, type CheckedMask } from './tensor.js';
+import { checkInt32Array, checkMask, describe, type CheckedMask } from './tensor.js';
 import type { MaskArgs } from './wasm-module.js';
 
 /** One mask as the bindings take it; `shape` is the shape it broadcasts from. */
@@ -17,8 +17,8 @@ export function optionalMask(fn: string, name: string, m: unknown): CheckedMask 
 }
 
 export function optionalValidLens(fn: string, name: string, v: unknown): Int32Array | undefined {
-  if (v === undefined || v instanceof Int32Array) return v;
-  if (!Array.isArray(v)) throw new Error(`${fn}: ${name}: expected an Int32Array or an array of integers, got ${describe(v)}`);
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) return checkInt32Array(fn, name, v);
   // A plain array, as d2l writes valid_lens: each entry an integer that int32 holds (the range
   // [0, Sk] is checked with the layout, as for an Int32Array).
   const bad = v.findIndex((x) => !Number.isInteger(x) || Math.abs(x as number) > 2147483647);
