@@ -1,0 +1,59 @@
+// tests/js/cpp-errors.test.ts in Chromium, on a cross-origin-isolated page where load() picks the
+// threaded builds: an error only the C++ core sees is an Error with the core's message on every
+// build, frees what it allocated, and the instance keeps working. The threaded builds once let
+// such errors out as a bare WebAssembly.Exception (cpp/bindings/wasm_eh.cpp).
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { launch, repoRoot } from './helpers';
+import { serveStatic, type StaticServer } from './static-server';
+
+const script = `
+import { load } from '/dist/index.js';
+const big = { data: new Float32Array([1e20, 0, 0, 1e20]), shape: [1, 2, 2] };
+const small = { data: new Float32Array([1, 0, 0, 1]), shape: [1, 2, 2] };
+const caught = async (f) => { try { await f(); return 'no error'; } catch (e) { return e instanceof Error ? e.message : Object.prototype.toString.call(e); } };
+const results = {};
+for (const variant of ['relaxed-simd-threads', 'simd-threads', 'relaxed-simd', 'simd', 'scalar']) {
+  const lib = await load({ variant, threads: 2 });
+  const first = [await caught(() => lib.attentionScores(big, big)), await caught(() => lib.loadTranslator(new Uint8Array(1000)))];
+  const used = lib.heapStats().used;
+  for (let i = 0; i < 10; i++) await caught(() => lib.attentionScores(big, big)), await caught(() => lib.loadTranslator(new Uint8Array(1000)));
+  results[variant] = { threads: lib.threads, first, grew: lib.heapStats().used - used, works: Array.from(lib.attentionScores(small, small, { score: 'dot' }).data) };
+  lib.dispose();
+}
+document.body.dataset.result = JSON.stringify({ isolated: globalThis.crossOriginIsolated, results });
+`;
+
+let browser: Browser;
+let server: StaticServer;
+
+beforeAll(async () => {
+  browser = await launch();
+  server = await serveStatic(repoRoot, true, {
+    pages: { '/errors.html': `<!doctype html><title>errors</title><link rel="icon" href="data:,"><body><script type="module">${script}</script>` },
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('errors raised in C++ are Errors on every build, threaded ones included, and leave the heap as it was', async () => {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}errors.html`);
+  await page.waitForFunction(() => document.body.dataset.result || null, null, { timeout: 100_000 }).catch(() => {});
+  expect(errors).toEqual([]);
+  const r = JSON.parse((await page.evaluate(() => document.body.dataset.result)) ?? 'null');
+  expect(r.isolated).toBe(true);
+  for (const [variant, x] of Object.entries(r.results as Record<string, { threads: number; first: string[]; grew: number; works: number[] }>)) {
+    expect(x.first[0], variant).toMatch(/^attentionScores: q, k: the scores overflow float32/);
+    expect(x.first[1], variant).toMatch(/^loadTranslator: model file: bad magic number/);
+    expect(x.grew, variant).toBe(0);
+    expect(x.works, variant).toEqual([1, 0, 0, 1]);
+    expect(x.threads, variant).toBe(variant.endsWith('-threads') ? 2 : 1);
+  }
+  await page.close();
+}, 120_000);
