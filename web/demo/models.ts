@@ -13,6 +13,9 @@ import { initPage } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
 
 initPage('models.html');
+// This page loads no engine of its own until a checkpoint is opened (then the footer names it).
+const engineNote = document.getElementById('engine');  // none in an embed
+if (engineNote) engineNote.textContent = 'attnlab: loads with a checkpoint';
 
 const TINY_IDS = ['gpt2', 'gpt-neo', 'bert'] as const;
 const hash = readHash();
