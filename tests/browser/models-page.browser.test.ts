@@ -150,6 +150,9 @@ describe('Real models page', () => {
     // Nothing typed: a prompt, not a request for the page's own folder.
     await page.click('#check-url');
     expect(await page.textContent('#status')).toMatch(/^Type a checkpoint folder's URL first/);
+    await page.fill('#url', 'not a url');
+    await page.click('#check-url');
+    expect(await page.textContent('#status')).toBe('Not an http(s) URL: not a url');
     await page.fill('#url', `${site.url}remote/`);
     expect(await page.isDisabled('#open-url')).toBe(true);
     await page.click('#check-url');

@@ -287,9 +287,10 @@ drop.addEventListener('drop', (e) => {
   if (e.dataTransfer?.files) openFiles(e.dataTransfer.files);
 });
 
-/** The folder of a URL that names the folder, config.json or model.safetensors. */
+/** The folder of an http(s) URL that names the folder, config.json or model.safetensors (throws for anything else). */
 const folder = (u: string) => {
-  const url = new URL(u.trim(), location.href);
+  const url = new URL(u.trim());  // absolute only: a word typed here is not a folder of this site
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http(s)');
   url.pathname = url.pathname.replace(/(config\.json|model\.safetensors)$/, '').replace(/\/?$/, '/');
   return url.href;
 };
@@ -305,7 +306,7 @@ checkUrl.addEventListener('click', async () => {
   try {
     base = folder(urlIn.value);
   } catch {
-    say('error', `Not a URL: ${urlIn.value}`);
+    say('error', `Not an http(s) URL: ${urlIn.value}`);
     return;
   }
   const cached = await cachedSize(base);
