@@ -177,6 +177,7 @@ function showModel(m: PretrainedModel, name: string): void {
   maskPanel.hidden = i.family !== 'bert';
   generated.textContent = '';
   genHead.data = null;
+  genTitle.hidden = genHead.hidden = true;  // until the first generated token: an empty view said "0 of 0 heads"
   const engine = document.getElementById('engine');
   if (engine) engine.textContent = `attnlab: ${i.architecture} ${m.runsIn === 'worker' ? 'in a Worker' : 'on the page'}`;
 }
@@ -243,6 +244,7 @@ async function generate(): Promise<void> {
       genHead.rightTokens = context.map(shown);
       const [, H, C] = t.attention.shape;
       genHead.data = { data: t.attention.data.subarray(layer * H * C, (layer + 1) * H * C), shape: [H, 1, C] };
+      genTitle.hidden = genHead.hidden = false;
       context.push(t.token);
       generated.dataset.count = String(++count);
     }
