@@ -24,7 +24,9 @@ self.addEventListener('activate', (event) => {
 });
 
 async function keep(request, response) {
-  // Only whole, same-origin successes: never a 404, a partial range or an opaque response.
+  // Only whole, same-origin successes: never a 404, a partial range or an opaque response; and
+  // not the translation models, which the translator Worker keeps in a cache of its own.
+  if (new URL(request.url).pathname.endsWith('.atl')) return response;
   if (response.ok && response.status === 200 && response.type === 'basic') {
     const cache = await caches.open(CACHE);
     await cache.put(request, response.clone());

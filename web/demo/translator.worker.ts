@@ -43,7 +43,9 @@ async function modelCache(): Promise<Cache | null> {
 async function modelBytes(url: string, progress: (loaded: number, total: number) => void): Promise<Uint8Array> {
   const cache = await modelCache();
   const hit = await cache?.match(url);
-  const res = hit ?? await fetch(url);
+  const res = hit ?? await fetch(url).catch((e: unknown) => {
+    throw new Error(`downloading ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
+  });
   if (!res.ok || !res.body) throw new Error(`${url} answered HTTP ${res.status}`);
   const total = Number(res.headers.get('content-length') ?? 0);
   const parts: Uint8Array[] = [];

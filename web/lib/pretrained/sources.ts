@@ -1,6 +1,7 @@
 // Where a checkpoint's files come from: a URL (fetched only when asked, with the caller's
-// AbortSignal; in Node a path or file: URL is read from disk), a File / Blob (a file picker, drag and drop), a Response, or bytes. Each becomes a
-// stream of chunks, so a model.safetensors is never held whole in JavaScript.
+// AbortSignal; in Node a path or file: URL is read from disk), a File / Blob (a file picker, drag
+// and drop), a Response, or bytes. Each becomes a stream of chunks, so a model.safetensors is
+// never held whole in JavaScript.
 import { argError } from '../errors.js';
 import { isNode } from '../loader.js';
 
