@@ -45,6 +45,7 @@ EMSCRIPTEN_BINDINGS(attnlab_pretrained) {
       out.set("heads", static_cast<double>(c.heads));
       out.set("hidden", static_cast<double>(c.hidden));
       out.set("vocab", static_cast<double>(c.vocab));
+      out.set("typeVocab", static_cast<double>(c.type_vocab));
       out.set("positions", static_cast<double>(c.positions));
       out.set("logits", m->outputs_logits());
       out.set("parameterBytes", static_cast<double>(m->parameter_bytes()));

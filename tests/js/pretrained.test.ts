@@ -43,11 +43,11 @@ const argmaxRows = (x: Float32Array, cols: number) =>
 const NAMES = ['gpt2-f32', 'gpt2-prefixed-f16', 'gpt-neo-f32', 'bert-mlm-bf16', 'bert-model-f32'];
 
 describe('loadModel from a folder on disk (Node)', () => {
-  it('a path and a file: URL load the same model as its files', async () => {
+  it('a path, a file: URL string and a URL object load the same model as its files', async () => {
     const dir = new URL('gpt2-f32/', root);
     const want = await loadModel(files('gpt2-f32'));
     const w = (await want.forward('a b c')).logits.data;
-    for (const src of [dir.pathname, dir.href]) {
+    for (const src of [dir.pathname, dir.href, dir]) {
       const m = await loadModel(src);
       expect((await m.forward('a b c')).logits.data).toEqual(w);
       m.dispose();
@@ -109,6 +109,39 @@ describe('loadModel on the PyTorch-referenced fixtures', () => {
     const a = await run(7);
     expect(await run(7)).toEqual(a);
     expect(a).toHaveLength(8);
+  });
+
+  it('generate: a temperature near 0 samples as greedy (no float32 overflow); the default length fits the context', async () => {
+    const m = models.get('gpt2-f32')!;
+    const ids = async (o: object, prompt: string | number[] = 'the cat') => {
+      const got: number[] = [];
+      for await (const t of m.generate(prompt, o)) got.push(t.id);
+      return got;
+    };
+    const greedy = await ids({ maxTokens: 6, temperature: 0 });
+    for (const temperature of [1e-30, 1e-38, 1e-45]) expect(await ids({ maxTokens: 6, temperature }), String(temperature)).toEqual(greedy);
+    // 28 of the 32 positions taken: no maxTokens means the 4 left, not 20 (and an error about it).
+    expect((await ids({ temperature: 0, stopAtEndOfText: false }, new Array(28).fill(5))).length).toBe(4);
+    await expect(ids({}, new Array(32).fill(5))).rejects.toThrow(/^generate: prompt: expected at most 31 tokens \(the model's 32 positions, one left to generate\), got 32$/);
+  });
+
+  it('fillMask finds [MASK] next to punctuation, and every [MASK] of the text', async () => {
+    const bert = models.get('bert-mlm-bf16')!;
+    expect(bert.tokenize('paris is the [MASK].').tokens).toEqual(['[CLS]', 'paris', 'is', 'the', '[MASK]', '.', '[SEP]']);
+    const { masks } = await bert.fillMask('[MASK] is the [MASK].');
+    expect(masks.map((x) => x.position)).toEqual([1, 4]);
+  });
+
+  it('BERT token types: an Int32Array is taken, each entry checked', async () => {
+    const bert = models.get('bert-mlm-bf16')!;
+    const n = bert.tokenize('the cat').ids.length;
+    const plain = await bert.forward('the cat', { tokenTypes: new Array(n).fill(0) });
+    expect((await bert.forward('the cat', { tokenTypes: new Int32Array(n) })).logits.data).toEqual(plain.logits.data);
+    const bad = new Array(n).fill(0);
+    bad[1] = NaN;
+    await expect(bert.forward('the cat', { tokenTypes: bad })).rejects.toThrow(/^forward: options\.tokenTypes\[1\]: expected a token type in \[0, 2\), got NaN$/);
+    bad[1] = 2;
+    await expect(bert.forward('the cat', { tokenTypes: bad })).rejects.toThrow(/^forward: options\.tokenTypes\[1\]: expected a token type in \[0, 2\), got 2$/);
   });
 
   it('tokenizes with the checkpoint\'s files and fills [MASK]', async () => {
@@ -239,6 +272,10 @@ describe('loadModel streaming and bad inputs', () => {
       /^loadModel: model.safetensors: safetensors: header length \d+ does not fit the file \(100 bytes/],
     ['a directory that is not there (Node: a path)', () => loadModel('./no-such-checkpoint/'),
       /^loadModel: files\.config: could not read .*no-such-checkpoint\/config\.json: ENOENT$/],
+    ['an onProgress that is not a function', () => loadModel(files('gpt2-f32'), { onProgress: 'x' as never }),
+      /^loadModel: options\.onProgress: expected a function, got "x"$/],
+    ['a signal that is not an AbortSignal', () => loadModel(files('gpt2-f32'), { signal: {} as never }),
+      /^loadModel: options\.signal: expected an AbortSignal, got an object$/],
     ['a server that is not there', () => loadModel('http://127.0.0.1:9/gpt2/'),
       /^loadModel: files\.config: could not fetch http:\/\/127\.0\.0\.1:9\/gpt2\/config\.json: /],
     ['an unknown architecture', () => loadModel({ ...files('gpt2-f32'), config: { architectures: ['T5ForConditionalGeneration'] } }),

@@ -113,6 +113,14 @@ describe('model files', () => {
 });
 
 describe('translate options', () => {
+  it('a lone surrogate reads as U+FFFD and takes no neighbour with it', async () => {
+    const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
+    const want = tr.translate('Je \uFFFDsuis.').sourceTokens;  // before, \udc00 took the "s" with it
+    const got = ['Je \udc00suis.', 'Je \ud800suis.'].map((text) => tr.translate(text).sourceTokens);
+    tr.dispose();
+    expect(got).toEqual([want, want]);
+  });
+
   it('maxLength: an integer in [1, 512], or undefined for the default; 0 is rejected like the message says', async () => {
     const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
     const message = (got: string) => new RegExp(`^translate: options\\.maxLength: expected an integer in \\[1, 512\\] \\(or undefined for the default\\), got ${got}$`);

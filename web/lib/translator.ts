@@ -270,7 +270,10 @@ export class Translator {
   }
 
   #sentence(m: NnModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
-    const r = filled<TranslationOut>((out) => m.translatorTranslate(this.#id, source, beam, maxLength, lp, out), failIn('translate'));
+    // Lone surrogates as U+FFFD first: Emscripten's UTF-8 conversion took the next character
+    // with one ("Je \udc00suis." lost its "s").
+    const wellFormed = source.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+    const r = filled<TranslationOut>((out) => m.translatorTranslate(this.#id, wellFormed, beam, maxLength, lp, out), failIn('translate'));
     let at = 0, k = 0;
     const next = (): string => r.strings.slice(at, at += r.units[k++]);
     const take = (n: number): string[] => Array.from({ length: n }, next);

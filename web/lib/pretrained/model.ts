@@ -71,7 +71,7 @@ export interface ForwardOptions {
   /** Every layer's attention [layers, heads, S, S]; default false. */
   attentions?: boolean;
   /** BERT's token types (segment ids), one per token; default all 0 (or from tokenize's pair). */
-  tokenTypes?: readonly number[];
+  tokenTypes?: readonly number[] | Int32Array;
 }
 
 export interface ForwardResult {
@@ -130,6 +130,7 @@ function mulberry32(seed: number): () => number {
 }
 
 function resolveFiles(input: unknown): CheckpointFiles {
+  if (input instanceof URL) input = input.href;
   if (typeof input === 'string') {
     // A directory URL such as https://huggingface.co/openai-community/gpt2/resolve/main/
     const base = input.endsWith('/') ? input : input + '/';
@@ -207,8 +208,10 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
   if (typeof inWorker !== 'boolean') throw argError('loadModel', 'options.worker', 'a boolean', inWorker);
   if (inWorker && (isNode || typeof Worker === 'undefined'))
     throw argError('loadModel', 'options.worker', 'false here (Worker models are for browsers)', inWorker);
-  const f = resolveFiles(files);
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw argError('loadModel', 'options.onProgress', 'a function', options.onProgress);
   const { signal } = options;
+  if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw argError('loadModel', 'options.signal', 'an AbortSignal', signal);
+  const f = resolveFiles(files);
   const configText = typeof f.config === 'object' && !isFileSource(f.config) ? JSON.stringify(f.config) : await readText(f.config as FileSource, 'files.config', signal);
   const weights = await open(f.weights, 'files.weights', signal);
   // The build is chosen here, not in the Worker, so a Worker's numbers equal this thread's.
@@ -238,7 +241,7 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
 
 // ArrayLike<File>, which a FileList is: naming FileList would make the published types need the
 // DOM library in a Node-only project.
-export type CheckpointInput = CheckpointFiles | string | ArrayLike<File>;
+export type CheckpointInput = CheckpointFiles | string | URL | ArrayLike<File>;
 
 export class PretrainedModel {
   readonly info: ModelInfo;
@@ -302,9 +305,12 @@ export class PretrainedModel {
     let types = tokTypes;
     if (options.tokenTypes !== undefined) {
       if (this.raw.family !== 'bert') throw argError('forward', 'options.tokenTypes', 'no token types for a decoder', options.tokenTypes);
-      if (!Array.isArray(options.tokenTypes) || options.tokenTypes.length !== ids.length)
-        throw argError('forward', 'options.tokenTypes', `an array of ${ids.length} token types`, options.tokenTypes);
-      types = [...options.tokenTypes];
+      const given: unknown = options.tokenTypes;
+      if (!(Array.isArray(given) || given instanceof Int32Array) || given.length !== ids.length)
+        throw argError('forward', 'options.tokenTypes', `an array or Int32Array of ${ids.length} token types`, given);
+      types = Array.from(given as ArrayLike<number>);
+      const bad = types.findIndex((t) => !Number.isInteger(t) || t < 0 || t >= this.raw.typeVocab);
+      if (bad >= 0) throw argError('forward', `options.tokenTypes[${bad}]`, `a token type in [0, ${this.raw.typeVocab})`, (given as ArrayLike<unknown>)[bad]);
     }
     const r = await this.run(ids, types, options.attentions === true, false, 'forward');
     const out: ForwardResult = {
@@ -322,10 +328,12 @@ export class PretrainedModel {
   async *generate(prompt: string | readonly number[], options: GenerateOptions = {}): AsyncGenerator<GeneratedToken, void, undefined> {
     this.live('generate');
     if (this.raw.family === 'bert') throw new Error('generate: BERT is an encoder; use forward() or fillMask()');
-    const { maxTokens = 20, temperature = 1, topK = 0, topP = 1, seed = 0, stopAtEndOfText = true } = options;
     const { ids } = this.ids(prompt as string | number[], 'generate');
     if (!ids.length) throw argError('generate', 'prompt', 'at least one token', prompt);
     const room = this.raw.positions - ids.length;
+    if (room < 1) throw argError('generate', 'prompt', `at most ${this.raw.positions - 1} tokens (the model's ${this.raw.positions} positions, one left to generate)`, ids.length);
+    // 20 by default, or what the context has room for.
+    const { maxTokens = Math.min(20, room), temperature = 1, topK = 0, topP = 1, seed = 0, stopAtEndOfText = true } = options;
     if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > room) throw argError('generate', 'options.maxTokens', `an integer in [1, ${room}]`, maxTokens);
     if (!(temperature >= 0) || !Number.isFinite(temperature)) throw argError('generate', 'options.temperature', 'a finite number >= 0', temperature);
     if (!Number.isInteger(topK) || topK < 0) throw argError('generate', 'options.topK', 'an integer >= 0', topK);
@@ -390,12 +398,16 @@ export class PretrainedModel {
   }
 }
 
-function softmax(x: Float32Array): Float64Array {
+/**
+ * softmax(x / temperature) in float64, as exp((x - max) / temperature): x / temperature in
+ * float32 overflowed for a temperature near 0 (1e-38: every weight NaN, the last id sampled).
+ */
+function softmax(x: Float32Array, temperature = 1): Float64Array {
   let max = -Infinity;
   for (const v of x) max = Math.max(max, v);
   const p = new Float64Array(x.length);
   let sum = 0;
-  for (let i = 0; i < x.length; i++) sum += p[i] = Math.exp(x[i] - max);
+  for (let i = 0; i < x.length; i++) sum += p[i] = Math.exp((x[i] - max) / temperature);
   for (let i = 0; i < x.length; i++) p[i] /= sum;
   return p;
 }
@@ -407,7 +419,7 @@ function sample(logits: Float32Array, temperature: number, topK: number, topP: n
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
     return { id: best, probability: p[best] };
   }
-  const scaled = softmax(Float32Array.from(logits, (v) => v / temperature));
+  const scaled = softmax(logits, temperature);
   let order = Array.from(scaled.keys()).sort((a, b) => scaled[b] - scaled[a]);
   if (topK > 0) order = order.slice(0, topK);
   if (topP < 1) {

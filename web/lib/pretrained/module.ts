@@ -24,6 +24,8 @@ export interface PretrainedInfoOut {
   heads: number;
   hidden: number;
   vocab: number;
+  /** BERT's token types (type_vocab_size; 2 where the config does not say). */
+  typeVocab: number;
   positions: number;
   /** false: BertModel's last hidden states instead of logits. */
   logits: boolean;

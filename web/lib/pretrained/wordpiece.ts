@@ -7,6 +7,7 @@
 import { argError } from '../errors.js';
 
 const SPECIALS = ['[CLS]', '[SEP]', '[MASK]', '[PAD]', '[UNK]'];
+const SPECIAL_RE = new RegExp(SPECIALS.map((t) => t.replace(/[[\]]/g, '\\$&')).join('|'), 'g');
 
 // tokenization.py's _is_chinese_char: the CJK Unified Ideographs blocks (not Hangul or kana).
 function isCjk(cp: number): boolean {
@@ -72,6 +73,9 @@ export class WordPiece {
       if (isCjk(cp)) clean += ' ' + ch + ' ';
       else clean += isSpace(ch) ? ' ' : ch;
     }
+    // Special tokens split the text wherever they stand, as in Hugging Face's tokenizers: "[MASK]."
+    // is [MASK] then ".", not the word "[mask]." in pieces.
+    clean = clean.replace(SPECIAL_RE, (t) => (this.vocab.has(t) ? ` ${t} ` : t));
     const out: string[] = [];
     for (let word of clean.split(' ')) {
       if (!word) continue;
