@@ -272,6 +272,8 @@ describe('loadModel streaming and bad inputs', () => {
       /^loadModel: model.safetensors: safetensors: header length \d+ does not fit the file \(100 bytes/],
     ['a directory that is not there (Node: a path)', () => loadModel('./no-such-checkpoint/'),
       /^loadModel: files\.config: could not read .*no-such-checkpoint\/config\.json: ENOENT$/],
+    ['threads with the scalar build', () => loadModel(files('gpt2-f32'), { variant: 'scalar', threads: 2 }),
+      /^loadModel: options\.threads: expected 1 with variant 'scalar' \(it has no threaded build\), got 2$/],
     ['an onProgress that is not a function', () => loadModel(files('gpt2-f32'), { onProgress: 'x' as never }),
       /^loadModel: options\.onProgress: expected a function, got "x"$/],
     ['a signal that is not an AbortSignal', () => loadModel(files('gpt2-f32'), { signal: {} as never }),

@@ -204,6 +204,8 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
     throw argError('loadModel', 'options.variant', "'scalar', 'simd' or 'relaxed-simd'", v);
   if ((v === 'simd' && !simdSupported()) || (v === 'relaxed-simd' && !relaxedSimdSupported()))
     throw argError('loadModel', 'options.variant', 'a build this engine validates', v);
+  // The scalar build has no threaded twin: threads would have loaded the SIMD one instead.
+  if (v === 'scalar' && threads > 1) throw argError('loadModel', 'options.threads', "1 with variant 'scalar' (it has no threaded build)", threads);
   const inWorker = options.worker ?? (!isNode && typeof Worker !== 'undefined');
   if (typeof inWorker !== 'boolean') throw argError('loadModel', 'options.worker', 'a boolean', inWorker);
   if (inWorker && (isNode || typeof Worker === 'undefined'))
