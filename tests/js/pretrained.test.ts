@@ -319,6 +319,12 @@ describe('loadModel streaming and bad inputs', () => {
     await expect(m.fillMask('[MASK]')).rejects.toThrow(/^fillMask: GPT2LMHeadModel has no masked-LM head/);
     await expect(m.generate([1], { maxTokens: 40 }).next()).rejects.toThrow(/^generate: options.maxTokens: expected an integer in \[1, 31\], got 40$/);
     await expect(m.generate([1], { topP: 0 }).next()).rejects.toThrow(/^generate: options.topP: expected a number in \(0, 1\], got 0$/);
+    // Options are checked by name and type, as loadModel's are: a typo is not silently ignored.
+    await expect(m.forward([1], { attention: true } as never)).rejects.toThrow(/^forward: options: unknown option 'attention'; expected one of attentions, tokenTypes$/);
+    await expect(m.forward([1], { attentions: 'yes' } as never)).rejects.toThrow(/^forward: options\.attentions: expected a boolean, got "yes"$/);
+    await expect(m.generate([1], { max_tokens: 2 } as never).next()).rejects.toThrow(/^generate: options: unknown option 'max_tokens'/);
+    await expect(m.generate([1], { seed: NaN }).next()).rejects.toThrow(/^generate: options\.seed: expected an integer, got NaN$/);
+    await expect(m.generate([1], null as never).next()).rejects.toThrow(/^generate: options: expected an object, got null$/);
     expect(maxDiff((await m.forward(ref.ids)).logits.data, ref.logits)).toBeLessThan(1e-4);
     m.dispose();
     await expect(m.forward([1])).rejects.toThrow(/^forward: the model has been disposed$/);

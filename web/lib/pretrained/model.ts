@@ -4,6 +4,7 @@ import { disposeSymbol } from '../dispose.js';
 import { argError, describe } from '../errors.js';
 import type { Tensor } from '../types.js';
 import { fastestSingleThreaded, isNode, relaxedSimdSupported, simdSupported } from '../loader.js';
+import { checkOptions } from '../tensor.js';
 import { ByteLevelBpe } from './bpe.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 import type { PretrainedInfoOut, PretrainedRunOut } from './module.js';
@@ -302,7 +303,8 @@ export class PretrainedModel {
   forward(input: string | readonly number[] | Int32Array, options?: ForwardOptions): Promise<ForwardResult>;
   async forward(input: string | readonly number[] | Int32Array, options: ForwardOptions = {}): Promise<ForwardResult> {
     this.live('forward');
-    if (options === null || typeof options !== 'object') throw argError('forward', 'options', 'an object', options);
+    checkOptions('forward', 'options', options, ['attentions', 'tokenTypes']);
+    if (options.attentions !== undefined && typeof options.attentions !== 'boolean') throw argError('forward', 'options.attentions', 'a boolean', options.attentions);
     const { ids, types: tokTypes } = this.ids(input, 'forward');
     let types = tokTypes;
     if (options.tokenTypes !== undefined) {
@@ -330,6 +332,7 @@ export class PretrainedModel {
   async *generate(prompt: string | readonly number[], options: GenerateOptions = {}): AsyncGenerator<GeneratedToken, void, undefined> {
     this.live('generate');
     if (this.raw.family === 'bert') throw new Error('generate: BERT is an encoder; use forward() or fillMask()');
+    checkOptions('generate', 'options', options, ['maxTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEndOfText']);
     const { ids } = this.ids(prompt as string | number[], 'generate');
     if (!ids.length) throw argError('generate', 'prompt', 'at least one token', prompt);
     const room = this.raw.positions - ids.length;
@@ -340,6 +343,8 @@ export class PretrainedModel {
     if (!(temperature >= 0) || !Number.isFinite(temperature)) throw argError('generate', 'options.temperature', 'a finite number >= 0', temperature);
     if (!Number.isInteger(topK) || topK < 0) throw argError('generate', 'options.topK', 'an integer >= 0', topK);
     if (!(topP > 0 && topP <= 1)) throw argError('generate', 'options.topP', 'a number in (0, 1]', topP);
+    if (!Number.isInteger(seed)) throw argError('generate', 'options.seed', 'an integer', seed);
+    if (typeof stopAtEndOfText !== 'boolean') throw argError('generate', 'options.stopAtEndOfText', 'a boolean', stopAtEndOfText);
     const rand = mulberry32(seed);
     const eot = this.tokenizer instanceof ByteLevelBpe && this.raw.vocab > 50256 ? 50256 : -1;
     const L = this.raw.layers, H = this.raw.heads;
@@ -368,6 +373,8 @@ export class PretrainedModel {
   async fillMask(text: string, options: { topK?: number } = {}): Promise<{ tokens: string[]; masks: MaskPrediction[] }> {
     this.live('fillMask');
     if (!(this.tokenizer instanceof WordPiece) || !this.raw.logits) throw new Error(`fillMask: ${this.raw.architecture} has no masked-LM head (BertForMaskedLM has)`);
+    checkOptions('fillMask', 'options', options, ['topK']);
+    if (typeof text !== 'string') throw argError('fillMask', 'text', 'a string', text);
     const topK = options.topK ?? 5;
     if (!Number.isInteger(topK) || topK < 1) throw argError('fillMask', 'options.topK', 'an integer >= 1', topK);
     const mask = this.tokenizer.id('[MASK]');
