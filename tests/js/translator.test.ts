@@ -113,6 +113,15 @@ describe('model files', () => {
 });
 
 describe('translate options', () => {
+  it("the instance's dispose() disposes its translators (they ran on after it)", async () => {
+    const own = await load({ variant: 'simd' });
+    const tr = await own.loadTranslator('fra-eng', { arch: 'gru' });
+    expect(tr.translate('Je suis là.').text.length).toBeGreaterThan(0);
+    own.dispose();
+    expect(tr.disposed).toBe(true);
+    expect(() => tr.translate('Je suis là.')).toThrowError(/^translate: this translator has been disposed/);
+  });
+
   it('a lone surrogate reads as U+FFFD and takes no neighbour with it', async () => {
     const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
     const want = tr.translate('Je \uFFFDsuis.').sourceTokens;  // before, \udc00 took the "s" with it

@@ -76,6 +76,8 @@ export class Attnlab {
   #gpu: WebGpuBackend | null;
   /** Trainer sessions still running: dispose() cancels them. */
   #trainers = new Set<TrainerSession>();
+  /** Translators this instance loaded: dispose() disposes them. */
+  #translators = new Set<WeakRef<Translator>>();
 
   /** @internal Use `load()`. */
   constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null, variantReason = '') {
@@ -253,7 +255,12 @@ export class Attnlab {
    * against the page), a URL, or a model file's bytes.
    */
   loadTranslator(source: TranslatorName | string | URL | ArrayBuffer | Uint8Array, options?: LoadTranslatorOptions): Promise<Translator> {
-    return loadTranslator(this.#nn('loadTranslator'), source, options);
+    return loadTranslator(this.#nn('loadTranslator'), source, options).then((tr) => {
+      // Weakly held: a translator dropped without dispose() is still collected (and freed).
+      for (const r of this.#translators) if (!r.deref() || r.deref()!.disposed) this.#translators.delete(r);
+      this.#translators.add(new WeakRef(tr));
+      return tr;
+    });
   }
 
   /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel; dispose() cancels it. */
@@ -279,7 +286,10 @@ export class Attnlab {
     return this.#m === null;
   }
 
-  /** Stops the worker threads, releases the module and the GPU device. Safe to call twice. */
+  /**
+   * Stops the worker threads, releases the module and the GPU device, disposes the translators
+   * and cancels the trainer sessions it started. Safe to call twice.
+   */
   dispose(): void {
     const m = this.#m;
     if (!m) return;
@@ -288,6 +298,8 @@ export class Attnlab {
     this.#gpu?.dispose();
     this.#gpu = null;
     for (const t of this.#trainers) t.cancel();
+    for (const r of this.#translators) r.deref()?.dispose();
+    this.#translators.clear();
     endModules(this.#mods);
   }
 
