@@ -359,3 +359,44 @@ describe('device loss and out of memory', () => {
     await expect(lib.attentionAsync(q, q, q)).rejects.toThrowError(/^attention: this attnlab instance has been disposed; call load\(\) for a new one$/);
   });
 });
+
+// Found by an audit of the backend: each case ran on the GPU and gave another answer than
+// WebAssembly, or an internal error that 'auto' did not fall back from.
+describe('limits of the GPU kernels', () => {
+  const MIN = -3.4028234663852886e38;  // torch.finfo(float32).min, Hugging Face's mask value
+
+  it('a row masked with -FLT_MAX everywhere gets equal weights, as on WebAssembly (the running max started above it)', async () => {
+    const q = { data: Float32Array.from({ length: 12 }, (_, i) => Math.sin(i + 1)), shape: [3, 4] };
+    const attnMask = { data: Float32Array.from([MIN, MIN, MIN, 0, 0, MIN, 0, 0, 0]), shape: [3, 3] };
+    const g = await gpuLib.attentionAsync(q, q, q, { attnMask, returnWeights: true });
+    const w = wasmLib.attention(q, q, q, { attnMask, returnWeights: true });
+    expect(Array.from(g.weights.data.subarray(0, 3))).toEqual([1, 1, 1].map((x) => Math.fround(x / 3)));
+    expect(Math.max(...g.output.data.map((x, i) => Math.abs(x - w.output.data[i])))).toBeLessThan(GPU_TOL);
+    const x = { data: Float32Array.from([-3.3e38, -3.35e38, MIN]), shape: [3] };
+    expect(Array.from((await gpuLib.maskedSoftmaxAsync(x)).data)).toEqual(Array.from(wasmLib.maskedSoftmax(x).data));
+  });
+
+  it("scores past float32: 'webgpu' names the limit, 'auto' gives WebAssembly's exact answer", async () => {
+    // Every score of row 0 past float32 (0.5e40, 1e40): f32 kernels made NaN of it.
+    const q = { data: Float32Array.from([1e20, 0, 0, 0, 2e20, 0, 0, 0]), shape: [2, 4] }, v = randn([2, 4], 3);
+    await expect(gpuLib.attentionAsync(q, q, v)).rejects.toThrowError(/^attention: scores or projections pass float32's range \(beyond ±3\.4e38\), which the WebGPU kernels do not handle; load with backend: 'auto'/);
+    const auto = await load({ backend: 'auto', gpu, variant: 'simd' });
+    expect((await auto.attentionAsync(q, q, v)).output.data).toEqual(wasmLib.attention(q, q, v).output.data);
+    auto.dispose();
+  });
+
+  it("four element-wise masks at once: 'webgpu' names the limit, 'auto' runs them on WebAssembly", async () => {
+    const x = randn([1, 2, 8, 4], 4);
+    const opts = { attnMask: { data: new Uint8Array(64).fill(1), shape: [8, 8] }, pattern: { type: 'local', window: 2 }, alibi: true, t5: { weights: randn([2, 32], 5) } } as const;
+    await expect(gpuLib.attentionAsync(x, x, x, opts)).rejects.toThrowError(/^attention: more than 3 element-wise masks at once \(here 4: masks, ALiBi and T5's bias count one each\) are not supported on the WebGPU backend/);
+    const auto = await load({ backend: 'auto', gpu, variant: 'simd' });
+    expect((await auto.attentionAsync(x, x, x, opts)).output.data).toEqual(wasmLib.attention(x, x, x, opts).output.data);
+    auto.dispose();
+  });
+
+  it("a grid past maxComputeWorkgroupsPerDimension: 'webgpu' names the limit before any GPU work", async () => {
+    const N = 4_200_000, q = { data: new Float32Array(N).fill(0.5), shape: [N, 1] }, k = { data: Float32Array.of(1), shape: [1, 1] };
+    await expect(gpuLib.attentionAsync(q, k, k)).rejects.toThrowError(/^attention: needs a grid of \[\d+, \d+, \d+\] workgroups, over this device's maxComputeWorkgroupsPerDimension of 65535$/);
+    expect((await gpuLib.attentionAsync(k, k, k)).output.data).toEqual(Float32Array.of(1));  // the instance keeps working
+  });
+});

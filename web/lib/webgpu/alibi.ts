@@ -3,6 +3,7 @@
 // kernels' u32 index arithmetic wraps, so -1 is 2^32 - 1). Same float operations as the core.
 import type { Broadcast } from '../mask-layout.js';
 import type { MaskInput } from '../masks.js';
+import { MAX_MASKS } from './shaders/masks.js';
 
 /** The paper's slopes for n heads, as alibi_slopes() computes them. */
 function paperSlopes(n: number): Float32Array {
@@ -45,6 +46,16 @@ export function alibiMask(alibi: Float32Array | boolean, heads: number, slices: 
  * The relative position biases of a call (ALiBi, and T5's from the table the core filled:
  * withT5Table) as masks, appended to its mask layout.
  */
+/**
+ * More element-wise masks than a kernel takes (MAX_MASKS: masks, a pattern's, ALiBi's and T5's
+ * tables count one each): why the call cannot run on the GPU, or null. Such calls had failed
+ * inside the GPU path with an internal error, which backend 'auto' did not fall back from.
+ */
+export function tooManyMasks(masks: number, alibi: Float32Array | boolean, t5: unknown): string | null {
+  const n = masks + (alibi === false ? 0 : 1) + (t5 ? 1 : 0);
+  return n > MAX_MASKS ? `more than ${MAX_MASKS} element-wise masks at once (here ${n}: masks, ALiBi and T5's bias count one each) are not supported` : null;
+}
+
 export function withPositionBiases<L extends { masks: { input: MaskInput; at: Broadcast }[] }>(
   layout: L, alibi: Float32Array | boolean, t5Table: Float32Array | null, heads: number, slices: number, Sq: number, Sk: number,
 ): L {

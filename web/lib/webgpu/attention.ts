@@ -4,7 +4,7 @@
 // Sparse patterns arrive as one more boolean mask (patternAsMask).
 import { PATTERN_MASK_MAX, type AttentionArgs } from '../attention.js';
 import { numel } from '../tensor.js';
-import { withPositionBiases } from './alibi.js';
+import { tooManyMasks, withPositionBiases } from './alibi.js';
 import type { AttentionResult } from '../types.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
@@ -32,7 +32,7 @@ export function attentionUnsupported(a: AttentionArgs): string | null {
   if (a.shaw) return "options.shaw (Shaw's relative embeddings, a WebAssembly kernel) is not supported";
   if (a.pattern) return `options.pattern over ${PATTERN_MASK_MAX} scores (Sq x Sk = ${a.d.Sq} x ${a.d.Sk}), which runs as a dense mask there, is not supported`;
   if (!fused(a) && numel(a.d.lead) > MAX_SLICES) return `more than ${MAX_SLICES} slices with returnWeights, score 'additive' or head sizes over ${FLASH_MAX_DIM} are not supported`;
-  return null;
+  return tooManyMasks(a.layout.masks.length, a.alibi, a.t5);
 }
 
 export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<AttentionResult> {

@@ -55,12 +55,21 @@ export class WebGpuBackend {
       if (this.#policy === 'auto') return wasm();
       throw new Error(`${fn}: ${unsupported} on the WebGPU backend; load with backend: 'auto' to run such calls on WebAssembly`);
     }
+    let result: T;
     try {
-      return await gpu(await this.#device(fn));
+      result = await gpu(await this.#device(fn));
     } catch (e) {
       if (this.#policy === 'auto' && e instanceof GpuUnavailableError) return wasm();
       throw e;
     }
+    // The inputs were finite, so a NaN or an infinity here is a score or a projection past
+    // float32, which the kernels compute in f32 (WebAssembly recomputes such rows exactly, or
+    // names the argument that overflows).
+    if (!finite(result)) {
+      if (this.#policy === 'auto') return wasm();
+      throw new Error(`${fn}: scores or projections pass float32's range (beyond ±3.4e38), which the WebGPU kernels do not handle; load with backend: 'auto' to run such calls on WebAssembly`);
+    }
+    return result;
   }
 
   /** The live device, opening a new one (once, for all waiting calls) when the last was lost. */
@@ -90,6 +99,12 @@ export class WebGpuBackend {
     this.#dev?.destroy();
     this.#dev = null;
   }
+}
+
+function finite(r: unknown): boolean {
+  const all = (t: Tensor | undefined) => !t || t.data.every(Number.isFinite);
+  const x = r as Partial<AttentionResult> & Partial<Tensor>;
+  return x.output ? all(x.output) && all(x.weights) : all(x as Tensor);
 }
 
 /**

@@ -73,6 +73,12 @@ export class GpuCall {
   /** Binds `resources` to bindings 0, 1, ... of group 0 and dispatches; an empty grid does nothing. */
   dispatch(pipeline: GPUComputePipeline, resources: GPUBuffer[], groups: [number, number, number]): void {
     if (groups.some((g) => g === 0)) return;
+    // Past the device's grid limit WebGPU rejects the pass as a validation error (an internal
+    // error to the caller, with no fallback): say so before encoding, as for a buffer too large.
+    const most = this.#dev.device.limits.maxComputeWorkgroupsPerDimension;
+    if (groups.some((g) => g > most)) {
+      throw new GpuUnavailableError(`${this.#fn}: needs a grid of [${groups.join(', ')}] workgroups, over this device's maxComputeWorkgroupsPerDimension of ${most}`);
+    }
     const bindGroup = this.#dev.device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: resources.map((buffer, binding) => ({ binding, resource: { buffer } })),

@@ -3,7 +3,7 @@
 // wanted), then the out-projection; averaged weights by a head-mean kernel.
 import type { MultiHeadArgs } from '../multihead.js';
 import type { AttentionResult } from '../types.js';
-import { withPositionBiases } from './alibi.js';
+import { tooManyMasks, withPositionBiases } from './alibi.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
 import {
@@ -20,7 +20,7 @@ const fused = (a: MultiHeadArgs) => !a.needWeights && a.E / a.H <= FLASH_MAX_DIM
 export function multiHeadUnsupported(a: MultiHeadArgs): string | null {
   if (a.shaw) return "options.shaw (Shaw's relative embeddings, a WebAssembly kernel) is not supported";
   if (!fused(a) && a.B * a.H > MAX_SLICES) return `more than ${MAX_SLICES} batch x head slices with needWeights or head sizes over ${FLASH_MAX_DIM} are not supported`;
-  return null;
+  return tooManyMasks(a.layout.masks.length, a.alibi, a.t5);
 }
 
 export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<AttentionResult> {

@@ -36,7 +36,9 @@ const D4: u32 = ${D4}u;
 const DV4: u32 = ${DV4}u;
 const BR: u32 = ${FLASH_ROWS}u;
 const BC: u32 = ${keyTile}u;
-const M_INIT: f32 = -3.0e38;  // below any score, yet finite: exp(M_INIT - s) is a clean 0
+// -FLT_MAX: at or below any score, yet finite. A row whose every key sits at -FLT_MAX (Hugging
+// Face's mask value) gets equal weights, as on WebAssembly; -3.0e38 left such rows all zero.
+const M_INIT: f32 = -3.4028234663852886e38;
 
 struct FlashParams {
   Sq: u32, Sk: u32, heads: u32, slices: u32,

@@ -9,7 +9,7 @@ const WG = 128;
 export function softmaxShader(): string {
   return /* wgsl */ `
 const WG: u32 = ${WG}u;
-const M_INIT: f32 = -3.0e38;
+const M_INIT: f32 = -3.4028234663852886e38;  // -FLT_MAX, as in flash.ts
 
 struct SoftmaxParams { Sq: u32, Sk: u32, rows: u32, _pad: u32 }
 @group(0) @binding(0) var<uniform> P: SoftmaxParams;
