@@ -394,6 +394,16 @@ describe('limits of the GPU kernels', () => {
     auto.dispose();
   });
 
+  it('dispose() while a call runs on the GPU: that call says so (it said the device was lost)', async () => {
+    for (const backend of ['webgpu', 'auto'] as const) {
+      const lib = await load({ backend, gpu, variant: 'simd' });
+      const q = randn([2, 128, 32], 6);
+      const pending = lib.attentionAsync(q, q, q);
+      lib.dispose();
+      await expect(pending, backend).rejects.toThrowError(/^attention: this attnlab instance was disposed while the call ran on the GPU$/);
+    }
+  });
+
   it("a grid past maxComputeWorkgroupsPerDimension: 'webgpu' names the limit before any GPU work", async () => {
     const N = 4_200_000, q = { data: new Float32Array(N).fill(0.5), shape: [N, 1] }, k = { data: Float32Array.of(1), shape: [1, 1] };
     await expect(gpuLib.attentionAsync(q, k, k)).rejects.toThrowError(/^attention: needs a grid of \[\d+, \d+, \d+\] workgroups, over this device's maxComputeWorkgroupsPerDimension of 65535$/);

@@ -59,6 +59,8 @@ export class WebGpuBackend {
     try {
       result = await gpu(await this.#device(fn));
     } catch (e) {
+      // dispose() destroys the device under a pending call, which then reads as a lost device.
+      if (this.#disposed) throw new Error(`${fn}: this attnlab instance was disposed while the call ran on the GPU`);
       if (this.#policy === 'auto' && e instanceof GpuUnavailableError) return wasm();
       throw e;
     }
