@@ -257,7 +257,10 @@ export class Attnlab {
   loadTranslator(source: TranslatorName | string | URL | ArrayBuffer | Uint8Array, options?: LoadTranslatorOptions): Promise<Translator> {
     return loadTranslator(this.#nn('loadTranslator'), source, options).then((tr) => {
       // Weakly held: a translator dropped without dispose() is still collected (and freed).
-      for (const r of this.#translators) if (!r.deref() || r.deref()!.disposed) this.#translators.delete(r);
+      for (const r of this.#translators) {
+        const held = r.deref();
+        if (!held || held.disposed) this.#translators.delete(r);  // collected, or disposed by its owner
+      }
       this.#translators.add(new WeakRef(tr));
       return tr;
     });

@@ -99,7 +99,7 @@ function isNodeRealm(g: object): boolean {
 export const isNode = isNodeRealm(globalThis);
 
 /** A Node built-in without a static import, so browser bundles never see `node:` specifiers. */
-function nodeBuiltin<T>(id: string): T {
+export function nodeBuiltin<T>(id: string): T {
   const get = nodeProcess?.getBuiltinModule;
   if (!get) throw new Error(`attnlab needs Node >= 20.16 (process.getBuiltinModule); this is Node ${nodeProcess?.versions?.node}`);
   return get(id) as T;

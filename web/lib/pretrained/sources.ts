@@ -3,7 +3,7 @@
 // and drop), a Response, or bytes. Each becomes a stream of chunks, so a model.safetensors is
 // never held whole in JavaScript.
 import { argError } from '../errors.js';
-import { isNode } from '../loader.js';
+import { isNode, nodeBuiltin } from '../loader.js';
 
 export type FileSource = string | URL | Blob | Response | ArrayBuffer | Uint8Array;
 
@@ -22,14 +22,13 @@ export function isFileSource(x: unknown): x is FileSource {
 type NodeFs = { openAsBlob: (path: string) => Promise<Blob>; promises: { stat: (path: string) => Promise<{ isFile: () => boolean }> } };
 type NodeUrl = { fileURLToPath: (u: URL) => string };
 type NodePath = { resolve: (...p: string[]) => string };
-const builtin = <T>(id: string): T => (globalThis as unknown as { process: { getBuiltinModule: (id: string) => T } }).process.getBuiltinModule(id);
 
 /** In Node, the file a string or URL names (a path against the working directory, or file:), else null. */
 function localPath(src: string | URL): string | null {
   if (!isNode) return null;
   const url = src instanceof URL ? src : /^[a-z][a-z0-9+.-]+:/i.test(src) ? new URL(src) : null;
-  if (url) return url.protocol === 'file:' ? builtin<NodeUrl>('node:url').fileURLToPath(url) : null;
-  return builtin<NodePath>('node:path').resolve((globalThis as unknown as { process: { cwd: () => string } }).process.cwd(), src as string);
+  if (url) return url.protocol === 'file:' ? nodeBuiltin<NodeUrl>('node:url').fileURLToPath(url) : null;
+  return nodeBuiltin<NodePath>('node:path').resolve((globalThis as unknown as { process: { cwd: () => string } }).process.cwd(), src as string);
 }
 
 export async function open(src: FileSource, what: string, signal?: AbortSignal): Promise<Opened> {
@@ -37,7 +36,7 @@ export async function open(src: FileSource, what: string, signal?: AbortSignal):
     const path = localPath(src);
     if (path !== null) {
       // Read from disk as it is consumed, like a File from a picker.
-      const fs = builtin<NodeFs>('node:fs');
+      const fs = nodeBuiltin<NodeFs>('node:fs');
       let file: Blob;
       try {
         if (!(await fs.promises.stat(path)).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a file' });
