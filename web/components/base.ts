@@ -25,25 +25,31 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<
   return node;
 }
 
-/** Parses an attribute holding JSON, or returns undefined (and warns) when it is not valid. */
-export function jsonAttr<T>(el: Element, name: string): T | undefined {
+/**
+ * Parses an attribute holding JSON, or returns undefined when it is absent or not valid. What is
+ * wrong goes in `problems` under the attribute's name (shown in the widget: a console warning was
+ * all an author got, and the widget said "No data").
+ */
+export function jsonAttr<T>(el: Element, name: string, problems: Map<string, string>): T | undefined {
+  problems.delete(name);
   const text = el.getAttribute(name);
   if (text === null || text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as T;
   } catch {
-    console.warn(`<${el.localName}>: attribute ${name} is not valid JSON`);
+    problems.set(name, `${name}: not valid JSON`);
     return undefined;
   }
 }
 
 /** Labels from an attribute: a JSON array, or words separated by spaces or commas. */
-export function labelsAttr(el: Element, name: string): string[] | undefined {
+export function labelsAttr(el: Element, name: string, problems: Map<string, string>): string[] | undefined {
+  problems.delete(name);
   const text = el.getAttribute(name);
   if (text === null) return undefined;
   const t = text.trim();
   if (t.startsWith('[')) {
-    const arr = jsonAttr<unknown[]>(el, name);
+    const arr = jsonAttr<unknown[]>(el, name, problems);
     return Array.isArray(arr) ? arr.map(String) : undefined;
   }
   return t === '' ? [] : t.split(t.includes(',') ? /\s*,\s*/ : /\s+/);
@@ -71,6 +77,22 @@ export function pixelsURL(w: number, h: number, rgbAt: (x: number, y: number) =>
 
 export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 
+/** What is wrong with an attribute, named the same way everywhere: `digits: expected …, got '200'`. */
+export function badAttr(name: string, expected: string, got: string): string {
+  return `${name}: expected ${expected}, got '${got}'`;
+}
+
+/**
+ * A number attribute: `fallback` when it is absent or empty, else its value when `ok` accepts
+ * it. A value `ok` refuses gives the fallback too, and `problem` says so (see badAttr).
+ */
+export function numberAttr(el: Element, name: string, fallback: number, expected: string, ok: (x: number) => boolean = Number.isFinite): { value: number; problem: string } {
+  const text = el.getAttribute(name);
+  if (text === null || text.trim() === '') return { value: fallback, problem: '' };
+  const x = Number(text);
+  return ok(x) ? { value: x, problem: '' } : { value: fallback, problem: `${badAttr(name, expected, text)}; using ${fallback}` };
+}
+
 const BASE_CSS = `
 :host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
 :host([hidden]) { display: none; }
@@ -83,6 +105,9 @@ button { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 4px; c
 button:focus-visible, [tabindex]:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 svg { display: block; max-width: 100%; overflow: visible; user-select: none; -webkit-user-select: none; }
 .readout { min-height: 1.4em; color: var(--muted); font-variant-numeric: tabular-nums; }
+.fault { color: var(--fg); border-left: 3px solid #d9480f; padding-left: 6px; margin-top: 4px; white-space: pre-line; }
+.fault[hidden] { display: none; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
 // One queue of pending redraws for every widget on the page. Each animation frame draws widgets
@@ -106,7 +131,13 @@ function flush(): void {
   const start = performance.now();
   for (const [key, fn] of pending) {
     pending.delete(key);
-    fn();
+    // renderNow shows a widget's own failure in it; whatever still escapes must not stop the
+    // widgets queued after this one from drawing.
+    try {
+      fn();
+    } catch (e) {
+      reportError(e);
+    }
     if (performance.now() - start > FRAME_BUDGET_MS) break;
   }
   if (pending.size) frame = requestAnimationFrame(flush);
@@ -126,6 +157,14 @@ export abstract class AttnElement extends ElementBase {
   /** The SVG/PNG buttons; a widget with nothing to export yet hides them. */
   protected readonly bar: HTMLDivElement;
   protected palette!: Palette;
+  /** What is wrong with each attribute that has something wrong, by name (see problems()). */
+  protected readonly attrProblems = new Map<string, string>();
+  /** Why the last render failed, or what is wrong with the attributes (see problems()). */
+  readonly #fault: HTMLDivElement;
+  /** The polite live region: only what a user's own action changed is said (see announce()). */
+  readonly #live: HTMLDivElement;
+  /** The export buttons, relabelled with the widget's label. */
+  readonly #exportButtons: HTMLButtonElement[];
   #raf = 0;
   #resize: ResizeObserver | null = null;
   #unTheme: (() => void) | null = null;
@@ -137,10 +176,48 @@ export abstract class AttnElement extends ElementBase {
     const style = document.createElement('style');
     style.textContent = BASE_CSS + this.css();
     this.frame = h('div', { className: 'body' });
-    const bar = this.bar = h('div', { className: 'bar' },
-      h('button', { type: 'button', textContent: 'SVG', title: 'Download as SVG', 'aria-label': `Download ${this.localName} as SVG`, onclick: () => void this.download('svg') }),
-      h('button', { type: 'button', textContent: 'PNG', title: 'Download as PNG', 'aria-label': `Download ${this.localName} as PNG`, onclick: () => void this.download('png') }));
-    this.root.append(style, h('div', { className: 'frame' }, bar, this.frame));
+    this.#exportButtons = (['svg', 'png'] as const).map((kind) => h('button', {
+      type: 'button', textContent: kind.toUpperCase(), title: `Download as ${kind.toUpperCase()}`,
+      // A click handler's rejection would be uncaught: say it in the widget instead.
+      onclick: () => this.download(kind).catch((e: unknown) => this.#showFault([errorText(e)])),
+    }));
+    const bar = this.bar = h('div', { className: 'bar' }, ...this.#exportButtons);
+    this.#labelButtons();
+    this.#fault = h('div', { className: 'fault', role: 'alert', hidden: true });
+    this.#live = h('div', { className: 'sr', 'aria-live': 'polite' });
+    this.root.append(style, h('div', { className: 'frame' }, bar, this.frame, this.#fault, this.#live));
+  }
+
+  /** "Download Alignment as PNG": with several widgets on a page, the tag name told them apart for no one. */
+  #labelButtons(): void {
+    const name = this.getAttribute('label') ?? this.localName;
+    for (const b of this.#exportButtons) b.setAttribute('aria-label', `Download ${name} as ${b.textContent}`);
+  }
+
+  /**
+   * What is wrong with the attributes as they stand (each badAttr-style, the widget drawing with a
+   * fallback meanwhile); shown under the widget after each render.
+   */
+  protected problems(): string[] {
+    return [...this.attrProblems.values()];
+  }
+
+  /** Whether there is a picture to export: the SVG/PNG buttons show only then. */
+  protected canExport(): boolean {
+    return this.exportTarget() !== null;
+  }
+
+  /**
+   * Says `text` through the widget's live region. Called for what the user did (a key, a pin, a
+   * head toggled), never from render: a resize, a theme change or a hover would repeat it.
+   */
+  protected announce(text: string): void {
+    this.#live.textContent = text;
+  }
+
+  #showFault(lines: string[]): void {
+    this.#fault.textContent = lines.map((l) => `<${this.localName}>: ${l}`).join('\n');
+    this.#fault.hidden = lines.length === 0;
   }
 
   /** Extra CSS for the shadow root. */
@@ -177,7 +254,10 @@ export abstract class AttnElement extends ElementBase {
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     if (old === value) return;
     if (name === 'theme') this.#themeChanged();
-    else this.attributeChanged(name, value);
+    else {
+      if (name === 'label') this.#labelButtons();
+      this.attributeChanged(name, value);
+    }
   }
 
   /** Subclasses read their own attributes here. */
@@ -209,12 +289,22 @@ export abstract class AttnElement extends ElementBase {
     });
   }
 
-  /** Redraws at once (tests and exports call this to read a settled view). */
+  /**
+   * Redraws at once (tests and exports call this to read a settled view). A render that throws
+   * leaves its message in the widget, not a blank box and an uncaught error.
+   */
   renderNow(): void {
     if (!this.palette) this.#applyPalette();
     const w = this.#width();
     this.#lastWidth = w;
-    this.render(w);
+    try {
+      this.render(w);
+      this.#showFault(this.problems());
+      this.bar.hidden = !this.canExport();
+    } catch (e) {
+      this.#showFault([errorText(e)]);
+      this.bar.hidden = true;
+    }
   }
 
   #width(): number {
@@ -271,7 +361,10 @@ export abstract class AttnElement extends ElementBase {
 
   /** Saves the picture as a file: `${filename}.svg` or `.png`. */
   async download(kind: 'svg' | 'png', filename = this.getAttribute('filename') ?? this.localName): Promise<void> {
-    const blob = kind === 'svg' ? new Blob([this.toSVG()], { type: 'image/svg+xml' }) : await this.toPNG();
+    const text = this.toSVG();
+    // An empty widget downloaded a 0-byte .svg.
+    if (!text) throw new Error('nothing to export yet');
+    const blob = kind === 'svg' ? new Blob([text], { type: 'image/svg+xml' }) : await this.toPNG();
     const url = URL.createObjectURL(blob);
     const a = document.createElement('a');
     a.href = url;
@@ -279,6 +372,10 @@ export abstract class AttnElement extends ElementBase {
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** Registers a custom element once (a second bundle on the same page must not throw). */

@@ -78,7 +78,7 @@ export class AttnBeamTree extends AttnElement {
   }
 
   protected attributeChanged(name: string): void {
-    if (name === 'data') this.data = jsonAttr<BeamHypothesis[]>(this, 'data') ?? null;
+    if (name === 'data') this.data = jsonAttr<BeamHypothesis[]>(this, 'data', this.attrProblems) ?? null;
     else this.invalidate();
   }
 

@@ -165,10 +165,10 @@ export class AttnHeadView extends AttnElement {
       this.#syncButtons();
       this.invalidate();
     }
-    else if (name === 'data') this.data = jsonAttr<number[][][]>(this, 'data') ?? null;
-    else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens') ?? null;
-    else if (name === 'left-tokens') this.leftTokens = labelsAttr(this, 'left-tokens') ?? null;
-    else if (name === 'right-tokens') this.rightTokens = labelsAttr(this, 'right-tokens') ?? null;
+    else if (name === 'data') this.data = jsonAttr<number[][][]>(this, 'data', this.attrProblems) ?? null;
+    else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens', this.attrProblems) ?? null;
+    else if (name === 'left-tokens') this.leftTokens = labelsAttr(this, 'left-tokens', this.attrProblems) ?? null;
+    else if (name === 'right-tokens') this.rightTokens = labelsAttr(this, 'right-tokens', this.attrProblems) ?? null;
     else this.invalidate();
   }
 
@@ -222,6 +222,11 @@ export class AttnHeadView extends AttnElement {
       const sw = b.querySelector<HTMLElement>('.sw');
       if (sw && p) sw.style.background = p.heads[i % p.heads.length];
     });
+  }
+
+  // Not exportTarget(): after every render that would copy the compact layout's canvas.
+  protected canExport(): boolean {
+    return this.#svg !== null && this.#heads.length > 0;
   }
 
   protected exportTarget(): SVGSVGElement | null {

@@ -1,6 +1,6 @@
 // <attn-heatmap>: a matrix with row and column labels, a colour scale, a hover read-out and a
 // pinned cell (click, or Enter on the keyboard cursor).
-import { AttnElement, define, fmt, h, jsonAttr, labelsAttr, pixelsURL, s } from './base.js';
+import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, numberAttr, pixelsURL, s } from './base.js';
 import { extent, toRows, type MatrixInput } from './matrix.js';
 import { inkOn, rgbString, scaleRGB, type ScaleName } from './theme.js';
 
@@ -33,6 +33,10 @@ export class AttnHeatmap extends AttnElement {
   #colLabels: string[] | null = null;
   #min: number | null = null;
   #max: number | null = null;
+  #digits = 2;
+  #cellSize = 44;
+  /** What is wrong with the matrix given (attribute or property); '' when nothing is. */
+  #dataProblem = '';
   #cursor: { row: number; col: number } | null = null;
   #pinned: { row: number; col: number } | null = null;
   #svg: SVGSVGElement | null = null;
@@ -44,7 +48,8 @@ export class AttnHeatmap extends AttnElement {
   constructor() {
     super();
     this.#plot = h('div', { className: 'plot', tabIndex: 0, role: 'application', 'aria-roledescription': 'heatmap' });
-    this.#readout = h('div', { className: 'readout', 'aria-live': 'polite' });
+    // Not live: it follows the pointer. Keyboard moves and pins are announced (see #key).
+    this.#readout = h('div', { className: 'readout' });
     this.frame.append(this.#plot, this.#readout);
     this.#plot.addEventListener('pointermove', (e) => this.#pointer(e, false));
     this.#plot.addEventListener('pointerleave', () => {
@@ -73,7 +78,21 @@ export class AttnHeatmap extends AttnElement {
 
   /** The matrix: nested arrays or a tensor (its first [rows, cols] slice). */
   set data(m: MatrixInput) {
-    this.#rows = toRows(m);
+    this.#dataProblem = '';
+    if (Array.isArray(m) && !m.every(Array.isArray)) {
+      // A flat list drew as a column of NaN cells coloured like the minimum.
+      this.#dataProblem = 'data: expected a 2-D array (a list of rows of numbers)';
+      m = [];
+    }
+    let rows = toRows(m);
+    const lengths = new Set(rows.map((r) => r.length));
+    if (lengths.size > 1) {
+      this.#dataProblem = `data: expected rows of equal length, got lengths ${[...lengths].join(', ')}`;
+      rows = [];
+    }
+    const bad = rows.reduce((n, r) => n + r.filter((v) => !Number.isFinite(v)).length, 0);
+    if (bad) this.#dataProblem = `data: ${bad} ${bad === 1 ? 'value is' : 'values are'} not a finite number; hatched like masked cells`;
+    this.#rows = rows;
     if (this.#pinned && (this.#pinned.row >= this.rowCount || this.#pinned.col >= this.colCount)) this.#pinned = null;
     this.invalidate();
   }
@@ -129,20 +148,55 @@ export class AttnHeatmap extends AttnElement {
   }
 
   protected attributeChanged(name: string, value: string | null): void {
+    const problems = this.attrProblems;
     switch (name) {
-      case 'data': this.data = jsonAttr<number[][]>(this, 'data') ?? []; return;
-      case 'mask': this.mask = jsonAttr<boolean[][]>(this, 'mask') ?? null; return;
-      case 'row-labels': this.rowLabels = labelsAttr(this, 'row-labels') ?? null; return;
-      case 'col-labels': this.colLabels = labelsAttr(this, 'col-labels') ?? null; return;
-      case 'min': this.min = value === null || value === '' ? null : Number(value); return;
-      case 'max': this.max = value === null || value === '' ? null : Number(value); return;
-      default: this.invalidate();
+      case 'data': this.data = jsonAttr<number[][]>(this, 'data', problems) ?? []; return;
+      case 'mask': this.mask = jsonAttr<boolean[][]>(this, 'mask', problems) ?? null; return;
+      case 'row-labels': this.rowLabels = labelsAttr(this, 'row-labels', problems) ?? null; return;
+      case 'col-labels': this.colLabels = labelsAttr(this, 'col-labels', problems) ?? null; return;
+      case 'min':
+      case 'max': {
+        // A bound that is no number labelled the colour bar NaN and coloured every cell wrong.
+        const x = value === null || value.trim() === '' ? null : Number(value);
+        const ok = x === null || Number.isFinite(x);
+        if (ok) problems.delete(name);
+        else problems.set(name, `${badAttr(name, 'a number', value!)}; using the data's range`);
+        this[name] = ok ? x : null;
+        return;
+      }
+      case 'digits':
+      case 'cell-size': {
+        // digits="200" threw in toFixed and, before renders were caught, blanked every widget
+        // queued after this one.
+        const r = name === 'digits'
+          ? numberAttr(this, name, 2, 'an integer from 0 to 100', (x) => Number.isInteger(x) && x >= 0 && x <= 100)
+          : numberAttr(this, name, 44, 'a number of pixels above 0', (x) => x > 0);
+        if (name === 'digits') this.#digits = r.value;
+        else this.#cellSize = r.value;
+        if (r.problem) problems.set(name, r.problem);
+        else problems.delete(name);
+        break;
+      }
+      case 'scale':
+        if (value === null || SCALES.includes(value as ScaleName)) problems.delete(name);
+        else problems.set(name, `${badAttr(name, SCALES.map((x) => `'${x}'`).join(', '), value)}; using 'viridis'`);
+        break;
     }
+    this.invalidate();
+  }
+
+  protected problems(): string[] {
+    return [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
   }
 
   get #scale(): ScaleName {
     const v = this.getAttribute('scale') as ScaleName | null;
     return v && SCALES.includes(v) ? v : 'viridis';
+  }
+
+  /** Drawn hatched, as masked cells are: a missing value must not read as the minimum. */
+  #hidden(i: number, j: number): boolean {
+    return Boolean(this.#mask?.[i]?.[j]) || !Number.isFinite(this.#rows[i][j]);
   }
 
   #bounds(): [number, number] {
@@ -194,7 +248,7 @@ export class AttnHeatmap extends AttnElement {
     const maxCol = Math.min(14, Math.max(1, ...colLabels.map((l) => l.length)));
     const legendW = 56;
     const left = maxRow * charW + 8 + (rowTitle ? 18 : 0);
-    const maxCell = Number(this.getAttribute('cell-size')) || 44;
+    const maxCell = this.#cellSize;
     let cw = Math.max(2, Math.min(maxCell, (width - left - legendW - 4) / C));
     const rotate = maxCol * charW > cw - 2;
     const top = (rotate ? Math.min(maxCol * charW * 0.75 + 8, 90) : font + 8) + (colTitle ? 18 : 0);
@@ -220,12 +274,12 @@ export class AttnHeatmap extends AttnElement {
     const asRects = R * C <= (this.hasAttribute('show-values') ? RECT_LIMIT : IMAGE_ABOVE);
     if (asRects) {
       const showValues = this.hasAttribute('show-values') && cw >= 30;
-      const digits = Number(this.getAttribute('digits') ?? 2);
+      const digits = this.#digits;
       for (let i = 0; i < R; i++) {
         for (let j = 0; j < C; j++) {
           const x = left + j * cw;
           const y = top + i * ch;
-          if (this.#mask?.[i]?.[j]) {
+          if (this.#hidden(i, j)) {
             masked.push([i, j]);
             continue;
           }
@@ -238,7 +292,7 @@ export class AttnHeatmap extends AttnElement {
       }
     } else {
       const href = pixelsURL(C, R, (j, i) => {
-        if (!this.#mask?.[i]?.[j]) return scaleRGB(scale, t(this.#rows[i][j]), p.dark);
+        if (!this.#hidden(i, j)) return scaleRGB(scale, t(this.#rows[i][j]), p.dark);
         masked.push([i, j]);
         return hexRGB(p.masked);
       });
@@ -347,6 +401,7 @@ export class AttnHeatmap extends AttnElement {
     if (click) {
       if (!c) return;
       this.#togglePin(c);
+      this.announce(this.#readout.textContent ?? '');
       return;
     }
     const same = c && this.#cursor && c.row === this.#cursor.row && c.col === this.#cursor.col;
@@ -378,6 +433,7 @@ export class AttnHeatmap extends AttnElement {
     } else return;
     e.preventDefault();
     this.#drawOverlay();
+    this.announce(this.#readout.textContent ?? '');
     if (this.#cursor) this.emit<CellDetail>('attn-hover', this.#detail(this.#cursor.row, this.#cursor.col));
   }
 }

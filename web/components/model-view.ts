@@ -86,10 +86,10 @@ export class AttnModelView extends AttnElement {
 
   protected attributeChanged(name: string): void {
     if (ATTENTION_ATTRIBUTES.includes(name)) this.#follow();
-    else if (name === 'data') this.data = jsonAttr<number[][][][]>(this, 'data') ?? null;
-    else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens') ?? null;
-    else if (name === 'row-labels') this.rowLabels = labelsAttr(this, 'row-labels') ?? null;
-    else if (name === 'col-labels') this.colLabels = labelsAttr(this, 'col-labels') ?? null;
+    else if (name === 'data') this.data = jsonAttr<number[][][][]>(this, 'data', this.attrProblems) ?? null;
+    else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens', this.attrProblems) ?? null;
+    else if (name === 'row-labels') this.rowLabels = labelsAttr(this, 'row-labels', this.attrProblems) ?? null;
+    else if (name === 'col-labels') this.colLabels = labelsAttr(this, 'col-labels', this.attrProblems) ?? null;
     else this.invalidate();
   }
 

@@ -141,7 +141,7 @@ export class AttnRegression extends AttnElement {
 
   protected attributeChanged(name: string): void {
     if (name === 'points') {
-      const p = jsonAttr<Point[] | [number, number][]>(this, 'points');
+      const p = jsonAttr<Point[] | [number, number][]>(this, 'points', this.attrProblems);
       if (Array.isArray(p)) this.points = p.map((q) => (Array.isArray(q) ? { x: q[0], y: q[1] } : q));
       return;
     }

@@ -135,7 +135,6 @@ export class AttnTranslate extends AttnElement {
       h('div', { className: 'cap', textContent: 'Translation' }), this.#text,
       h('div', { className: 'cap', textContent: 'Output tokens, one a step (the pieces the model writes)' }), this.#out, controls, this.#heatmap, this.#tree);
     this.frame.append(form, this.#status, this.#results);
-    this.bar.hidden = true;
   }
 
   protected css(): string {
@@ -241,7 +240,7 @@ form button { font-size: 13px; padding: 4px 10px; }
       this.#slider.max = String(Math.max(0, r.targetTokens.length - 1));
       this.#text.textContent = r.text;
       this.#results.hidden = false;
-      this.bar.hidden = false;
+      this.invalidate(); // shows the export buttons
       this.#heatmap.rowLabels = r.targetTokens;
       this.#heatmap.colLabels = r.sourceTokens;
       const beams = (r.beams ?? []).map((b) => ({ tokens: 'tokens' in b && b.tokens ? b.tokens : String((b as { text?: string }).text ?? '').split(/\s+/), score: b.score }));
@@ -327,6 +326,10 @@ form button { font-size: 13px; padding: 4px 10px; }
   disconnectedCallback(): void {
     this.#stop();
     super.disconnectedCallback();
+  }
+
+  protected canExport(): boolean {
+    return this.#result !== null;
   }
 
   protected exportTarget(): SVGSVGElement | null {

@@ -1,0 +1,97 @@
+// The widgets given what course authors get wrong: attribute typos, bad data, a widget whose
+// drawing fails. Each widget must say what is wrong in itself, keep the others drawing, and leave
+// nothing uncaught and no NaN in its SVG.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { launch, repoRoot, visit, type Visit } from './helpers';
+import { serveStatic, type StaticServer } from './static-server';
+
+let browser: Browser;
+let server: StaticServer;
+let v: Visit;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launch(), serveStatic(repoRoot, false)]);
+  v = await visit(browser, `${server.url}tests/browser/fixtures/widget-faults.html`);
+  await v.page.waitForFunction(() => customElements.get('attn-translate') !== undefined);
+});
+
+afterAll(async () => {
+  await v?.page.close();
+  await browser?.close();
+  await server?.close();
+});
+
+beforeEach(async () => {
+  await v.page.evaluate(() => document.getElementById('stage')!.replaceChildren());
+  v.problems.length = 0;
+});
+
+/** Puts `html` on the page. */
+const stage = (html: string) => v.page.evaluate((x) => { document.getElementById('stage')!.innerHTML = x; }, html);
+
+/** What a widget shows: whether it drew an SVG, its fault line, its readout, its export bar. */
+const look = (selector: string) => v.page.evaluate((sel) => {
+  const el = document.querySelector(sel)!;
+  const r = el.shadowRoot!;
+  const fault = r.querySelector('.fault') as HTMLElement;
+  const svg = r.querySelector('svg');
+  return {
+    svg: !!svg,
+    nan: !!svg && /NaN/.test(svg.outerHTML),
+    fault: fault.hidden ? '' : fault.textContent,
+    readout: r.querySelector('.readout')?.textContent ?? '',
+    bar: !(r.querySelector('.bar') as HTMLElement).hidden,
+  };
+}, selector);
+
+describe('widgets with faults', () => {
+  test('a widget whose drawing throws shows its error; the widgets queued after it still draw', async () => {
+    await v.page.evaluate(() => {
+      const Heatmap = customElements.get('attn-heatmap')!;
+      customElements.define('attn-boom', class extends Heatmap {
+        render(): void {
+          throw new Error('boom');
+        }
+      });
+    });
+    await stage(`<attn-boom data="[[1]]"></attn-boom>
+      <attn-heatmap id="good" data="[[0.5,0.2]]"></attn-heatmap>
+      <attn-beam-tree id="beams" data='[{"tokens":["a"],"score":1}]'></attn-beam-tree>`);
+    await expect.poll(() => look('#beams').then((x) => x.svg)).toBe(true);
+    expect(await look('#good')).toMatchObject({ svg: true, fault: '', bar: true });
+    expect(await look('attn-boom')).toMatchObject({ svg: false, fault: '<attn-boom>: boom', bar: false });
+    // The queue goes on afterwards too.
+    await v.page.evaluate(() => document.getElementById('good')!.setAttribute('data', '[[0.1,0.2,0.3]]'));
+    await expect.poll(() => v.page.evaluate(() => document.getElementById('good')!.shadowRoot!.querySelectorAll('rect[fill^="rgb"]').length)).toBe(3);
+    expect(v.problems).toEqual([]);
+  });
+
+  test('heatmap: bad attributes are named in the widget, which draws with the fallback; no NaN', async () => {
+    await stage(`<attn-heatmap id="digits" show-values digits="200" data="[[0.5]]"></attn-heatmap>
+      <attn-heatmap id="bounds" min="abc" max="1" scale="magma" data="[[0.5,2]]"></attn-heatmap>
+      <attn-heatmap id="flat" data="[1,2,3]"></attn-heatmap>
+      <attn-heatmap id="ragged" data="[[1,2],[3]]"></attn-heatmap>
+      <attn-heatmap id="json" data="[[1,2],[3"></attn-heatmap>
+      <attn-heatmap id="holes" data='[[0.5,"a"],[0.2,0.3]]'></attn-heatmap>
+      <attn-heatmap id="empty"></attn-heatmap>`);
+    await expect.poll(() => look('#empty').then((x) => x.readout)).not.toBe('');
+    expect(await look('#digits')).toMatchObject({ svg: true, nan: false, fault: "<attn-heatmap>: digits: expected an integer from 0 to 100, got '200'; using 2" });
+    expect(await v.page.evaluate(() => document.getElementById('digits')!.shadowRoot!.querySelector('svg text[fill]')!.textContent)).toBe('0.50');
+    expect(await look('#bounds')).toMatchObject({ svg: true, nan: false,
+      fault: "<attn-heatmap>: min: expected a number, got 'abc'; using the data's range\n<attn-heatmap>: scale: expected 'viridis', 'blues', 'diverging', got 'magma'; using 'viridis'" });
+    expect(await look('#flat')).toMatchObject({ svg: false, bar: false, fault: '<attn-heatmap>: data: expected a 2-D array (a list of rows of numbers)' });
+    expect(await look('#ragged')).toMatchObject({ svg: false, bar: false, fault: '<attn-heatmap>: data: expected rows of equal length, got lengths 2, 1' });
+    expect(await look('#json')).toMatchObject({ svg: false, bar: false, fault: '<attn-heatmap>: data: not valid JSON' });
+    // A value that is no number is hatched like a masked cell, not coloured like the minimum.
+    expect(await look('#holes')).toMatchObject({ svg: true, nan: false, fault: '<attn-heatmap>: data: 1 value is not a finite number; hatched like masked cells' });
+    expect(await v.page.evaluate(() => document.getElementById('holes')!.shadowRoot!.querySelectorAll('rect[data-masked]').length)).toBe(1);
+    // Nothing to export: no buttons (the SVG one downloaded a 0-byte file, the PNG one threw).
+    expect(await look('#empty')).toMatchObject({ svg: false, bar: false, fault: '', readout: 'No data' });
+    await expect(v.page.evaluate(() => (document.getElementById('empty') as unknown as { download(k: string): Promise<void> }).download('svg'))).rejects.toThrow('nothing to export yet');
+    // Corrected, the widget draws and the note goes.
+    await v.page.evaluate(() => document.getElementById('json')!.setAttribute('data', '[[1,2],[3,4]]'));
+    await expect.poll(() => look('#json')).toMatchObject({ svg: true, fault: '', bar: true });
+    expect(v.problems).toEqual([]);
+  });
+});
