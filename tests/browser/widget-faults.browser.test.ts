@@ -94,4 +94,28 @@ describe('widgets with faults', () => {
     await expect.poll(() => look('#json')).toMatchObject({ svg: true, fault: '', bar: true });
     expect(v.problems).toEqual([]);
   });
+
+  test('regression: attribute typos fall back and say so; nothing stays on "loading attnlab…"', async () => {
+    const cases: [string, string, string][] = [
+      ['samples', 'abc', "samples: expected a whole number from 2 to 400, got 'abc'; using 60"],
+      ['noise', 'abc', "noise: expected a number, 0 or more, got 'abc'; using 0.5"],
+      ['n', '-1', "n: expected a whole number from 0 to 10000, got '-1'; using 40"],
+      ['seed', 'x', "seed: expected an integer, got 'x'; using 0"],
+      ['kernel', 'gauss', "kernel: expected 'gaussian', 'boxcar', 'epanechnikov', 'triangular', got 'gauss'; using 'gaussian'"],
+      ['bandwidth', '-1', "bandwidth: expected a number above 0, got '-1'; using 0.5"],
+      ['points', '[[1,"a"],[2,3]]', 'points: expected finite x and y, 1 of 2 is not; left out'],
+      ['points', '[{"x":1}]', 'points: expected finite x and y, 1 of 1 is not; left out'],
+      ['points', '[[1,2],[2,3', 'points: not valid JSON'],
+      ['points', '{"x":1}', 'points: expected a list of [x, y] pairs or {"x", "y"} objects'],
+    ];
+    await stage(cases.map(([a, val], i) => `<attn-regression id="r${i}" ${a === 'n' ? '' : 'n="10"'} ${a}='${val}'></attn-regression>`).join('\n'));
+    for (let i = 0; i < cases.length; i++) {
+      await expect.poll(() => look(`#r${i}`).then((x) => x.readout), { timeout: 30_000 }).toMatch(/training point/);
+      expect(await look(`#r${i}`), cases[i].join('=')).toMatchObject({ svg: true, nan: false, fault: `<attn-regression>: ${cases[i][2]}` });
+    }
+    // Removing `points` goes back to the n/seed points (the last points given stayed).
+    await v.page.evaluate(() => document.getElementById('r6')!.removeAttribute('points'));
+    await expect.poll(() => look('#r6')).toMatchObject({ fault: '', readout: expect.stringMatching(/^10 training points/) });
+    expect(v.problems).toEqual([]);
+  });
 });

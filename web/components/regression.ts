@@ -3,7 +3,7 @@
 // alpha(x, x_i) y_i, computed by attnlab. Hovering (or the keyboard cursor) picks a query x and
 // sizes each training point by its attention weight for that query.
 import type { Attnlab, KernelName } from 'attnlab';
-import { AttnElement, define, fmt, h, jsonAttr, s } from './base.js';
+import { AttnElement, badAttr, define, fmt, h, jsonAttr, numberAttr, s } from './base.js';
 import { gaussian, rng, sharedLib } from './lib.js';
 
 export interface Point {
@@ -23,6 +23,19 @@ export interface RegressionResult {
 }
 
 const KERNELS: readonly KernelName[] = ['gaussian', 'boxcar', 'epanechnikov', 'triangular'];
+
+/**
+ * The number attributes: default, what is expected, and the test. A value that fails it falls
+ * back to the default and the widget says so (samples="abc" threw from nadarayaWatson inside
+ * render, noise="abc" drew NaN circles; both left the widget on "loading attnlab…").
+ */
+const NUMBERS: Record<string, [number, string, (x: number) => boolean]> = {
+  n: [40, 'a whole number from 0 to 10000', (x) => Number.isInteger(x) && x >= 0 && x <= 10000],
+  seed: [0, 'an integer', Number.isInteger],
+  noise: [0.5, 'a number, 0 or more', (x) => Number.isFinite(x) && x >= 0],
+  samples: [60, 'a whole number from 2 to 400', (x) => Number.isInteger(x) && x >= 2 && x <= 400],
+  bandwidth: [0.5, 'a number above 0', (x) => Number.isFinite(x) && x > 0],
+};
 
 /** y = 2 sin x + x (+ noise): the d2l example. */
 export const truthFn = (x: number): number => 2 * Math.sin(x) + x;
@@ -53,11 +66,14 @@ export class AttnRegression extends AttnElement {
   #readout: HTMLDivElement;
   #geom = { x0: 0, x1: 1, y0: 0, y1: 1, left: 0, top: 0, w: 1, h: 1 };
   #error = '';
+  /** Points given that are not two finite numbers: left out, and said so. */
+  #pointsProblem = '';
 
   constructor() {
     super();
     this.#plot = h('div', { className: 'plot', tabIndex: 0, role: 'application', 'aria-roledescription': 'regression plot' });
-    this.#readout = h('div', { className: 'readout', 'aria-live': 'polite' });
+    // Not live: it follows the pointer. Keyboard actions are announced (see #key).
+    this.#readout = h('div', { className: 'readout' });
     this.frame.append(this.#plot, this.#readout);
     this.#plot.addEventListener('pointerdown', (e) => this.#down(e));
     this.#plot.addEventListener('pointermove', (e) => this.#move(e));
@@ -96,16 +112,24 @@ export class AttnRegression extends AttnElement {
 
   /** Training points (keys x, values y). Default: the d2l set, `n` points from `seed`. */
   set points(p: Point[]) {
-    this.#points = p.map((q) => ({ x: Number(q.x), y: Number(q.y) }));
+    const all = p.map((q) => ({ x: Number(q?.x), y: Number(q?.y) }));
+    this.#points = all.filter((q) => Number.isFinite(q.x) && Number.isFinite(q.y));
+    const left = all.length - this.#points.length;
+    this.#pointsProblem = left ? `points: expected finite x and y, ${left} of ${all.length} ${left === 1 ? 'is' : 'are'} not; left out` : '';
     this.#selected = Math.min(this.#selected, this.#points.length - 1);
     this.#dirty = true;
     this.invalidate();
   }
   get points(): Point[] {
     if (!this.#points) {
-      this.#points = samplePoints(Number(this.getAttribute('n') ?? 40), Number(this.getAttribute('seed') ?? 0), Number(this.getAttribute('noise') ?? 0.5));
+      this.#points = samplePoints(this.#number('n'), this.#number('seed'), this.#number('noise'));
     }
     return this.#points.map((p) => ({ ...p }));
+  }
+
+  #number(name: string): number {
+    const [fallback, expected, ok] = NUMBERS[name];
+    return numberAttr(this, name, fallback, expected, ok).value;
   }
 
   get kernel(): KernelName {
@@ -117,8 +141,7 @@ export class AttnRegression extends AttnElement {
   }
 
   get bandwidth(): number {
-    const b = Number(this.getAttribute('bandwidth') ?? 0.5);
-    return Number.isFinite(b) && b > 0 ? b : 0.5;
+    return this.#number('bandwidth');
   }
   set bandwidth(b: number) {
     this.setAttribute('bandwidth', String(b));
@@ -139,15 +162,34 @@ export class AttnRegression extends AttnElement {
     return r.output[best];
   }
 
-  protected attributeChanged(name: string): void {
+  protected attributeChanged(name: string, value: string | null): void {
+    const problems = this.attrProblems;
     if (name === 'points') {
-      const p = jsonAttr<Point[] | [number, number][]>(this, 'points', this.attrProblems);
-      if (Array.isArray(p)) this.points = p.map((q) => (Array.isArray(q) ? { x: q[0], y: q[1] } : q));
-      return;
+      const p = jsonAttr<unknown>(this, 'points', problems);
+      if (Array.isArray(p)) {
+        this.points = p.map((q) => (Array.isArray(q) ? { x: q[0], y: q[1] } : q as Point));
+        return;
+      }
+      if (p !== undefined) problems.set(name, 'points: expected a list of [x, y] pairs or {"x", "y"} objects');
+      // Removed (or unusable): the n/seed points again, not the last ones given.
+      this.#points = null;
+      this.#pointsProblem = '';
+    } else if (name in NUMBERS) {
+      const [fallback, expected, ok] = NUMBERS[name];
+      const r = numberAttr(this, name, fallback, expected, ok);
+      if (r.problem) problems.set(name, r.problem);
+      else problems.delete(name);
+      if ((name === 'n' || name === 'seed' || name === 'noise') && !this.hasAttribute('points')) this.#points = null;
+    } else if (name === 'kernel') {
+      if (value === null || KERNELS.includes(value as KernelName)) problems.delete(name);
+      else problems.set(name, `${badAttr(name, KERNELS.map((k) => `'${k}'`).join(', '), value)}; using 'gaussian'`);
     }
-    if (name === 'n' || name === 'seed' || name === 'noise') this.#points = null;
     this.#dirty = true;
     this.invalidate();
+  }
+
+  protected problems(): string[] {
+    return [...super.problems(), ...(this.#pointsProblem ? [this.#pointsProblem] : [])];
   }
 
   #compute(): void {
@@ -168,7 +210,7 @@ export class AttnRegression extends AttnElement {
       return;
     }
     const pts = this.points;
-    const n = Math.max(2, Math.min(400, Number(this.getAttribute('samples') ?? 60)));
+    const n = this.#number('samples');
     const [x0, x1] = this.#xDomain(pts);
     const queries = Float32Array.from({ length: n }, (_, i) => x0 + ((x1 - x0) * i) / (n - 1));
     const kernel = this.kernel;
@@ -300,7 +342,7 @@ export class AttnRegression extends AttnElement {
       const q = pts[this.#selected];
       this.#readout.textContent = `point ${this.#selected + 1} of ${N}: (${fmt(q.x, 2)}, ${fmt(q.y, 2)})`;
     } else {
-      this.#readout.textContent = `${N} training points. Drag a point, click empty space to add one, double-click one to remove it.`;
+      this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click empty space to add one, double-click one to remove it.`;
     }
   }
 
