@@ -25,6 +25,11 @@ function bigNonFinite(): Case[] {
 }
 const cases: Case[] = [
   ['q not a tensor', (l) => l.attention(null as never, k, v), /^attention: q: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/],
+  // v null was taken for "no v" (attentionScores' case) and failed later as a bare TypeError.
+  ['v null', (l) => l.attention(q, k, null as never), /^attention: v: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/],
+  ['v null with weights', (l) => l.attention(q, k, null as never, { returnWeights: true }), /^attention: v: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/],
+  ['v null with a pattern', (l) => l.attention(q, k, null as never, { pattern: { type: 'local', window: 1 } }), /^attention: v: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/],
+  ['v null with shaw', (l) => l.attention(q, k, null as never, { shaw: { maxDistance: 1, keys: f32([3, 4]) } }), /^attention: v: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/],
   ['q data a plain array', (l) => l.attention({ data: [1, 2, 3, 4] as never, shape: [1, 4] }, k, v), /^attention: q\.data: expected a Float32Array, got \[1, 2, 3, 4\]$/],
   ['q data a Float64Array', (l) => l.attention({ data: new Float64Array(24) as never, shape: [2, 3, 4] }, k, v), /^attention: q\.data: expected a Float32Array, got Float64Array\(24\)$/],
   ['data length disagrees with shape', (l) => l.attention({ data: new Float32Array(23), shape: [2, 3, 4] }, k, v), /^attention: q: expected data of length 24 for shape \[2, 3, 4\], got length 23$/],
@@ -87,6 +92,10 @@ describe.each(VARIANTS)('%s', (variant) => {
     const K = randn([2, 64, 64], 12);
     const bad = { data: Float32Array.from(K.data, (y, i) => (i === 5000 ? Infinity : y)), shape: K.shape };
     await expect(libs[variant].attentionAsync(K, bad, K)).rejects.toThrowError(/^attention: k: expected finite values, got Infinity at index 5000$/);
+  });
+
+  it('the async form names a null v too', async () => {
+    await expect(libs[variant].attentionAsync(q, k, null as never)).rejects.toThrowError(/^attention: v: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/);
   });
 
   it('errors are Error instances, not WebAssembly exceptions', () => {

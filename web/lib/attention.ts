@@ -35,15 +35,18 @@ function checkScaleOption(fn: string, x: unknown): number {
   return x;
 }
 
-/** Checks q, k (and v) and the score's parameters; returns dims and the parameter tensors. */
-function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: Record<string, unknown>, scan?: FiniteScan) {
+/**
+ * Checks q, k (and v when `needV`) and the score's parameters; returns dims and the parameter
+ * tensors. A flag, not v === null: a caller's null v is bad input to name, not "no v".
+ */
+function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown, needV: boolean, o: Record<string, unknown>, scan?: FiniteScan) {
   const Q = checkTensor(fn, 'q', q, { rank: 2, orMore: true, layout: '[..., Sq, Dq]' }, scan);
   const K = checkTensor(fn, 'k', k, { rank: 2, orMore: true, layout: '[..., Sk, Dk]' }, scan);
   const lead = Q.shape.slice(0, -2);
   sameLead(fn, 'k', K, lead);
   const d: Dims = { lead, Sq: Q.shape.at(-2)!, Sk: K.shape.at(-2)!, Dq: Q.shape.at(-1)!, Dk: K.shape.at(-1)!, Dv: 0 };
   let V: Tensor | null = null;
-  if (v !== null) {
+  if (needV) {
     V = checkTensor(fn, 'v', v, { rank: 2, orMore: true, layout: '[..., Sk, Dv]' }, scan);
     sameLead(fn, 'v', V, lead);
     if (V.shape.at(-2) !== d.Sk) throw new Error(`${fn}: v: expected ${d.Sk} rows (Sk, as k), got shape ${shapeString(V.shape)}`);
@@ -94,7 +97,7 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown | null, o: R
 export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions, scan?: FiniteScan) {
   const fn = 'attention';
   const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope', 't5', 'shaw']);
-  const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, o, scan);
+  const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, true, o, scan);
   const causal = checkBool(fn, 'options.causal', o.causal, false);
   const returnWeights = checkBool(fn, 'options.returnWeights', o.returnWeights, false);
   const validLens = optionalValidLens(fn, 'options.validLens', o.validLens);
@@ -176,7 +179,7 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
 export function attentionScores(m: WasmModule, q: unknown, k: unknown, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {
   const fn = 'attentionScores';
   const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale']);
-  const { Q, K, d, score, params, hidden, scale } = scoreInputs(fn, q, k, null, o);
+  const { Q, K, d, score, params, hidden, scale } = scoreInputs(fn, q, k, undefined, false, o);
   const len = numel(d.lead) * d.Sq * d.Sk;
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(len * 4);
