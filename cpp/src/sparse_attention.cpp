@@ -1,7 +1,9 @@
 #include "attnlab/sparse_attention.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,46 @@ namespace attnlab {
 namespace {
 
 constexpr int64_t kRowsPerTask = 16;  // query rows per parallel task, as dense attention
+
+// Row i over the (already cut) spans in double precision, in base e, max-subtracted: the right
+// weights and output for scores and masks of any float32 magnitude (|q.k| <= D * FLT_MAX^2 fits a
+// double), for the rare rows whose float pass is not finite, as the fused kernel's exact_row
+// (flash_attention.cpp). A row whose keys are all hidden gets zeros, as in the float pass.
+[[gnu::noinline]] void sparse_exact_row(const float* qi, const float* k, const float* v, int64_t D,
+                                        int64_t Dv, float scale, int64_t Sk, const MaskSet& masks,
+                                        int64_t b, int64_t i, const std::vector<Span>& spans,
+                                        int64_t n, float* out, float* wrow) {
+  // Scores, then the output accumulator (plain arrays: no std::vector<double> code in the build).
+  std::unique_ptr<double[]> buf(new double[n + Dv]());
+  double *s = buf.get(), *o = s + n;
+  int64_t at = 0;
+  for (const Span& sp : spans) {
+    for (int64_t j = sp.begin; j < sp.end; ++j) {
+      double dot = 0.0;
+      for (int64_t c = 0; c < D; ++c) dot += static_cast<double>(qi[c]) * k[j * D + c];
+      s[at + j - sp.begin] = dot * scale;
+    }
+    apply_element_masks_span(masks, b, i, sp.begin, s + at, sp.end - sp.begin);
+    at += sp.end - sp.begin;
+  }
+  double m = -HUGE_VAL, sum = 0.0;
+  for (int64_t t = 0; t < n; ++t) m = std::max(m, s[t]);
+  for (int64_t t = 0; t < n; ++t) sum += (s[t] = m == -HUGE_VAL ? 0.0 : std::exp(s[t] - m));
+  const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
+  at = 0;
+  for (const Span& sp : spans) {
+    for (int64_t j = sp.begin; j < sp.end; ++j, ++at)
+      if (s[at] != 0.0)
+        for (int64_t c = 0; c < Dv; ++c) o[c] += s[at] * v[j * Dv + c];
+  }
+  for (int64_t c = 0; c < Dv; ++c) out[c] = static_cast<float>(o[c] * inv);
+  if (wrow) {
+    std::memset(wrow, 0, sizeof(float) * static_cast<size_t>(Sk));
+    at = 0;
+    for (const Span& sp : spans)
+      for (int64_t j = sp.begin; j < sp.end; ++j, ++at) wrow[j] = static_cast<float>(s[at] * inv);
+  }
+}
 
 // Query row i of batch slice b: scores of the visible spans packed into s, then softmax and the
 // weighted sum of the matching value rows. Kept out of line, away from the caller's vectors: with
@@ -30,16 +72,25 @@ constexpr int64_t kRowsPerTask = 16;  // query rows per parallel task, as dense 
     apply_element_masks_span(masks, b, i, sp.begin, s + n, sp.end - sp.begin);
     n += sp.end - sp.begin;
   }
-  softmax_row(s, n);
+  // A score past float range (+inf, or inf - inf = NaN in the dot or with a mask), or every
+  // visible score -inf (overflowed, or masked): the float softmax cannot weigh the row, so it
+  // is recomputed in double. Other rows keep the float pass and its bits.
+  bool exact = kernels::find_nonfinite(s, n, true) >= 0;
+  if (!exact) exact = !softmax_row(s, n) && n > 0;
   std::memset(out, 0, sizeof(float) * static_cast<size_t>(Dv));
   if (wrow) std::memset(wrow, 0, sizeof(float) * static_cast<size_t>(p.Sk));
-  const float* w = s;
-  for (const Span& sp : spans) {
-    for (int64_t j = sp.begin; j < sp.end; ++j, ++w) {
-      if (*w != 0.0f) kernels::axpy(*w, v + j * Dv, out, Dv);
-      if (wrow) wrow[j] = *w;
+  if (!exact) {
+    const float* w = s;
+    for (const Span& sp : spans) {
+      for (int64_t j = sp.begin; j < sp.end; ++j, ++w) {
+        if (*w != 0.0f) kernels::axpy(*w, v + j * Dv, out, Dv);
+        if (wrow) wrow[j] = *w;
+      }
     }
+    // The weighted mean of values near FLT_MAX can round past it.
+    exact = kernels::find_nonfinite(out, Dv, false) >= 0;
   }
+  if (exact) sparse_exact_row(qi, k, v, D, Dv, scale, p.Sk, masks, b, i, spans, n, out, wrow);
 }
 
 }  // namespace

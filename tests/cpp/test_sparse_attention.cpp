@@ -71,12 +71,15 @@ Allowed rule(const SparsePattern& p) {
 }
 
 // Sparse attention with `masks` against dense attention restricted to rule && extra, plus bias.
+// `magnitude` scales q and k (1e20: scores past float32's range).
 void expect_matches_dense(const SparsePattern& p, int64_t batch, int64_t D, int64_t Dv,
                           const MaskSet& masks, const Allowed& extra, const Bias& bias,
-                          ThreadPool* pool = nullptr) {
+                          ThreadPool* pool = nullptr, float magnitude = 1.0f) {
   const int64_t Sq = p.Sq, Sk = p.Sk;
-  const auto q = ref::random(batch * Sq * D, 11), k = ref::random(batch * Sk * D, 12),
-             v = ref::random(batch * Sk * Dv, 13);
+  auto q = ref::random(batch * Sq * D, 11), k = ref::random(batch * Sk * D, 12);
+  const auto v = ref::random(batch * Sk * Dv, 13);
+  for (float& x : q) x *= magnitude;
+  for (float& x : k) x *= magnitude;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   std::vector<float> out(batch * Sq * Dv), weights(batch * Sq * Sk);
   sparse_attention(q.data(), k.data(), v.data(), batch, D, Dv, scale, p, masks, out.data(),
@@ -219,6 +222,51 @@ TEST(SparseAttention, ComposesWithEveryMask) {
       [&](int64_t b, int64_t i, int64_t j) {
         return double(add[i * S + j]) - double(slopes[b % 2]) * std::abs(i - j);
       });
+}
+
+// Scores past float32 (+inf, inf - inf = NaN, or every visible score -inf) give the float64
+// softmax, as dense attention does (flash_attention.cpp's exact_row), with and without masks.
+TEST(SparseAttention, ScoresBeyondFloatRangeGiveTheFloat64Softmax) {
+  PatternSpec local;
+  local.type = PatternType::Local;
+  local.window = 2;
+  for (const float magnitude : {3e19f, 1e20f, 1e30f}) {
+    SCOPED_TRACE(magnitude);
+    expect_matches_dense(make_pattern(local, 9, 9), 1, 4, 2, {}, kAll, kNoBias, nullptr, magnitude);
+    expect_matches_dense(make_pattern(longformer(2, {0, 5}), 30, 30), 2, 8, 3, {}, kAll, kNoBias, nullptr, magnitude);
+    expect_matches_dense(make_pattern(bigbird(4, 1, {0}, 1, 9), 23, 31), 1, 8, 3, {}, kAll, kNoBias, nullptr, magnitude);
+    MaskSet masks;
+    masks.causal = true;
+    const int64_t S = 24;
+    const auto add = ref::random(S * S, 21);
+    masks.additive.push_back({add.data(), broadcast_to({S, S}, {2, S, S}, "add")});
+    expect_matches_dense(
+        make_pattern(bigbird(4, 1, {0}, 1, 9), S, S), 2, 8, 6, masks,
+        [](int64_t, int64_t i, int64_t j) { return j <= i; },
+        [&](int64_t, int64_t i, int64_t j) { return double(add[i * S + j]); }, nullptr, magnitude);
+  }
+}
+
+// Only a row whose float pass is not finite is recomputed: the others keep their bits.
+TEST(SparseAttention, OnlyOverflowingRowsAreRecomputed) {
+  const SparsePattern p = make_pattern(longformer(3, {0}), 20, 20);
+  const int64_t D = 8, Dv = 4;
+  auto q = ref::random(20 * D, 1);
+  const auto k = ref::random(20 * D, 2), v = ref::random(20 * Dv, 3);
+  std::vector<float> a(20 * Dv), wa(20 * 20), b(20 * Dv), wb(20 * 20);
+  sparse_attention(q.data(), k.data(), v.data(), 1, D, Dv, 0.25f, p, {}, a.data(), wa.data(), nullptr);
+  for (int64_t c = 0; c < D; ++c) q[7 * D + c] = 3e38f;  // row 7's scores overflow
+  sparse_attention(q.data(), k.data(), v.data(), 1, D, Dv, 0.25f, p, {}, b.data(), wb.data(), nullptr);
+  for (int64_t i = 0; i < 20; ++i) {
+    const bool same_out = std::equal(a.begin() + i * Dv, a.begin() + (i + 1) * Dv, b.begin() + i * Dv);
+    const bool same_w = std::equal(wa.begin() + i * 20, wa.begin() + (i + 1) * 20, wb.begin() + i * 20);
+    if (i == 7) {
+      EXPECT_FALSE(same_w);
+      for (int64_t t = i * Dv; t < (i + 1) * Dv; ++t) EXPECT_TRUE(std::isfinite(b[t]));
+    } else {
+      EXPECT_TRUE(same_out && same_w) << "row " << i;
+    }
+  }
 }
 
 TEST(SparseAttention, ThreadCountDoesNotChangeTheResult) {

@@ -121,6 +121,25 @@ for (const variant of ['scalar', 'simd'] as const) {
       }
     });
 
+    it('attention with a sparse pattern whose scores pass float32 (3e19, 1e20, 1e30) matches the dense path and float64', () => {
+      const v = randn([2, 9, 2], 32);
+      for (const mag of [3e19, 1e20, 1e30]) {
+        const q = scaled(randn([2, 9, 4], 30), mag), k = scaled(randn([2, 9, 4], 31), mag);
+        for (const pattern of [{ type: 'local', window: 2 }, { type: 'longformer', window: 1, global: [0] }, { type: 'bigbird', blockSize: 2, windowBlocks: 1, randomBlocks: 1 }] as const) {
+          for (const causal of [false, true]) {
+            const name = `${mag} ${pattern.type} causal ${causal}`;
+            const attnMask = lib.attentionPattern(pattern, 9, 9);
+            const want = refAttention(q, k, v, { causal, attnMask });
+            const r = lib.attention(q, k, v, { pattern, causal, returnWeights: true });
+            expect(relError(r.output.data, want.output.data), name).toBeLessThan(1e-6);
+            expect(relError(r.weights!.data, want.weights.data), name).toBeLessThan(1e-6);
+            const dense = lib.attention(q, k, v, { attnMask, causal }).output.data;
+            expect(relError(lib.attention(q, k, v, { pattern, causal }).output.data, dense), name).toBeLessThan(1e-6);
+          }
+        }
+      }
+    });
+
     it('synthesizer whose scores pass float32 is an Error naming its parameters; the instance keeps working', () => {
       const v = randn([6, 2], 27), R1 = scaled(randn([6, 2], 28), 1e20), R2 = scaled(randn([6, 2], 29), 1e20);
       expect(() => lib.synthesizer(null, v, { kind: 'factorized-random', R1, R2 })).toThrowError(/^synthesizer: options\.R1, options\.R2: the scores overflow float32 \(beyond ±3\.4e38\) at query 0, key 0 of slice 0; scale the parameters or inputs down$/);
