@@ -25,10 +25,29 @@ void check_dims(int64_t batch, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, in
   });
 }
 
+// The first query row of a slice whose float32 pass is not finite (row -1: none). The state
+// sum_j phi(k_j) v_j^T and normaliser z are float32: large finite inputs take phi(q).z past its
+// range (inf, or inf / inf = NaN in the output), though the true output, a weighted mean of v, is
+// finite. `normaliser`: phi(q_i).z itself overflowed (q and k alone), else the output did.
+struct Overflow {
+  int64_t row = -1;
+  bool normaliser = false;
+};
+
+// Throws the Error for slice b's overflow, if any. Out of line, as the slice functions below.
+[[gnu::noinline]] void require_no_overflow(const Overflow& o, int64_t b) {
+  require(o.row < 0, [&] {
+    return std::string(o.normaliser ? "q, k: the normaliser phi(q).z" : "q, k, v: the output") +
+           " overflows float32 (beyond ±3.4e38) at query " + std::to_string(o.row) + " of slice " +
+           std::to_string(b) + "; scale the inputs down";
+  });
+}
+
 // One batch slice of kernelised attention, given the key features fk [Sk, m]; phi_q(q_i, f)
-// makes the query features row by row. Buffers: state [m, Dv], z [m], f [m].
+// makes the query features row by row. Buffers: state [m, Dv], z [m], f [m]. Stops at the first
+// row that overflows, and returns it.
 template <class PhiQ>
-void feature_attention(const float* q, const float* fk, const float* v, int64_t Sq, int64_t Sk,
+Overflow feature_attention(const float* q, const float* fk, const float* v, int64_t Sq, int64_t Sk,
                        int64_t D, int64_t m, int64_t Dv, bool causal, const PhiQ& phi_q,
                        float* state, float* z, float* f, float* out) {
   std::memset(state, 0, sizeof(float) * static_cast<size_t>(m * Dv));
@@ -48,13 +67,17 @@ void feature_attention(const float* q, const float* fk, const float* v, int64_t 
     std::memset(oi, 0, sizeof(float) * static_cast<size_t>(Dv));
     phi_q(q + i * D, f);
     const float den = kernels::dot(f, z, m);
+    // NaN too: FAVOR+'s exponents w.x' - |x'|^2 / 2 give inf - inf once |x'|^2 passes float32.
+    if (!std::isfinite(den)) return {i, true};
     if (den <= 0.0f) continue;  // no key seen (Sk = 0) or every feature underflowed: output 0
     for (int64_t c = 0; c < m; ++c) kernels::axpy(f[c], state + c * Dv, oi, Dv);
     // Divided, not scaled by 1 / den: den can be subnormal (FAVOR+ features far apart, inputs
     // ~1e4; found by fuzz_seeded_forms), whose reciprocal is inf; the ratio itself is a weighted
-    // mean of v, always finite.
+    // mean of v, finite unless the state overflowed.
     for (int64_t c = 0; c < Dv; ++c) oi[c] /= den;
+    if (kernels::find_nonfinite(oi, Dv, false) >= 0) return {i, false};
   }
+  return {};
 }
 
 void elu_plus_one(const float* x, float* f, int64_t n) {
@@ -76,17 +99,17 @@ void favor_exponents(const float* x, const float* W, int64_t m, int64_t D, float
 // dominate the cost.
 
 // work: Sk * D + D * Dv + 2 * D floats.
-[[gnu::noinline]] void elu_slice(const float* q, const float* k, const float* v, int64_t Sq,
+[[gnu::noinline]] Overflow elu_slice(const float* q, const float* k, const float* v, int64_t Sq,
                                  int64_t Sk, int64_t D, int64_t Dv, bool causal, float* work,
                                  float* out) {
   float *fk = work, *state = fk + Sk * D, *z = state + D * Dv, *f = z + D;
   elu_plus_one(k, fk, Sk * D);
-  feature_attention(q, fk, v, Sq, Sk, D, D, Dv, causal,
+  return feature_attention(q, fk, v, Sq, Sk, D, D, Dv, causal,
                     [&](const float* x, float* fx) { elu_plus_one(x, fx, D); }, state, z, f, out);
 }
 
 // work: Sk * m + m * Dv + 2 * m + D floats.
-[[gnu::noinline]] void favor_slice(const float* q, const float* k, const float* v, int64_t Sq,
+[[gnu::noinline]] Overflow favor_slice(const float* q, const float* k, const float* v, int64_t Sq,
                                    int64_t Sk, int64_t D, int64_t Dv, const float* W, int64_t m,
                                    bool causal, float* work, float* out) {
   float *fk = work, *state = fk + Sk * m, *z = state + m * Dv, *f = z + m, *xs = f + m;
@@ -103,7 +126,7 @@ void favor_exponents(const float* x, const float* W, int64_t m, int64_t D, float
     const float row_shift = kernels::max(fx, m);
     for (int64_t r = 0; r < m; ++r) fx[r] = std::exp(fx[r] - row_shift);
   };
-  feature_attention(q, fk, v, Sq, Sk, D, m, Dv, causal, phi_q, state, z, f, out);
+  return feature_attention(q, fk, v, Sq, Sk, D, m, Dv, causal, phi_q, state, z, f, out);
 }
 
 // The projected keys E k [rank, D] and values F v [rank, Dv], then plain attention over them.
@@ -134,8 +157,9 @@ void linear_attention_elu(const float* q, const float* k, const float* v, int64_
   check_dims(batch, Sq, Sk, D, Dv, D, "D");
   parallel_for(pool, batch, [&](int64_t b) {
     std::vector<float> work(static_cast<size_t>(Sk * D + D * Dv + 2 * D));
-    elu_slice(q + b * Sq * D, k + b * Sk * D, v + b * Sk * Dv, Sq, Sk, D, Dv, causal, work.data(),
-              out + b * Sq * Dv);
+    require_no_overflow(elu_slice(q + b * Sq * D, k + b * Sk * D, v + b * Sk * Dv, Sq, Sk, D, Dv,
+                                  causal, work.data(), out + b * Sq * Dv),
+                        b);
   });
 }
 
@@ -180,8 +204,9 @@ void favor_attention(const float* q, const float* k, const float* v, int64_t bat
   check_dims(batch, Sq, Sk, D, Dv, m, "features");
   parallel_for(pool, batch, [&](int64_t b) {
     std::vector<float> work(static_cast<size_t>(Sk * m + m * Dv + 2 * m + D));
-    favor_slice(q + b * Sq * D, k + b * Sk * D, v + b * Sk * Dv, Sq, Sk, D, Dv, W, m, causal,
-                work.data(), out + b * Sq * Dv);
+    require_no_overflow(favor_slice(q + b * Sq * D, k + b * Sk * D, v + b * Sk * Dv, Sq, Sk, D,
+                                    Dv, W, m, causal, work.data(), out + b * Sq * Dv),
+                        b);
   });
 }
 

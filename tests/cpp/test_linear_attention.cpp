@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "attnlab/error.hpp"
@@ -213,6 +214,37 @@ TEST(LinearAttention, ThreadCountDoesNotChangeTheResult) {
   favor_attention(in.q.data(), in.k.data(), in.v.data(), 4, 30, 30, 8, 8, W.data(), 32, true, a.data(), nullptr);
   favor_attention(in.q.data(), in.k.data(), in.v.data(), 4, 30, 30, 8, 8, W.data(), 32, true, b.data(), &pool);
   EXPECT_EQ(a, b);
+}
+
+// The state and normaliser are float32: large finite inputs that take them past its range are an
+// Error naming the arguments and the query, never a silent NaN or inf (or 0 from x / inf).
+std::string overflow_message(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no Error";
+}
+
+TEST(LinearAttention, OverflowIsAnErrorNotNaN) {
+  const auto filled = [](size_t n, float x) { return std::vector<float>(n, x); };
+  std::vector<float> out(3 * 2);
+  // elu: phi(q).z near 4 * 1e19 * 5e19 (NaN as inf / inf before).
+  auto q = filled(12, 1e19f), k = filled(20, 1e19f), v = filled(10, 0.5f);
+  EXPECT_EQ(overflow_message([&] { linear_attention_elu(q.data(), k.data(), v.data(), 1, 3, 5, 4, 2, false, out.data(), nullptr); }),
+            "q, k: the normaliser phi(q).z overflows float32 (beyond ±3.4e38) at query 0 of slice 0; scale the inputs down");
+  // elu: the state sum_j phi(k_j) v_j overflows (inf before; the true output is 1e38).
+  q = filled(12, 0.1f), k = filled(20, 0.1f), v = filled(10, 1e38f);
+  EXPECT_EQ(overflow_message([&] { linear_attention_elu(q.data(), k.data(), v.data(), 1, 3, 5, 4, 2, true, out.data(), nullptr); }),
+            "q, k, v: the output overflows float32 (beyond ±3.4e38) at query 0 of slice 0; scale the inputs down");
+  // FAVOR+: |x'|^2 past float32 makes the exponents inf - inf.
+  const Inputs big(2, 3, 5, 4, 2, 1e20f);
+  std::vector<float> W(8 * 4), out2(2 * 3 * 2);
+  favor_features(8, 4, 0, W.data());
+  EXPECT_EQ(overflow_message([&] { favor_attention(big.q.data(), big.k.data(), big.v.data(), 2, 3, 5, 4, 2, W.data(), 8, false, out2.data(), nullptr); })
+                .rfind("q, k: the normaliser phi(q).z overflows float32 (beyond ±3.4e38) at query 0 of slice ", 0),
+            0u);
 }
 
 TEST(LinearAttention, RejectsBadSizes) {

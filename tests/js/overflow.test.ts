@@ -140,6 +140,16 @@ for (const variant of ['scalar', 'simd'] as const) {
       }
     });
 
+    it('linearAttention (elu, favor+) past float32 is an Error naming the arguments, never NaN or Infinity', () => {
+      const c = (shape: number[], x: number): Tensor => ({ data: new Float32Array(shape.reduce((a, b) => a * b)).fill(x), shape });
+      expect(() => lib.linearAttention(c([1, 3, 4], 1e19), c([1, 5, 4], 1e19), c([1, 5, 2], 0.5))).toThrowError(/^linearAttention: q, k: the normaliser phi\(q\)\.z overflows float32 \(beyond ±3\.4e38\) at query 0 of slice 0; scale the inputs down$/);
+      expect(() => lib.linearAttention(c([1, 3, 4], 0.1), c([1, 5, 4], 0.1), c([1, 5, 2], 1e38))).toThrowError(/^linearAttention: q, k, v: the output overflows float32 \(beyond ±3\.4e38\) at query 0 of slice 0; scale the inputs down$/);
+      const big = (seed: number, shape: number[]) => scaled(randn(shape, seed), 1e20);
+      expect(() => lib.linearAttention(big(33, [1, 3, 4]), big(34, [1, 5, 4]), randn([1, 5, 2], 35), { method: 'favor+' })).toThrowError(/^linearAttention: q, k: the normaliser phi\(q\)\.z overflows float32 \(beyond ±3\.4e38\) at query 0 of slice 0; scale the inputs down$/);
+      // Within range the results are untouched, and the instance keeps working.
+      expect(lib.linearAttention(c([1, 3, 4], 1e3), c([1, 5, 4], 1e3), c([1, 5, 2], 0.5)).output.data).toEqual(new Float32Array(6).fill(0.5));
+    });
+
     it('synthesizer whose scores pass float32 is an Error naming its parameters; the instance keeps working', () => {
       const v = randn([6, 2], 27), R1 = scaled(randn([6, 2], 28), 1e20), R2 = scaled(randn([6, 2], 29), 1e20);
       expect(() => lib.synthesizer(null, v, { kind: 'factorized-random', R1, R2 })).toThrowError(/^synthesizer: options\.R1, options\.R2: the scores overflow float32 \(beyond ±3\.4e38\) at query 0, key 0 of slice 0; scale the parameters or inputs down$/);

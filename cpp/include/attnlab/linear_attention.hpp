@@ -16,7 +16,8 @@
 
 namespace attnlab {
 
-// phi(x) = elu(x) + 1, m = D.
+// phi(x) = elu(x) + 1, m = D. Here and in FAVOR+, finite inputs whose normaliser phi(q).z or
+// output pass float32's range throw an Error naming q, k (and v) and the query.
 void linear_attention_elu(const float* q, const float* k, const float* v, int64_t batch,
                           int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, bool causal, float* out,
                           ThreadPool* pool);
