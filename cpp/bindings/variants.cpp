@@ -79,7 +79,9 @@ EMSCRIPTEN_BINDINGS(attnlab_variants) {
   });
   function("rope", +[](val a) {
     return guarded([&] {
-      rope(ptr(a, "x"), ptr<float>(a, "out"), num(a, "outer"), num(a, "S"), num(a, "inner"), num(a, "D"), read_rope(a));
+      // `name`: the argument x came from (x, or attention's q or k), for the overflow Error.
+      rope(ptr(a, "x"), ptr<float>(a, "out"), num(a, "outer"), num(a, "S"), num(a, "inner"), num(a, "D"), read_rope(a),
+           str(a, "name").c_str());
     });
   });
   // T5's bias diagonals [heads, Sq + Sk - 1], for a backend that takes them as a mask (WebGPU).

@@ -40,8 +40,8 @@ void multi_head_attention(const float* query, const float* key, const float* val
   require_finite(V.data(), B * S * E, "value, params.inProjWeight: the value projection overflows");
   if (rotary) {
     // The projections read as [B, n, H, hd]: rotate every head's vectors by their position.
-    rope(Q.data(), Q.data(), B, L, H, hd, *rotary);
-    rope(K.data(), K.data(), B, S, H, hd, *rotary);
+    rope(Q.data(), Q.data(), B, L, H, hd, *rotary, "query, params.inProjWeight, options.rope");
+    rope(K.data(), K.data(), B, S, H, hd, *rotary, "key, params.inProjWeight, options.rope");
   }
 
   // Per-head weights only when asked; averaged afterwards in a fixed order (thread-count proof).

@@ -5,11 +5,12 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "kernels.hpp"
 
 namespace attnlab {
 
 void rope(const float* x, float* out, int64_t outer, int64_t S, int64_t inner, int64_t D,
-          const RopeParams& p) {
+          const RopeParams& p, const char* what) {
   require(D >= 2 && D % 2 == 0, [&] {
     return "rope: expected an even feature size (features turn in pairs), got " + std::to_string(D);
   });
@@ -43,6 +44,14 @@ void rope(const float* x, float* out, int64_t outer, int64_t S, int64_t inner, i
       }
     }
   }
+  // A turn can lengthen a component by up to sqrt(2) (a and b near FLT_MAX at 45 degrees): past
+  // float32 there is no right answer to give, and a silent inf would become NaN scores.
+  const int64_t n = outer * S * inner * D;
+  const int64_t bad = kernels::find_nonfinite(out, n, false);
+  require(bad < 0, [&] {
+    return std::string(what) + ": the rotation overflows float32 (beyond ±3.4e38) at index " +
+           std::to_string(bad) + "; scale the inputs down";
+  });
 }
 
 }  // namespace attnlab

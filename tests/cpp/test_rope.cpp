@@ -72,6 +72,25 @@ TEST(Rope, RejectsOddSizesAndBadBases) {
   EXPECT_THROW(rope(x.data(), x.data(), 1, 3, 1, 4, p), Error);
 }
 
+// A turn lengthens a component by up to sqrt(2): past float32 is an Error naming the argument,
+// not a silent inf (which attention would turn into NaN scores).
+TEST(Rope, RotationPastFloatRangeThrows) {
+  std::vector<float> x(16), out(16);
+  for (size_t t = 0; t < x.size(); ++t) x[t] = t % 2 ? 3.4e38f : -3.4e38f;
+  RopeParams p;
+  p.offset = 1;
+  try {
+    rope(x.data(), out.data(), 1, 4, 1, 4, p, "q");
+    ADD_FAILURE() << "no Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("q: the rotation overflows float32 (beyond ±3.4e38) at index ", 0), 0u) << e.what();
+  }
+  // Position 0 turns by nothing: the same inputs stay finite there.
+  p.offset = 0;
+  EXPECT_NO_THROW(rope(x.data(), out.data(), 1, 1, 1, 4, p));
+  EXPECT_EQ(out[1], 3.4e38f);
+}
+
 TEST(Rope, MultiHeadAttention) {
   const int64_t B = 2, L = 5, S = 7, E = 12, H = 3;
   const auto query = ref::random(B * L * E, 5), key = ref::random(B * S * E, 6),

@@ -150,6 +150,15 @@ for (const variant of ['scalar', 'simd'] as const) {
       expect(lib.linearAttention(c([1, 3, 4], 1e3), c([1, 5, 4], 1e3), c([1, 5, 2], 0.5)).output.data).toEqual(new Float32Array(6).fill(0.5));
     });
 
+    it('rope whose rotation passes float32 is an Error naming x (attention: q or k), not ±Infinity', () => {
+      const x = T(Array.from({ length: 16 }, (_, i) => (i % 2 ? 3.4e38 : -3.4e38)), [4, 4]);
+      expect(() => lib.rope(x, { offset: 1 })).toThrowError(/^rope: x: the rotation overflows float32 \(beyond ±3\.4e38\) at index \d+; scale the inputs down$/);
+      const q3 = { data: x.data, shape: [1, 4, 4] };
+      expect(() => lib.attention(q3, randn([1, 4, 4], 36), randn([1, 4, 2], 37), { rope: true })).toThrowError(/^attention: q, options\.rope: the rotation overflows float32 \(beyond ±3\.4e38\) at index \d+; scale the inputs down$/);
+      expect(() => lib.attention(randn([1, 4, 4], 36), q3, randn([1, 4, 2], 37), { rope: true })).toThrowError(/^attention: k, options\.rope: the rotation overflows float32/);
+      expect(Array.from(lib.rope({ data: x.data.subarray(0, 4), shape: [1, 4] }).data)).toEqual(Array.from(x.data.subarray(0, 4)));  // position 0: no turn
+    });
+
     it('synthesizer whose scores pass float32 is an Error naming its parameters; the instance keeps working', () => {
       const v = randn([6, 2], 27), R1 = scaled(randn([6, 2], 28), 1e20), R2 = scaled(randn([6, 2], 29), 1e20);
       expect(() => lib.synthesizer(null, v, { kind: 'factorized-random', R1, R2 })).toThrowError(/^synthesizer: options\.R1, options\.R2: the scores overflow float32 \(beyond ±3\.4e38\) at query 0, key 0 of slice 0; scale the parameters or inputs down$/);

@@ -156,8 +156,8 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
     const qp = s.put(Q.data), kp = s.put(K.data);
     if (rope) {
       // The copies in the heap turn in place; the caller's q and k stay as they were.
-      check(m.rope({ x: qp, out: qp, outer: batch, S: d.Sq, inner: 1, D: d.Dq, ...rope }));
-      check(m.rope({ x: kp, out: kp, outer: batch, S: d.Sk, inner: 1, D: d.Dk, ...rope }));
+      check(m.rope({ x: qp, out: qp, outer: batch, S: d.Sq, inner: 1, D: d.Dq, ...rope, name: 'q, options.rope' }));
+      check(m.rope({ x: kp, out: kp, outer: batch, S: d.Sk, inner: 1, D: d.Dk, ...rope, name: 'k, options.rope' }));
     }
     const args = {
       q: qp, k: kp, v: s.put(V.data), ...d, score,

@@ -39,7 +39,7 @@ export function rope(m: WasmModule, x: unknown, options?: RopeOptions): Tensor {
   checkEvenFeatures(fn, 'x', D, X.shape, 'last dimension');
   return withScratch(m, fn, (s, check) => {
     const p = s.put(X.data);
-    check(m.rope({ x: p, out: p, outer: numel(X.shape.slice(0, -2)), S, inner: 1, D, ...r }));
+    check(m.rope({ x: p, out: p, outer: numel(X.shape.slice(0, -2)), S, inner: 1, D, ...r, name: 'x' }));
     return { data: s.take(p, X.data.length), shape: X.shape };
   });
 }

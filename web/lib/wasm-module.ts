@@ -244,7 +244,8 @@ export interface WasmModule extends ModuleCommon {
   attentionPattern(args: { pattern: PatternArg; Sq: number; Sk: number; causal: boolean; out: Ptr }): string;
   linearAttention(args: LinearAttentionCall): string;
   linear(args: { x: Ptr; rows: number; in: number; weight: Ptr; bias: Ptr | null; out: number; y: Ptr }): string;
-  rope(args: RopeArg & { x: Ptr; out: Ptr; outer: number; S: number; inner: number; D: number }): string;
+  /** `name`: the argument x came from, which an overflow's Error names. */
+  rope(args: RopeArg & { x: Ptr; out: Ptr; outer: number; S: number; inner: number; D: number; name: string }): string;
   shawAttention(args: AttentionCall & { shaw: ShawArg }): string;
   t5BiasTable(args: T5Scheme & { weights: Ptr; Sq: number; Sk: number; out: Ptr }): string;
   lshAttention(args: LshAttentionCall): string;

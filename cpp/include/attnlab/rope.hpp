@@ -15,8 +15,9 @@ struct RopeParams {
 
 // x [outer, S, inner, D] -> out (which may be x): the D-vector at [o, s, n] rotated for position
 // offset + s. inner = 1 for [..., S, D] inputs; inner = heads for projected [B, S, H * d] ones.
-// D must be even.
+// D must be even. Finite x whose rotation passes float32's range throws an Error naming `what`
+// (the argument x came from).
 void rope(const float* x, float* out, int64_t outer, int64_t S, int64_t inner, int64_t D,
-          const RopeParams& p);
+          const RopeParams& p, const char* what = "x");
 
 }  // namespace attnlab
