@@ -2,7 +2,7 @@
 // output word attends to) and step-by-step playback of the decoding. It drives any object with
 // the translator API: translate(text, { beam, maxLength }) -> { text, sourceTokens, targetTokens,
 // attention [T, S], beams? } (sync or async).
-import { AttnElement, define, fmt, h } from './base.js';
+import { AttnElement, define, fmt, h, numberAttr } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './beam-tree.js';
@@ -156,6 +156,7 @@ form button { font-size: 13px; padding: 4px 10px; }
   /** The object that translates (see the file comment for its API). */
   set translator(t: Translator | null) {
     this.#translator = t;
+    this.#retranslate();
   }
   get translator(): Translator | null {
     return this.#translator;
@@ -174,9 +175,37 @@ form button { font-size: 13px; padding: 4px 10px; }
   }
   set value(v: string) {
     this.#input.value = v;
+    this.#retranslate();
   }
 
   #loads = 0;
+  #loadQueued = false;
+  #rerunQueued = false;
+
+  /**
+   * The input or a setting changed: with a translator and text, translate again, so the result
+   * shown is never the last input's (it sat next to the new text until Translate was pressed).
+   * Coalesced: value, beam and max-length set together translate once.
+   */
+  #retranslate(): void {
+    if (this.#rerunQueued) return;
+    this.#rerunQueued = true;
+    queueMicrotask(() => {
+      this.#rerunQueued = false;
+      // run() shows its own failures in the status line.
+      if (this.#translator && this.#input.value.trim()) void this.run().catch(() => undefined);
+    });
+  }
+
+  /** model, src and arch set together (an element parsed, or built in code) load one model, not one each. */
+  #queueLoad(): void {
+    if (this.#loadQueued) return;
+    this.#loadQueued = true;
+    queueMicrotask(() => {
+      this.#loadQueued = false;
+      void this.#loadFromAttributes();
+    });
+  }
 
   /**
    * HTML-only use: `model="fra-eng"` (with `arch="gru"` or the default Transformer) or `src` (a
@@ -194,7 +223,13 @@ form button { font-size: 13px; padding: 4px 10px; }
       this.#status.textContent = '';
       this.emit('attn-loaded', { model: this.getAttribute('model'), src: this.getAttribute('src') });
     } catch (e) {
-      if (id === this.#loads) this.#status.textContent = `The model did not load: ${e instanceof Error ? e.message : String(e)}`;
+      if (id !== this.#loads) return;
+      // The model before, still translating, would pass for the one the attributes name.
+      this.#translator = null;
+      this.#result = null;
+      this.#results.hidden = true;
+      this.invalidate();
+      this.#status.textContent = `The model did not load: ${e instanceof Error ? e.message : String(e)}`;
       return;
     }
     // run() shows its own failures in the status line.
@@ -202,10 +237,18 @@ form button { font-size: 13px; padding: 4px 10px; }
   }
 
   protected attributeChanged(name: string, value: string | null): void {
-    if (name === 'model' || name === 'src' || name === 'arch') void this.#loadFromAttributes();
-    else if (name === 'value') this.#input.value = value ?? '';
+    if (name === 'model' || name === 'src' || name === 'arch') this.#queueLoad();
+    else if (name === 'value') this.value = value ?? '';
     else if (name === 'placeholder') this.#input.placeholder = value ?? '';
-    else this.invalidate();
+    else {
+      if (name === 'beam' || name === 'max-length') {
+        const problem = this.#settings()[name === 'beam' ? 'beamProblem' : 'maxLengthProblem'];
+        if (problem) this.attrProblems.set(name, problem);
+        else this.attrProblems.delete(name);
+        this.#retranslate();
+      }
+      this.invalidate();
+    }
   }
 
   /** Translates the input's text; resolves with the result (null without a translator or text). */
@@ -228,8 +271,7 @@ form button { font-size: 13px; padding: 4px 10px; }
     this.#go.disabled = true;
     this.#status.textContent = 'Translating…';
     try {
-      const beam = Math.max(1, Number(this.getAttribute('beam') ?? 1) || 1);
-      const maxLength = Math.max(1, Number(this.getAttribute('max-length') ?? 40) || 40);
+      const { beam, maxLength } = this.#settings();
       const r = await this.#translator.translate(text, { beam, maxLength });
       this.#result = r;
       this.#rows = alignmentRows(r.attention, r.targetTokens.length, r.sourceTokens.length);
@@ -260,6 +302,14 @@ form button { font-size: 13px; padding: 4px 10px; }
         queueMicrotask(() => void this.run().catch(() => undefined));
       }
     }
+  }
+
+  /** beam and max-length, falling back (and saying so) where they are no whole number from 1. */
+  #settings(): { beam: number; maxLength: number; beamProblem: string; maxLengthProblem: string } {
+    const whole = (x: number) => Number.isInteger(x) && x >= 1;
+    const b = numberAttr(this, 'beam', 1, 'a whole number, 1 or more', whole);
+    const m = numberAttr(this, 'max-length', 40, 'a whole number, 1 or more', whole);
+    return { beam: b.value, maxLength: m.value, beamProblem: b.problem, maxLengthProblem: m.problem };
   }
 
   /** The source words of the last result the model does not know (see unknownRuns). */
