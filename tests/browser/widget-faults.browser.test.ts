@@ -118,4 +118,111 @@ describe('widgets with faults', () => {
     await expect.poll(() => look('#r6')).toMatchObject({ fault: '', readout: expect.stringMatching(/^10 training points/) });
     expect(v.problems).toEqual([]);
   });
+
+  test('translate: a new value, beam or max-length translates again, once; bad settings are named', async () => {
+    await stage('<attn-translate id="t" value="je suis"></attn-translate>');
+    const calls = () => v.page.evaluate(() => (window as unknown as { calls: unknown[] }).calls);
+    await v.page.evaluate(() => {
+      const w = window as unknown as { calls: unknown[] };
+      w.calls = [];
+      // A test double with the documented translator API.
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = {
+        translate: async (text: string, opts: { beam: number; maxLength: number }) => {
+          w.calls.push([text, opts.beam, opts.maxLength]);
+          const words = text.split(' ');
+          return { text: text.toUpperCase(), sourceTokens: words, targetTokens: words, attention: words.map((_, i) => words.map((__, j) => (i === j ? 1 : 0))) };
+        },
+      };
+    });
+    // Setting the translator on a widget with a value translates it.
+    await expect.poll(calls).toEqual([['je suis', 1, 40]]);
+    await v.page.evaluate(() => {
+      const t = document.getElementById('t')!;
+      t.setAttribute('value', 'il fait beau');
+      t.setAttribute('beam', '4');
+      t.setAttribute('max-length', '10');
+    });
+    await expect.poll(() => v.page.evaluate(() => (document.getElementById('t') as unknown as { result: { text: string } }).result.text)).toBe('IL FAIT BEAU');
+    expect(await calls()).toEqual([['je suis', 1, 40], ['il fait beau', 4, 10]]);
+    await v.page.evaluate(() => document.getElementById('t')!.setAttribute('beam', 'abc'));
+    await expect.poll(calls).toHaveLength(3);
+    expect((await calls())[2]).toEqual(['il fait beau', 1, 10]);
+    await expect.poll(() => look('#t').then((x) => x.fault)).toBe("<attn-translate>: beam: expected a whole number, 1 or more, got 'abc'; using 1");
+    expect(v.problems).toEqual([]);
+  });
+
+  test('model and text attributes set together load one model and translate once', async () => {
+    const before = await v.page.evaluate(() => performance.getEntriesByType('resource').length);
+    const loaded = await v.page.evaluate(() => new Promise<string[]>((done) => {
+      const hv = document.createElement('attn-head-view');
+      const tr = document.createElement('attn-translate');
+      // The first src of each is replaced before the task ends: it must never be fetched.
+      hv.setAttribute('text', 'Il fait beau.');
+      hv.setAttribute('src', '/web/models/fra-eng-gru.atl');
+      hv.setAttribute('src', '/web/models/fra-eng-transformer.atl');
+      tr.setAttribute('value', 'Il fait beau.');
+      tr.setAttribute('src', '/web/models/eng-fra-transformer.atl');
+      tr.setAttribute('src', '/web/models/fra-eng-transformer.atl');
+      tr.setAttribute('arch', 'transformer');
+      let n = 0;
+      const out: string[] = [];
+      for (const el of [hv, tr]) el.addEventListener(el === hv ? 'attn-loaded' : 'attn-translated', () => { out.push(el.localName); if (++n === 2) done(out); });
+      document.getElementById('stage')!.append(hv, tr);
+    }));
+    expect(loaded.sort()).toEqual(['attn-head-view', 'attn-translate']);
+    const atl = await v.page.evaluate((n) => performance.getEntriesByType('resource').slice(n).map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.atl')), before);
+    expect(atl).toEqual(['/web/models/fra-eng-transformer.atl']);
+    expect(v.problems).toEqual([]);
+  });
+
+  test('head view: a model error stays through later renders; loading says so; a stale pick is dropped; bad threshold and layer are named', async () => {
+    await stage(`<attn-head-view id="hv" tokens="the cat sat" data="[[[0.8,0.1,0.1],[0.2,0.7,0.1],[0.3,0.3,0.4]]]"></attn-head-view>
+      <attn-model-view id="mv" src="/web/models/eng-fra-transformer.atl" text="It is fine."></attn-model-view>`);
+    // Loading: the model view says so at once (it was an empty 64 x 20 box).
+    expect(await v.page.evaluate(() => {
+      const st = document.getElementById('mv')!.shadowRoot!.querySelector('.readout') as HTMLElement;
+      return st.hidden ? '' : st.textContent;
+    })).toBe('Loading the model…');
+    const readout = () => v.page.evaluate(() => document.getElementById('hv')!.shadowRoot!.querySelector('.plot + .readout')!.textContent);
+    await expect.poll(readout).toMatch(/^1 of 1 heads shown/);
+    // A pick, then fewer tokens: no "undefined" or NaN.
+    await v.page.locator('#hv .plot').focus();
+    await v.page.keyboard.press('End');
+    await expect.poll(readout).toMatch(/^query “sat”/);
+    await v.page.keyboard.press('ArrowRight');
+    await expect.poll(readout).toMatch(/^key “sat” — strongest query per head: head 1: sat \(0\.40\)/);
+    await v.page.evaluate(() => {
+      const hv = document.getElementById('hv')!;
+      hv.setAttribute('data', '[[[0.9,0.1],[0.3,0.7]]]');
+      hv.setAttribute('tokens', 'a b');
+    });
+    await expect.poll(readout).toMatch(/^1 of 1 heads shown/);
+    expect(await readout()).not.toMatch(/undefined|NaN/);
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('threshold', 'abc'));
+    await expect.poll(() => look('#hv')).toMatchObject({ fault: "<attn-head-view>: threshold: expected a number from 0 to 1, got 'abc'; using 0.01", readout: expect.stringMatching(/above 0\.01\./) });
+    // A model that cannot load: the message stays after a redraw (a theme change here).
+    expect(await v.page.evaluate(() => {
+      const hv = document.getElementById('hv') as unknown as HTMLElement & { renderNow(): void };
+      hv.setAttribute('model', 'fra-en');
+      hv.setAttribute('text', 'Il fait beau.');
+      hv.renderNow();
+      return hv.shadowRoot!.querySelector('.readout')!.textContent;
+    })).toBe('Loading the model…');
+    await expect.poll(readout, { timeout: 30_000 }).toMatch(/unknown model name "fra-en"/);
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('theme', 'dark'));
+    await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await readout()).toMatch(/unknown model name "fra-en"/);
+    // The model view loaded meanwhile; a layer that is no layer is named in the head view.
+    await expect.poll(() => v.page.evaluate(() => (document.getElementById('mv') as unknown as { data: unknown[] }).data.length), { timeout: 30_000 }).toBeGreaterThan(0);
+    await v.page.evaluate(() => {
+      const hv = document.getElementById('hv')!;
+      hv.setAttribute('src', '/web/models/fra-eng-transformer.atl');
+      hv.removeAttribute('model');
+      hv.setAttribute('layer', '99');
+    });
+    await expect.poll(() => look('#hv').then((x) => x.fault), { timeout: 30_000 }).toMatch(/^<attn-head-view>: layer: expected a layer number from 1 to \d, got '99'; using \d\n/);
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('text', ''));
+    await expect.poll(readout).toBe("attn-head-view: the text attribute: expected a sentence, got ''");
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -119,6 +119,47 @@ describe('widgets from dist/ in a plain page', () => {
     await expect.poll(() => page.locator('#mv .detail').isVisible()).toBe(true);
   });
 
+  test('model view: one Tab stop for the grid (arrows move it); Close puts focus back on the thumbnail', async () => {
+    const { page } = v;
+    // The test above left layer 2, head 1 enlarged.
+    const tabStops = () => page.evaluate(() => [...document.getElementById('mv')!.shadowRoot!.querySelectorAll('g[tabindex="0"]')].map((g) => `${g.getAttribute('data-layer')}/${g.getAttribute('data-head')}`));
+    await expect.poll(tabStops).toEqual(['1/0']);
+    expect(await page.locator('#mv g[role=button]').count()).toBe(4);
+    await page.keyboard.press('ArrowRight');
+    expect(await tabStops()).toEqual(['1/1']);
+    await page.keyboard.press('ArrowLeft');
+    await page.focus('#mv .detail button');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => (document.getElementById('mv') as unknown as { selected: unknown }).selected)).toBe(null);
+    const focused = await page.evaluate(() => {
+      const mv = document.getElementById('mv')!;
+      const a = mv.shadowRoot!.activeElement;
+      return document.activeElement === mv && a ? `${a.getAttribute('data-layer')}/${a.getAttribute('data-head')}` : String(document.activeElement?.localName);
+    });
+    expect(focused).toBe('1/0');
+    expect(await page.evaluate(() => document.getElementById('mv')!.shadowRoot!.querySelector('.sr[aria-live]')!.textContent)).toBe('Layer 2, head 1 closed');
+  });
+
+  test('export buttons are named after the widget\'s label; live regions speak for keys, not for hovers or resizes', async () => {
+    const { page } = v;
+    await page.evaluate(() => document.getElementById('heat')!.setAttribute('label', 'Alignment'));
+    expect(await page.locator('#heat button[aria-label="Download Alignment as PNG"]').count()).toBe(1);
+    const live = (id: string) => page.evaluate((x) => [...document.getElementById(x)!.shadowRoot!.querySelectorAll('[aria-live]')].map((e) => e.textContent).join('|'), id);
+    const before = { heat: await live('heat'), hv: await live('hv') };
+    await page.locator('#heat rect[fill^="rgb"]').nth(2).hover();
+    await page.locator('#hv text[data-side="left"]').first().hover();
+    await page.setViewportSize({ width: 900, height: 900 });
+    await expect.poll(() => page.evaluate(() => document.getElementById('heat')!.shadowRoot!.querySelector('.plot + .readout')!.textContent)).toContain('→');
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect({ heat: await live('heat'), hv: await live('hv') }).toEqual(before);
+    await page.mouse.move(0, 0);
+    await page.locator('#hv .plot').focus();
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => live('hv')).toMatch(/^query “the”/);
+    await page.keyboard.press('Escape');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   test('beam tree: shared prefixes merge, the best hypothesis is chosen', async () => {
     const { page } = v;
     const texts = await page.locator('#beams svg text').allTextContents();

@@ -5,8 +5,8 @@
 // rows a few pixels tall in a scrolling box, every k-th label (the picked token's always, in
 // full in the readout), and the lines on a canvas, the strongest few per query token and head
 // until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
-import { AttnElement, define, fmt, h, jsonAttr, labelsAttr, s } from './base.js';
-import { ATTENTION_ATTRIBUTES, attentionFollower, type SentenceAttention } from './lib.js';
+import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, numberAttr, s } from './base.js';
+import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { toMatrices, type TensorLike } from './matrix.js';
 
 /** Tokens a side beyond which the layout is compact. */
@@ -35,18 +35,31 @@ export class AttnHeadView extends AttnElement {
   #sentence: SentenceAttention | null = null;
   /** What is wrong with the `heads` attribute, shown in the readout; '' when nothing is. */
   #headsProblem = '';
+  /**
+   * What the model/src + text attributes came to, shown in the readout until they change: written
+   * straight into it, it was gone at the next render (a hover, a resize).
+   */
+  #modelStatus = '';
+  /** The next render follows a user's key or head button: its readout is announced. */
+  #announceNext = false;
   /** model/src + text attributes: the shipped Transformer's attention on that sentence. */
   #follow = attentionFollower(this, (a) => {
     this.#sentence = a;
+    this.#modelStatus = '';
     this.#showLayer();
     this.emit<SentenceAttention>('attn-loaded', a);
-  }, (e) => (this.#readout.textContent = e.message));
+  }, (e) => {
+    this.#modelStatus = e.message;
+    this.announce(e.message);
+    this.invalidate();
+  });
 
   constructor() {
     super();
     this.#buttons = h('div', { className: 'heads', role: 'group', 'aria-label': 'Heads' });
     this.#plot = h('div', { className: 'plot', tabIndex: 0, role: 'application', 'aria-roledescription': 'head view' });
-    this.#readout = h('div', { className: 'readout', 'aria-live': 'polite' });
+    // Not live: every render rewrites it. What a key or a head button changed is announced.
+    this.#readout = h('div', { className: 'readout' });
     this.frame.append(this.#buttons, this.#plot, this.#readout);
     this.#plot.addEventListener('pointermove', (e) => {
       const t = (e.target as Element).closest?.('[data-side]');
@@ -151,14 +164,22 @@ export class AttnHeadView extends AttnElement {
     const a = this.#sentence;
     if (!a) return;
     const n = a.layers.length;
-    const layer = Math.max(1, Math.min(n, Math.round(Number(this.getAttribute('layer') ?? n)) || n));
+    // layer="abc" or "99" silently showed the last layer.
+    const r = numberAttr(this, 'layer', n, `a layer number from 1 to ${n}`, (x) => Number.isInteger(x) && x >= 1 && x <= n);
+    if (r.problem) this.attrProblems.set('layer', r.problem);
+    else this.attrProblems.delete('layer');
+    const layer = r.value;
     this.data = a.layers[layer - 1];
     this.leftTokens = a.queries;
     this.rightTokens = a.keys;
   }
 
   protected attributeChanged(name: string): void {
-    if (ATTENTION_ATTRIBUTES.includes(name)) this.#follow();
+    if (ATTENTION_ATTRIBUTES.includes(name)) {
+      this.#modelStatus = namesAttention(this) ? 'Loading the model…' : '';
+      this.#follow();
+      this.invalidate();
+    }
     else if (name === 'layer') this.#showLayer();
     else if (name === 'heads') {
       this.#active = this.#headsFromAttribute();
@@ -185,6 +206,7 @@ export class AttnHeadView extends AttnElement {
 
   #changed(): void {
     this.#syncButtons();
+    this.#announceNext = true;
     this.invalidate();
     this.emit<{ active: number[] }>('attn-heads', { active: this.activeHeads });
   }
@@ -236,13 +258,36 @@ export class AttnHeadView extends AttnElement {
     return this.#svg;
   }
 
+  protected problems(): string[] {
+    const out = super.problems();
+    const rows = this.#heads[0]?.length ?? 0, cols = this.#heads[0]?.[0]?.length ?? 0;
+    // Lines went to rows with no label, and nothing said why.
+    if (this.#left && rows && this.#left.length !== rows) out.push(badAttr('tokens', `${rows} query tokens (one per row of data)`, `${this.#left.length}`));
+    if (this.#right && cols && this.#right.length !== cols) out.push(badAttr('right-tokens', `${cols} key tokens (one per column of data)`, `${this.#right.length}`));
+    const t = this.#threshold();
+    if (t.problem) out.push(t.problem);
+    return out;
+  }
+
+  #threshold(): { value: number; problem: string } {
+    return numberAttr(this, 'threshold', 0.01, 'a number from 0 to 1', (x) => x >= 0 && x <= 1);
+  }
+
+  /** Query rows and key columns that have both a token and data. */
+  #extent(): [number, number] {
+    return [Math.min(this.leftTokens.length, this.#heads[0]?.length ?? 0), Math.min(this.rightTokens.length, this.#heads[0]?.[0]?.length ?? 0)];
+  }
+
   protected render(width: number): void {
     this.#syncButtons();
     const p = this.palette;
     const L = this.leftTokens;
     const R = this.rightTokens;
+    // A token picked before the data or tokens shrank read "query “undefined” … (NaN)".
+    const f = this.#focus;
+    if (f && f.index >= this.#extent()[f.side === 'left' ? 0 : 1]) this.#focus = null;
     const label = this.getAttribute('label') ?? 'Attention head view';
-    this.#plot.setAttribute('aria-label', `${label}: ${L.length} query tokens on the left, ${R.length} key tokens on the right. Up and down arrows pick a query token (Page Up and Page Down: 10 at a time, Home and End: the first and last); Escape shows all.`);
+    this.#plot.setAttribute('aria-label', `${label}: ${L.length} query tokens on the left, ${R.length} key tokens on the right. Up and down arrows pick a query token (Page Up and Page Down: 10 at a time, Home and End: the first and last), left and right arrows switch between query and key tokens; Escape shows all.`);
     const n = Math.max(L.length, R.length);
     const compact = n > COMPACT;
     const rowH = compact ? Math.max(4, Math.min(22, Math.floor(1600 / n))) : 22;
@@ -257,7 +302,7 @@ export class AttnHeadView extends AttnElement {
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
     svg.append(s('title', {}, label));
     const active = this.activeHeads;
-    const threshold = Number(this.getAttribute('threshold') ?? 0.01);
+    const threshold = this.#threshold().value;
     let count = 0;
     const focus = this.#focus;
     // Each line: query i -> key j of head hd with weight w.
@@ -350,7 +395,9 @@ export class AttnHeadView extends AttnElement {
     } else {
       this.#plot.replaceChildren(svg);
     }
-    if (focus && this.#heads.length) {
+    if (this.#modelStatus) {
+      this.#readout.textContent = this.#modelStatus;
+    } else if (focus && this.#heads.length) {
       const parts = active.slice(0, 4).map((hd) => {
         const m = this.#heads[hd];
         const row = focus.side === 'left' ? m[focus.index] ?? [] : m.map((r) => r[focus.index]);
@@ -364,19 +411,32 @@ export class AttnHeadView extends AttnElement {
       this.#readout.textContent = `${this.#headsProblem}${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}` +
         (compact ? ` (the strongest ${TOP_LINES} per query token and head; hover or use the arrow keys for all of one token's).` : '.');
     }
+    if (this.#announceNext) {
+      this.#announceNext = false;
+      this.announce(this.#readout.textContent ?? '');
+    }
   }
 
   #key(e: KeyboardEvent): void {
-    const n = this.leftTokens.length;
+    const [nq, nk] = this.#extent();
+    // Up and down move on the side picked; left and right pick a side (the key tokens were
+    // reachable only by hovering them).
+    const side = this.#focus?.side ?? 'left';
+    const n = side === 'left' ? nq : nk;
     if (!n) return;
     const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10 };
     if (e.key in moves) {
-      const cur = this.#focus?.side === 'left' ? this.#focus.index : -1;
+      const cur = this.#focus ? this.#focus.index : -1;
       const d = moves[e.key];
       const next = Math.abs(d) === 1 ? (cur + d + n) % n : Math.max(0, Math.min(n - 1, (cur < 0 ? 0 : cur) + d));
-      this.#focus = { side: 'left', index: next };
+      this.#focus = { side, index: next };
+    } else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      const to = e.key === 'ArrowLeft' ? 'left' : 'right';
+      const m = to === 'left' ? nq : nk;
+      if (!m) return;
+      this.#focus = { side: to, index: Math.min(this.#focus?.index ?? 0, m - 1) };
     } else if (e.key === 'Home' || e.key === 'End') {
-      this.#focus = { side: 'left', index: e.key === 'Home' ? 0 : n - 1 };
+      this.#focus = { side, index: e.key === 'Home' ? 0 : n - 1 };
     } else if (e.key === 'Escape') this.#focus = null;
     else if (/^Digit[1-9]$/.test(e.code) && Number(e.code.slice(5)) <= this.#heads.length) {
       const k = Number(e.code.slice(5));
@@ -384,6 +444,7 @@ export class AttnHeadView extends AttnElement {
       else this.toggleHead(k - 1);
     } else return;
     e.preventDefault();
+    this.#announceNext = true;
     this.invalidate();
   }
 }

@@ -58,8 +58,10 @@ export interface SentenceAttention {
  */
 export async function attributeAttention(el: Element): Promise<SentenceAttention | null> {
   const text = el.getAttribute('text');
-  const translator = attributeTranslator(el, 'transformer');
-  if (!translator || text === null) return null;
+  if (text === null || !namesAttention(el)) return null;
+  // An empty sentence drew an empty plot and said nothing.
+  if (!text.trim()) throw new Error(`${el.localName}: the text attribute: expected a sentence, got ''`);
+  const translator = attributeTranslator(el, 'transformer')!;
   const part = el.getAttribute('part') ?? 'encoder';
   if (part !== 'encoder' && part !== 'decoder' && part !== 'cross') {
     throw new Error(`${el.localName}: the part attribute: expected 'encoder', 'decoder' or 'cross', got '${part}'`);
@@ -79,17 +81,31 @@ export async function attributeAttention(el: Element): Promise<SentenceAttention
 /** The attributes that make a head view or model view show a model's attention on a sentence. */
 export const ATTENTION_ATTRIBUTES = ['model', 'src', 'arch', 'text', 'part'];
 
+/** Whether `el`'s attributes name a model and a sentence: a load is under way once they change. */
+export function namesAttention(el: Element): boolean {
+  return Boolean(el.getAttribute('model') || el.getAttribute('src')) && el.getAttribute('text') !== null;
+}
+
 /**
  * Returns a function that (re)reads `el`'s attention attributes and hands the result to `apply`
  * (or the error to `fail`); when called again before an answer, only the latest answer counts.
+ * Calls in one task read the attributes once, after the last: an element parsed with model, arch,
+ * text and part translated the sentence four times, and model then arch set in code downloaded
+ * the Transformer before the GRU.
  */
 export function attentionFollower(el: Element, apply: (a: SentenceAttention) => void, fail: (e: Error) => void): () => void {
   let latest = 0;
+  let queued = false;
   return () => {
-    const id = ++latest;
-    attributeAttention(el).then(
-      (a) => { if (a && id === latest) apply(a); },
-      (e: unknown) => { if (id === latest) fail(e instanceof Error ? e : new Error(String(e))); });
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => {
+      queued = false;
+      const id = ++latest;
+      attributeAttention(el).then(
+        (a) => { if (a && id === latest) apply(a); },
+        (e: unknown) => { if (id === latest) fail(e instanceof Error ? e : new Error(String(e))); });
+    });
   };
 }
 

@@ -5,7 +5,7 @@ import { AttnElement, define, h, jsonAttr, labelsAttr, pixelsURL, s } from './ba
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
 import type { AttnHeatmap } from './heatmap.js';
-import { ATTENTION_ATTRIBUTES, attentionFollower, type SentenceAttention } from './lib.js';
+import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { toMatrices, type TensorLike } from './matrix.js';
 import { scaleRGB } from './theme.js';
 
@@ -23,6 +23,8 @@ export class AttnModelView extends AttnElement {
   #rowLabels: string[] | null = null;
   #colLabels: string[] | null = null;
   #selected: ModelSelection | null = null;
+  /** The thumbnail in the Tab order (roving tabindex): one Tab stop for the grid, not one per head. */
+  #current: ModelSelection = { layer: 0, head: 0 };
   #svg: SVGSVGElement | null = null;
   #grid: HTMLDivElement;
   #detail: HTMLDivElement;
@@ -48,7 +50,7 @@ export class AttnModelView extends AttnElement {
     this.#detail = h('div', { className: 'detail', hidden: true });
     const close = h('button', { type: 'button', textContent: 'Close', onclick: () => this.select(null) });
     this.#detail.append(h('div', { className: 'dhead' }, h('strong', { className: 'dtitle' }), close), this.#heatmap);
-    // Only a model that did not load (model/src attributes) has something to say here.
+    // Only a model loading or that did not load (model/src attributes) has something to say here.
     this.#status = h('div', { className: 'readout', 'aria-live': 'polite', hidden: true });
     this.frame.append(this.#status, this.#grid, this.#detail);
   }
@@ -64,6 +66,7 @@ export class AttnModelView extends AttnElement {
   set data(d: (TensorLike | number[][][])[] | null) {
     this.#layers = (d ?? []).map((l) => toMatrices(l));
     if (this.#selected && !this.#layers[this.#selected.layer]?.[this.#selected.head]) this.#selected = null;
+    if (!this.#layers[this.#current.layer]?.[this.#current.head]) this.#current = { layer: 0, head: 0 };
     this.invalidate();
   }
   get data(): number[][][][] {
@@ -79,13 +82,34 @@ export class AttnModelView extends AttnElement {
 
   /** Enlarges one thumbnail (null closes the enlarged view). */
   select(sel: ModelSelection | null): void {
+    const was = this.#selected;
+    // Close (focused inside the enlarged view) hid itself and sent focus to the top of the page:
+    // back to the thumbnail that was open.
+    const closing = !sel && was && this.#detail.contains(this.root.activeElement);
     this.#selected = sel;
-    this.invalidate();
+    if (sel) this.#current = sel;
+    if (closing) {
+      this.#current = was;
+      this.renderNow();
+      this.#thumb(was)?.focus();
+    } else this.invalidate();
+    const name = this.getAttribute('layer-name') ?? 'Layer';
+    const target = sel ?? was;
+    if (target) this.announce(`${name} ${target.layer + 1}, head ${target.head + 1} ${sel ? 'enlarged' : 'closed'}`);
     this.emit<ModelSelection | null>('attn-select', sel);
   }
 
+  #thumb(at: ModelSelection): SVGGElement | null {
+    return this.#grid.querySelector(`g[data-layer="${at.layer}"][data-head="${at.head}"]`);
+  }
+
   protected attributeChanged(name: string): void {
-    if (ATTENTION_ATTRIBUTES.includes(name)) this.#follow();
+    if (ATTENTION_ATTRIBUTES.includes(name)) {
+      // An empty 64 x 20 box while several MB download looked broken.
+      this.#status.textContent = 'Loading the model…';
+      this.#status.hidden = !namesAttention(this);
+      this.#follow();
+    }
     else if (name === 'data') this.data = jsonAttr<number[][][][]>(this, 'data', this.attrProblems) ?? null;
     else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens', this.attrProblems) ?? null;
     else if (name === 'row-labels') this.rowLabels = labelsAttr(this, 'row-labels', this.attrProblems) ?? null;
@@ -94,7 +118,7 @@ export class AttnModelView extends AttnElement {
   }
 
   protected exportTarget(): SVGSVGElement | null {
-    return this.#svg;
+    return this.#layers.length ? this.#svg : null;
   }
 
   protected render(width: number): void {
@@ -118,7 +142,8 @@ export class AttnModelView extends AttnElement {
     layers.forEach((heads, l) => heads.forEach((m, hd) => {
       const x = left + hd * (cell + gap);
       const y = top + l * (cell + gap);
-      const g = s('g', { role: 'button', tabindex: 0, 'aria-label': `${layerName} ${l + 1}, head ${hd + 1}`, 'data-layer': l, 'data-head': hd });
+      const current = this.#current.layer === l && this.#current.head === hd;
+      const g = s('g', { role: 'button', tabindex: current ? 0 : -1, 'aria-label': `${layerName} ${l + 1}, head ${hd + 1}`, 'data-layer': l, 'data-head': hd });
       g.append(s('image', { x, y, width: cell, height: cell, href: thumb(m, p.dark), preserveAspectRatio: 'none', style: 'image-rendering: pixelated' }));
       const sel = this.#selected?.layer === l && this.#selected?.head === hd;
       g.append(s('rect', { class: 'frame-r', x, y, width: cell, height: cell, fill: 'none', stroke: sel ? p.highlight : p.line, 'stroke-width': sel ? 3 : 1 }));
@@ -132,7 +157,13 @@ export class AttnModelView extends AttnElement {
         } else if (e.key in moves) {
           e.preventDefault();
           const [dl, dh] = moves[e.key];
-          (this.#grid.querySelector(`g[data-layer="${l + dl}"][data-head="${hd + dh}"]`) as SVGGElement | null)?.focus();
+          const to = { layer: l + dl, head: hd + dh };
+          const next = this.#thumb(to);
+          if (!next) return;
+          g.setAttribute('tabindex', '-1');
+          next.setAttribute('tabindex', '0');
+          this.#current = to;
+          next.focus();
         }
       });
       svg.append(g);
