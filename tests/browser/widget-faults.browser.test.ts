@@ -225,4 +225,18 @@ describe('widgets with faults', () => {
     await expect.poll(readout).toBe("attn-head-view: the text attribute: expected a sentence, got ''");
     expect(v.problems).toEqual([]);
   });
+
+  test('beam tree: bad hypotheses and chosen are named; nothing uncaught, no "undefined" or NaN', async () => {
+    await stage(`<attn-beam-tree id="noTokens" data='[{"score":1}]'></attn-beam-tree>
+      <attn-beam-tree id="object" data='{"tokens":["a"],"score":1}'></attn-beam-tree>
+      <attn-beam-tree id="string" data='[{"tokens":"i am","score":-1},{"tokens":["i","was"]}]'></attn-beam-tree>
+      <attn-beam-tree id="chosen" chosen="5" data='[{"tokens":["a"],"score":-2},{"tokens":["b"],"score":-1}]'></attn-beam-tree>`);
+    await expect.poll(() => look('#chosen').then((x) => x.svg)).toBe(true);
+    expect(await look('#noTokens')).toMatchObject({ bar: false, fault: '<attn-beam-tree>: data: expected each hypothesis to have tokens (a list) and a numeric score; 1 of 1 left out' });
+    expect(await look('#object')).toMatchObject({ bar: false, fault: '<attn-beam-tree>: data: expected a list of {"tokens": [...], "score": number} hypotheses' });
+    expect(await look('#string')).toMatchObject({ nan: false, readout: '1 hypothesis; chosen: “i am”', fault: '<attn-beam-tree>: data: expected each hypothesis to have tokens (a list) and a numeric score; 1 of 2 left out' });
+    expect(await look('#chosen')).toMatchObject({ readout: '2 hypotheses; chosen: “b”',
+      fault: "<attn-beam-tree>: chosen: expected a hypothesis number from 0 to 1 (0-based), got '5'; the best score is drawn as chosen" });
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 // <attn-beam-tree>: the hypotheses of a beam search as a prefix tree, left to right. Shared
 // prefixes merge; the chosen hypothesis is drawn bold; each leaf shows its score.
-import { AttnElement, define, fmt, h, jsonAttr, s } from './base.js';
+import { AttnElement, badAttr, define, fmt, h, jsonAttr, s } from './base.js';
 
 export interface BeamHypothesis {
   tokens: string[];
@@ -22,7 +22,11 @@ export class AttnBeamTree extends AttnElement {
   }
 
   #beams: BeamHypothesis[] = [];
+  /** What is wrong with the hypotheses given; '' when nothing is. */
+  #dataProblem = '';
   #focus = -1;
+  /** The next render follows a key: its readout is announced. */
+  #announceNext = false;
   #svg: SVGSVGElement | null = null;
   #plot: HTMLDivElement;
   #readout: HTMLDivElement;
@@ -30,7 +34,8 @@ export class AttnBeamTree extends AttnElement {
   constructor() {
     super();
     this.#plot = h('div', { className: 'plot', tabIndex: 0, role: 'application', 'aria-roledescription': 'beam tree' });
-    this.#readout = h('div', { className: 'readout', 'aria-live': 'polite' });
+    // Not live: it follows the pointer. Keys are announced.
+    this.#readout = h('div', { className: 'readout' });
     this.frame.append(this.#plot, this.#readout);
     this.#plot.addEventListener('keydown', (e) => {
       const n = this.#beams.length;
@@ -40,6 +45,7 @@ export class AttnBeamTree extends AttnElement {
       else if (e.key === 'Escape') this.#focus = -1;
       else return;
       e.preventDefault();
+      this.#announceNext = true;
       this.invalidate();
       if (this.#focus >= 0) this.emit('attn-beam', { index: this.#focus, ...this.#beams[this.#focus] });
     });
@@ -48,6 +54,13 @@ export class AttnBeamTree extends AttnElement {
       const i = leaf ? Number(leaf.getAttribute('data-leaf')) : -1;
       if (i !== this.#focus) {
         this.#focus = i;
+        this.invalidate();
+      }
+    });
+    // The hovered hypothesis stayed highlighted after the pointer left.
+    this.#plot.addEventListener('pointerleave', () => {
+      if (this.#focus >= 0 && this.root.activeElement !== this.#plot) {
+        this.#focus = -1;
         this.invalidate();
       }
     });
@@ -60,7 +73,22 @@ export class AttnBeamTree extends AttnElement {
 
   /** Final hypotheses, best first unless `chosen` says otherwise. */
   set data(b: BeamHypothesis[] | null) {
-    this.#beams = (b ?? []).map((x) => ({ tokens: [...x.tokens].map(String), score: Number(x.score) }));
+    // Checked, not trusted: [{"score":1}] threw "x.tokens is not iterable" and kept the old tree;
+    // tokens as a string split into characters; a missing score was a NaN label.
+    this.#dataProblem = '';
+    const list: unknown[] = b === null || b === undefined ? [] : Array.isArray(b) ? b : [];
+    if (!Array.isArray(b) && b !== null && b !== undefined) this.#dataProblem = 'data: expected a list of {"tokens": [...], "score": number} hypotheses';
+    const beams: BeamHypothesis[] = [];
+    let bad = 0;
+    for (const x of list) {
+      const o = x as { tokens?: unknown; score?: unknown } | null;
+      const tokens = typeof o?.tokens === 'string' ? o.tokens.split(/\s+/).filter(Boolean) : Array.isArray(o?.tokens) ? o.tokens.map(String) : null;
+      const score = typeof o?.score === 'number' || typeof o?.score === 'string' ? Number(o.score) : NaN;
+      if (tokens && Number.isFinite(score)) beams.push({ tokens, score });
+      else bad++;
+    }
+    if (bad) this.#dataProblem = `data: expected each hypothesis to have tokens (a list) and a numeric score; ${bad} of ${list.length} left out`;
+    this.#beams = beams;
     this.#focus = -1;
     this.invalidate();
   }
@@ -70,11 +98,29 @@ export class AttnBeamTree extends AttnElement {
 
   /** The hypothesis drawn as chosen (default: the highest score). */
   get chosen(): number {
-    const a = this.getAttribute('chosen');
-    if (a !== null && a !== '') return Number(a);
+    const a = this.#chosenAttribute();
+    if (a !== null) return a;
     let best = 0;
     this.#beams.forEach((b, i) => { if (b.score > this.#beams[best].score) best = i; });
     return best;
+  }
+
+  /** `chosen` (0-based) when it names one of the hypotheses, else null (the best is drawn). */
+  #chosenAttribute(): number | null {
+    const a = this.getAttribute('chosen');
+    if (a === null || a.trim() === '') return null;
+    const i = Number(a);
+    return Number.isInteger(i) && i >= 0 && i < this.#beams.length ? i : null;
+  }
+
+  protected problems(): string[] {
+    const out = [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
+    const a = this.getAttribute('chosen');
+    // chosen="5" of 3 read: chosen: “undefined”.
+    if (a !== null && a.trim() !== '' && this.#beams.length && this.#chosenAttribute() === null) {
+      out.push(`${badAttr('chosen', `a hypothesis number from 0 to ${this.#beams.length - 1} (0-based)`, a)}; the best score is drawn as chosen`);
+    }
+    return out;
   }
 
   protected attributeChanged(name: string): void {
@@ -83,7 +129,7 @@ export class AttnBeamTree extends AttnElement {
   }
 
   protected exportTarget(): SVGSVGElement | null {
-    return this.#svg;
+    return this.#beams.length ? this.#svg : null;
   }
 
   protected render(width: number): void {
@@ -153,7 +199,11 @@ export class AttnBeamTree extends AttnElement {
     const f = this.#beams[this.#focus];
     this.#readout.textContent = f
       ? `hypothesis ${this.#focus + 1}: “${f.tokens.join(' ')}”, score ${fmt(f.score, 3)}${this.#focus === chosen ? ' (chosen)' : ''}`
-      : this.#beams.length ? `${this.#beams.length} hypotheses; chosen: “${this.#beams[chosen]?.tokens.join(' ')}”` : 'No beams yet';
+      : this.#beams.length ? `${this.#beams.length} ${this.#beams.length === 1 ? 'hypothesis' : 'hypotheses'}; chosen: “${this.#beams[chosen]?.tokens.join(' ')}”` : 'No beams yet';
+    if (this.#announceNext) {
+      this.#announceNext = false;
+      this.announce(this.#readout.textContent);
+    }
   }
 }
 
