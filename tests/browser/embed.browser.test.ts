@@ -605,8 +605,11 @@ describe("the embed page's recipes, run as written", () => {
     const v = await run(`${r.iframe}\n${r.resize}`);
     await until('the framed page', () => v.page.frames()[1]?.evaluate('document.body.dataset.result') as Promise<string | undefined>, (x) => x === 'ok', 60_000);
     expect(await v.page.frames()[1].evaluate("document.querySelector('attn-regression').kernel")).toBe('epanechnikov');
-    // The fixed height of the snippet (640) gives way to the height the page posts.
-    const fitted = await until('resized', async () => (await v.page.locator('iframe').boundingBox())!.height, (h) => h !== 640 && h > 100, 30_000);
+    // The snippet's fixed height (the one the embed page measured, or 640) gives way to the height
+    // the page posts, which the resize script writes into the frame's style.
+    await until('resized', () => v.page.locator('iframe').evaluate((f) => (f as HTMLIFrameElement).style.height), (h) => h !== '', 30_000);
+    const fitted = (await v.page.locator('iframe').boundingBox())!.height;
+    expect(fitted).toBeGreaterThan(100);
     // It follows the page both ways: taller content grows the frame, and the frame shrinks back
     // once that content is gone (scrollHeight, never below the frame's own height, kept it tall).
     await inFrame(v.page.frames()[1], "document.body.append(Object.assign(document.createElement('div'), { id: 'tall', style: 'height: 3000px' }))");
@@ -615,5 +618,18 @@ describe("the embed page's recipes, run as written", () => {
     await until('shrunk back', async () => (await v.page.locator('iframe').boundingBox())!.height, (h) => Math.abs(h - fitted) <= 2, 30_000);
     expect(v.problems).toEqual([]);
     await v.close();
+  });
+
+  test('the LMS iframe snippet carries the height the preview measured, and frameborder="0"', async () => {
+    const v = await open(`${siteUrl}embed.html#${new URLSearchParams({ page: 'pooling.html', view: 'kernel=epanechnikov&h=0.400' })}`);
+    await v.page.waitForSelector('body[data-result="ok"]');
+    // No script resizes the frame in an LMS: a fixed 640 left a box scrolling inside the page.
+    await expect.poll(() => v.page.evaluate(() => {
+      const h = Number(document.getElementById('preview-height')!.dataset.height ?? 0);
+      return h > 100 && document.getElementById('snippet-iframe')!.textContent!.includes(`height="${h + 32}"`);
+    }), { timeout: 30_000 }).toBe(true);
+    expect(await v.page.textContent('#snippet-iframe')).toContain('style="border: 0" frameborder="0"');
+    expect(v.problems).toEqual([]);
+    await v.page.close();
   });
 });

@@ -55,7 +55,7 @@ describe('the wrappers', () => {
     expect(mystBlock(html)).toBe('```{raw} html\n' + html + '\n```');
     expect(quartoBlock(html)).toBe('```{=html}\n' + html + '\n```');
     expect(iframeSnippet('https://x.example/a/scoring.html#logd=9&causal=1&embed=1', 'attnlab: Scoring'))
-      .toBe('<iframe src="https://x.example/a/scoring.html#logd=9&amp;causal=1&amp;embed=1" title="attnlab: Scoring" width="100%" height="640" style="border: 0"\n'
+      .toBe('<iframe src="https://x.example/a/scoring.html#logd=9&amp;causal=1&amp;embed=1" title="attnlab: Scoring" width="100%" height="640" style="border: 0" frameborder="0"\n'
         + '  loading="lazy" allow="clipboard-write; cross-origin-isolated"></iframe>');
   });
 

@@ -57,12 +57,14 @@ export function cdnSnippet(base: string, markup: string): string {
 }
 
 /**
- * The iframe an LMS (Canvas, Moodle) keeps when it strips scripts: a fixed height, since the
- * resizing script may not survive. `allow` lets the frame copy snippets to the clipboard and, on
- * a cross-origin isolated course page, run the threaded build.
+ * The iframe an LMS (Canvas, Moodle) keeps when it strips scripts: a fixed height (the embed page
+ * writes the one its preview measured), since the resizing script may not survive.
+ * `frameborder="0"` keeps it borderless where the LMS refuses inline styles (`style="border: 0"`).
+ * `allow` lets the frame copy snippets to the clipboard and, on a cross-origin isolated course
+ * page, run the threaded build.
  */
 export function iframeSnippet(url: string, title: string, height = 640): string {
-  return `<iframe src="${esc(url)}" title="${esc(title)}" width="100%" height="${height}" style="border: 0"
+  return `<iframe src="${esc(url)}" title="${esc(title)}" width="100%" height="${height}" style="border: 0" frameborder="0"
   loading="lazy" allow="clipboard-write; cross-origin-isolated"></iframe>`;
 }
 

@@ -94,13 +94,24 @@ function frameUrl(file: string): string {
   return `${new URL(file, base).href}#${p.toString()}`;
 }
 
+/** The height the preview frame posted for the view shown (0 until it does). */
+let measured = 0;
+
 function update(): void {
+  measured = 0;
+  writeSnippets();
+  frame.src = frameUrl(pageSel.input.value);
+}
+
+function writeSnippets(): void {
   const file = pageSel.input.value;
   const cdn = cdnSel.input.value as CdnName;
   const title = ready.find((p) => p.file === file)?.title ?? 'attnlab';
   const markup = widgetMarkup(file, viewState(file));
   const url = frameUrl(file);
-  const iframe = iframeSnippet(url, `attnlab: ${title}`);
+  // The LMS iframe is never resized (no script survives there): give it the measured height, with
+  // a margin, or a learner scrolls a box inside the page (a pooling view is some 1400 px tall).
+  const iframe = measured ? iframeSnippet(url, `attnlab: ${title}`, measured + 32) : iframeSnippet(url, `attnlab: ${title}`);
   // A view no widget reproduces is framed in every recipe: the iframe is HTML too, and its URL
   // carries the view's whole state.
   widgetNote.textContent = markup
@@ -112,7 +123,6 @@ function update(): void {
   mystCode.code.textContent = mystBlock(html);
   quartoCode.code.textContent = quartoBlock(html);
   iframeCode.code.textContent = iframe;
-  frame.src = url;
   frame.title = `Embedded attnlab page: ${title}`;
   writeHash({ page: file, cdn, view: file === state.page ? state.view : null });
 }
@@ -124,6 +134,10 @@ window.addEventListener('message', (e) => {
   frame.style.height = `${h}px`;
   heightOut.textContent = `The frame reported ${h} px and was resized to fit.`;
   heightOut.dataset.height = String(h);
+  if (h !== measured) {
+    measured = h;
+    writeSnippets();
+  }
 });
 pageSel.input.addEventListener('change', update);
 cdnSel.input.addEventListener('change', update);
