@@ -264,6 +264,35 @@ describe('a package host without Cross-Origin-Resource-Policy, on an isolated co
   }, 180_000);
 });
 
+describe("an isolated course page whose Content-Security-Policy has no worker-src blob:", () => {
+  test("the threads' blob: workers are refused: load() falls back to 'relaxed-simd' and names the policy (it waited for ever)", async () => {
+    const pkg = cdnPkg(cdn), cdnOrigin = new URL(cdn.url).origin;
+    const page = `<!doctype html><meta charset="utf-8"><title>csp</title><script type="module">
+      const { load } = await import(${JSON.stringify(`${pkg}dist/index.js`)});
+      const r = {};
+      try {
+        const lib = await load();
+        const x = { data: new Float32Array(8).fill(0.5), shape: [2, 4] };
+        Object.assign(r, { variant: lib.variant, threads: lib.threads, reason: lib.variantReason, out: Array.from(lib.attention(x, x, x).output.data) });
+      } catch (e) { r.error = String(e); }
+      document.body.dataset.result = JSON.stringify(r);
+    </script>`;
+    const policy = `default-src 'self'; script-src 'self' 'unsafe-inline' ${cdnOrigin} 'wasm-unsafe-eval'; connect-src 'self' ${cdnOrigin}; worker-src 'self'`;
+    const strict = await serveStatic(outDir, true, { host: 'localhost', pages: { '/csp.html': page }, headers: { 'Content-Security-Policy': policy } });
+    try {
+      const v = await open(`${strict.url}csp.html`);
+      await v.page.waitForSelector('body[data-result]', { state: 'attached', timeout: 60_000 });
+      const r = JSON.parse((await v.page.getAttribute('body', 'data-result'))!);
+      expect(r.error).toBeUndefined();
+      expect(r).toMatchObject({ variant: 'relaxed-simd', threads: 1, out: [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5] });
+      expect(r.reason).toMatch(/^'relaxed-simd-threads' failed to start \(the page's Content-Security-Policy \(worker-src\) refused the threads' workers, .*add blob: to worker-src\): 'relaxed-simd' is the fastest build that runs here$/);
+      await v.page.close();
+    } finally {
+      await strict.close();
+    }
+  }, 120_000);
+});
+
 // The course page itself framed (a notebook's output frame, an LMS page that frames the author's
 // HTML): the package from the CDN (127.0.0.1), the course page (localhost:B) in a frame of a page on
 // a third origin (localhost:C), plain and sandboxed.

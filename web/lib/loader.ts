@@ -335,6 +335,19 @@ async function instantiateFiles<M>(a: GlueAssets<M>, poolSize: number): Promise<
       else if (!text.startsWith('Blocking on the main thread is very dangerous')) console.warn(text);
     },
   };
+  // A worker the page's Content-Security-Policy refuses (worker-src without blob: for a CDN's
+  // bootstrap, or without 'self') never starts and, in Chromium, fires no error on the Worker:
+  // load() waited for ever. The page's violation report is the one sign of it.
+  const refused = (e: Event) => {
+    const v = e as SecurityPolicyViolationEvent;
+    if (!worker || v.effectiveDirective !== 'worker-src') return;
+    if (worker.href.startsWith('blob:') && v.blockedURI.startsWith('blob')) {
+      failed(new Error("the page's Content-Security-Policy (worker-src) refused the threads' workers, which start from blob: URLs when attnlab comes from another origin: add blob: to worker-src"));
+    } else if (worker.href.startsWith(v.blockedURI)) {
+      failed(new Error(`the page's Content-Security-Policy (worker-src) refused the threads' worker script ${v.blockedURI}`));
+    }
+  };
+  globalThis.addEventListener?.('securitypolicyviolation', refused);
   try {
     return await Promise.race([factory(options), workerFailure]);
   } catch (e) {
@@ -343,6 +356,7 @@ async function instantiateFiles<M>(a: GlueAssets<M>, poolSize: number): Promise<
   } finally {
     // Every pool worker was constructed inside the factory, before it settled.
     worker?.revoke();
+    globalThis.removeEventListener?.('securitypolicyviolation', refused);
   }
 }
 
