@@ -5,7 +5,7 @@ import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './mas
 import { checkPattern, patternMask } from './patterns.js';
 import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs } from './relative-position.js';
 import { checkEvenFeatures, checkRope } from './rope.js';
-import { checkBool, checkOneOf, checkOptions, checkTensor, numel, shapeString, type FiniteScan } from './tensor.js';
+import { checkBool, checkOneOf, checkOptions, checkTensor, describe, numel, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -88,6 +88,11 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown, needV: bool
     }
   } else if (Object.keys(p).length > 0) {
     throw new Error(`${fn}: options.params: expected none for score '${score}', got ${Object.keys(p).join(', ')}`);
+  }
+  // The core scales dot-product scores only (scaled_dot, dot, general): an additive scale would be
+  // silently ignored.
+  if (score === 'additive' && o.scale !== undefined) {
+    throw new Error(`${fn}: options.scale: expected none for score 'additive' (it scales dot-product scores only), got ${describe(o.scale)}`);
   }
   const scale = checkScaleOption(fn, o.scale);
   return { Q, K, V, d, score, params, hidden, scale };

@@ -1,5 +1,5 @@
 import { sameLead } from './attention.js';
-import { withScratch } from './heap.js';
+import { MAX_BYTES, withScratch } from './heap.js';
 import { checkBool, checkInt, checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
 import type { AttentionResult, LinearAttentionOptions, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -56,12 +56,24 @@ export function linearAttention(m: WasmModule, q: unknown, k: unknown, v: unknow
 
   const batch = numel(lead);
   const outLen = batch * Sq * Dv;
+  // The core's working memory, named by the option that sets it (an allocation failure there would
+  // only say "out of memory"): FAVOR+'s features W [m, D] and a slice's key features and state;
+  // Linformer's drawn E, F [rank, Sk] and its projected keys and values.
+  const r = rank ?? 64;
+  const work = method === 'favor+' ? 4 * (features * (D + Sk + Dv + 2) + D)
+    : method === 'linformer' ? 4 * ((E ? 0 : 2 * r * Sk) + r * (D + Dv + 1)) : 0;
+  if (work > MAX_BYTES) {
+    const what = method === 'favor+'
+      ? `options.features: expected working memory within the WebAssembly heap's 2 GiB limit, got ${work} bytes (features x (D + Sk + Dv + 2) = ${features} x ${D + Sk + Dv + 2} floats)`
+      : `options.rank: expected working memory within the WebAssembly heap's 2 GiB limit, got ${work} bytes (rank x (${E ? '' : '2 Sk + '}D + Dv + 1) = ${r} x ${(E ? 0 : 2 * Sk) + D + Dv + 1} floats)`;
+    throw new Error(`${fn}: ${what}`);
+  }
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const Ep = E ? s.put(E.data) : null;
     check(m.linearAttention({
       method, q: s.put(Q.data), k: s.put(K.data), v: s.put(V.data), batch, Sq, Sk, D, Dv, causal,
-      features, rank: rank ?? 64, seed, E: Ep, F: F === E ? Ep : s.put(F!.data), out,
+      features, rank: r, seed, E: Ep, F: F === E ? Ep : s.put(F!.data), out,
     }));
     return { output: { data: s.take(out, outLen), shape: [...lead, Sq, Dv] } };
   });

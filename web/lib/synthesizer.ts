@@ -45,7 +45,10 @@ function mlpArgs(s: Scratch, m: Mlp | null) {
 export function synthesizer(m: WasmModule, x: unknown, v: unknown, options: SynthesizerOptions): AttentionResult {
   const fn = 'synthesizer';
   if (typeof options !== 'object' || options === null) throw argError(fn, 'options', "{ kind: 'dense' | 'random' | 'factorized-dense' | 'factorized-random', ... }", options);
-  const kind = checkOneOf(fn, 'options.kind', (options as { kind?: unknown }).kind, KINDS, 'dense');
+  // Required (the types say so): a missing kind is named, not taken for 'dense'.
+  const givenKind = (options as { kind?: unknown }).kind;
+  if (givenKind === undefined) throw argError(fn, 'options.kind', `one of ${KINDS.map((k) => `'${k}'`).join(', ')}`, givenKind);
+  const kind = checkOneOf(fn, 'options.kind', givenKind, KINDS, 'dense');
   const o = checkOptions(fn, 'options', options, ['kind', 'dot', 'causal', 'returnWeights', ...KEYS[kind]]);
   const V = checkTensor(fn, 'v', v, { rank: 2, orMore: true, layout: '[..., S, Dv]' });
   const lead = V.shape.slice(0, -2);
@@ -62,6 +65,10 @@ export function synthesizer(m: WasmModule, x: unknown, v: unknown, options: Synt
   if (dense) {
     if (x === null || x === undefined) throw new Error(`${fn}: x: expected the tokens [..., S, D] for kind '${kind}', got ${String(x)}`);
     X = sameRows('x', checkTensor(fn, 'x', x, { rank: 2, orMore: true, layout: '[..., S, D]' }));
+  } else if (x !== null && x !== undefined) {
+    // The random kinds do not read the tokens; given, they are still checked, so a malformed x is
+    // not silently taken.
+    sameRows('x', checkTensor(fn, 'x', x, { rank: 2, orMore: true, layout: '[..., S, D]' }));
   }
   const D = X ? X.shape.at(-1)! : 0;
   let mlp: Mlp | null = null, mlpB: Mlp | null = null;

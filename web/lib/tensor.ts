@@ -123,6 +123,11 @@ export function checkMask(fn: string, name: string, m: unknown): CheckedMask {
   if (isObject(m) && (m.data instanceof Uint8Array || m.data instanceof Float32Array)) {
     throw typedError(fn, `${name}.data`, m.data, m.data instanceof Uint8Array ? 'uint8' : 'float32');
   }
+  if (isObject(m) && m.data !== undefined) {
+    // A mask-like object whose data is another array (Int32Array, Int8Array, a plain array): name
+    // the data and what it is, not just "an object".
+    throw argError(fn, `${name}.data`, 'a Uint8Array (boolean mask) or Float32Array (additive mask)', m.data);
+  }
   throw argError(fn, name, 'a mask { data: Uint8Array (boolean) or Float32Array (additive), shape }', m);
 }
 
