@@ -89,6 +89,9 @@ SparsePattern make_pattern(PatternSpec spec, int64_t Sq, int64_t Sk) {
     const int64_t q_blocks = (Sq + spec.block - 1) / spec.block;
     const int64_t k_blocks = (Sk + spec.block - 1) / spec.block;
     check_globals(spec.global, std::max(q_blocks, k_blocks), "block");
+    // Fewer are drawn when fewer are left (documented), and never more than the key blocks: a
+    // huge randomBlocks draws the same pattern without allocating q_blocks x randomBlocks slots.
+    spec.random_blocks = std::min(spec.random_blocks, k_blocks);
     p.random = draw_random_blocks(spec, q_blocks, k_blocks);
   } else {
     require(spec.window >= 0, [&] {

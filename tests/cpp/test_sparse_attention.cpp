@@ -180,6 +180,12 @@ TEST(SparseAttention, RandomBlocksRunOutGracefully) {
   // 3 blocks, a window of 2 blocks each side: no block is left to draw.
   const SparsePattern p = make_pattern(bigbird(4, 2, {}, 2, 0), 12, 12);
   for (int64_t c : p.random) EXPECT_EQ(c, -1);
+  // Far more random blocks than key blocks: the same draws as asking for all of them, without
+  // q_blocks x randomBlocks slots (2^53 - 1 ran out of memory).
+  const SparsePattern all = make_pattern(bigbird(1, 0, {}, 5, 3), 5, 5);
+  const SparsePattern huge = make_pattern(bigbird(1, 0, {}, (int64_t{1} << 53) - 1, 3), 5, 5);
+  EXPECT_EQ(huge.random, all.random);
+  EXPECT_EQ(huge.spec.random_blocks, 5);
 }
 
 TEST(SparseAttention, PatternMaskIsTheRule) {
