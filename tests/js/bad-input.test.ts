@@ -105,6 +105,36 @@ describe.each(VARIANTS)('%s', (variant) => {
     await expect(libs[variant].attentionAsync(K, bad, K)).rejects.toThrowError(/^attention: k: expected finite values, got Infinity at index 5000$/);
   });
 
+  // Edge shapes that hung, threw a RangeError or a misleading Error: each gives its (empty) result.
+  it('empty results with huge leading dimensions return at once', () => {
+    const lib = libs[variant];
+    const E = (shape: number[]) => ({ data: new Float32Array(0), shape });
+    const t0 = performance.now();
+    expect(lib.maskedSoftmax(E([2 ** 40, 0, 1024]), { causal: true }).shape).toEqual([2 ** 40, 0, 1024]);
+    expect(lib.maskedSoftmax(E([2 ** 40, 0, 1024]), { validLens: [1] }).data.length).toBe(0);
+    for (const method of ['elu', 'favor+', 'linformer'] as const) {
+      expect(lib.linearAttention(E([2 ** 40, 0, 4]), E([2 ** 40, 0, 4]), E([2 ** 40, 0, 4]), { method }).output.shape).toEqual([2 ** 40, 0, 4]);
+    }
+    const r = lib.attention(E([2 ** 20, 2 ** 20, 0, 8]), E([2 ** 20, 2 ** 20, 0, 8]), E([2 ** 20, 2 ** 20, 0, 3]), { attnMask: { data: new Uint8Array(0), shape: [0] }, returnWeights: true });
+    expect([r.output.shape, r.weights.shape]).toEqual([[2 ** 20, 2 ** 20, 0, 3], [2 ** 20, 2 ** 20, 0, 0]]);
+    expect(lib.attentionScores(E([2 ** 40, 0, 8]), E([2 ** 40, 0, 8])).shape).toEqual([2 ** 40, 0, 0]);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+
+  it('zero heads with t5, synthesizer with S = 0, and bigbird with more random blocks than blocks work', () => {
+    const lib = libs[variant];
+    expect(lib.attention(f32([2, 0, 4, 8]), f32([2, 0, 4, 8]), f32([2, 0, 4, 8]), { t5: { weights: f32([0, 8]) } }).output.shape).toEqual([2, 0, 4, 8]);
+    for (const kind of ['random', 'factorized-random'] as const) {
+      expect(lib.synthesizer(null, f32([1, 0, 3]), { kind, returnWeights: true }).weights.shape).toEqual([1, 0, 0]);
+    }
+    const dense = { W1: f32([2, 4]), W2: f32([0, 2]) };
+    expect(lib.synthesizer(f32([1, 0, 4]), f32([1, 0, 3]), { kind: 'dense', dense }).output.shape).toEqual([1, 0, 3]);
+    const pattern = { type: 'bigbird', blockSize: 1, randomBlocks: 2 ** 53 - 1 } as const;
+    const all = { ...pattern, randomBlocks: 5 };
+    const Q = randn([5, 4], 7), V = randn([5, 2], 8);
+    expect(lib.attention(Q, Q, V, { pattern }).output.data).toEqual(lib.attention(Q, Q, V, { pattern: all }).output.data);
+  });
+
   it('the async form names a null v too', async () => {
     await expect(libs[variant].attentionAsync(q, k, null as never)).rejects.toThrowError(/^attention: v: expected a tensor \{ data: Float32Array, shape: number\[\] \}, got null$/);
   });

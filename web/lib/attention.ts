@@ -155,6 +155,13 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
   const batch = numel(d.lead);
   const outLen = batch * d.Sq * d.Dv;
   const wLen = batch * d.Sq * d.Sk;
+  if (outLen === 0) {
+    // No query rows (Dv >= 1): nothing to run, and leading dimensions of 2^40 would loop the core
+    // over that many empty slices.
+    const result: AttentionResult = { output: { data: new Float32Array(0), shape: [...d.lead, d.Sq, d.Dv] } };
+    if (returnWeights) result.weights = { data: new Float32Array(0), shape: [...d.lead, d.Sq, d.Sk] };
+    return result;
+  }
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const weights = returnWeights ? s.alloc(wLen * 4) : 0;
@@ -186,6 +193,7 @@ export function attentionScores(m: WasmModule, q: unknown, k: unknown, options?:
   const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale']);
   const { Q, K, d, score, params, hidden, scale } = scoreInputs(fn, q, k, undefined, false, o);
   const len = numel(d.lead) * d.Sq * d.Sk;
+  if (len === 0) return { data: new Float32Array(0), shape: [...d.lead, d.Sq, d.Sk] };  // as runAttention
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(len * 4);
     check(m.attentionScores({

@@ -56,6 +56,8 @@ export function linearAttention(m: WasmModule, q: unknown, k: unknown, v: unknow
 
   const batch = numel(lead);
   const outLen = batch * Sq * Dv;
+  // Nothing to run; leading dimensions of 2^40 over empty slices would loop the core that long.
+  if (outLen === 0) return { output: { data: new Float32Array(0), shape: [...lead, Sq, Dv] } };
   // The core's working memory, named by the option that sets it (an allocation failure there would
   // only say "out of memory"): FAVOR+'s features W [m, D] and a slice's key features and state;
   // Linformer's drawn E, F [rank, Sk] and its projected keys and values.

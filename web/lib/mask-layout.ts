@@ -27,7 +27,8 @@ export function broadcastTo(fn: string, name: string, operand: readonly number[]
     s *= d;
   }
   const lead = target.slice(0, -2);
-  const batchOffset = new Array<number>(numel(lead));
+  // No query rows, no mask element is read: leading dimensions of 2^40 need no table.
+  const batchOffset = new Array<number>(target[n - 2] === 0 ? 0 : numel(lead));
   for (let idx = 0; idx < batchOffset.length; idx++) {
     let rem = idx, off = 0;
     for (let t = lead.length - 1; t >= 0; t--) {
@@ -46,9 +47,10 @@ export function broadcastTo(fn: string, name: string, operand: readonly number[]
  */
 export function validLensLayout(fn: string, name: string, v: Int32Array, lead: readonly number[], Sq: number, Sk: number): Omit<Broadcast, 'colStride'> {
   const batch = numel(lead);
+  const rows = Sq === 0 ? 0 : batch;  // no query rows: no table (as broadcastTo)
   let layout: Omit<Broadcast, 'colStride'>;
   if (v.length === batch * Sq && Sq !== 1) {
-    layout = { rowStride: 1, batchOffset: Array.from({ length: batch }, (_, b) => b * Sq) };
+    layout = { rowStride: 1, batchOffset: Array.from({ length: rows }, (_, b) => b * Sq) };
   } else {
     let prefix = 1, j = 0;
     while (prefix !== v.length && j < lead.length) prefix *= lead[j++];
@@ -61,7 +63,7 @@ export function validLensLayout(fn: string, name: string, v: Int32Array, lead: r
       throw new Error(`${fn}: ${name}: expected length ${allowed.join(', ')}, or ${batch * Sq} (one per query row), got ${v.length}`);
     }
     const per = batch / prefix;
-    layout = { rowStride: 0, batchOffset: Array.from({ length: batch }, (_, b) => Math.floor(b / per)) };
+    layout = { rowStride: 0, batchOffset: Array.from({ length: rows }, (_, b) => Math.floor(b / per)) };
   }
   for (let i = 0; i < v.length; i++) {
     if (v[i] < 0 || v[i] > Sk) {

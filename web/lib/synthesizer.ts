@@ -22,15 +22,18 @@ function shaped(fn: string, name: string, t: unknown, shape: number[], layout: s
 
 interface Mlp { W1: Tensor; b1: Tensor | null; W2: Tensor; b2: Tensor | null; hidden: number; out: number }
 
-/** A 2-layer MLP { W1 [hidden, D], b1?, W2 [out, hidden], b2? }; `out` -1 for any. */
-function checkMlp(fn: string, name: string, x: unknown, D: number, out: number): Mlp {
+/**
+ * A 2-layer MLP { W1 [hidden, D], b1?, W2 [out, hidden], b2? }; `out` -1 for any. W2 may have no
+ * rows only when S = 0 (no scores to make).
+ */
+function checkMlp(fn: string, name: string, x: unknown, D: number, out: number, S: number): Mlp {
   if (x === undefined) throw new Error(`${fn}: ${name}: expected the learned MLP { W1 [hidden, ${D}], W2 [${out < 0 ? 'out' : out}, hidden], b1?, b2? }, got undefined`);
   const o = checkOptions(fn, name, x, ['W1', 'b1', 'W2', 'b2']);
   const W1 = shaped(fn, `${name}.W1`, o.W1, [-1, D], '[hidden, D]');
   const hidden = W1.shape[0];
   if (hidden < 1) throw new Error(`${fn}: ${name}.W1: expected hidden >= 1 rows, got shape ${shapeString(W1.shape)}`);
   const W2 = shaped(fn, `${name}.W2`, o.W2, [out, hidden], out < 0 ? '[out, hidden]' : '[S, hidden]');
-  if (W2.shape[0] < 1) throw new Error(`${fn}: ${name}.W2: expected out >= 1 rows, got shape ${shapeString(W2.shape)}`);
+  if (W2.shape[0] < 1 && S > 0) throw new Error(`${fn}: ${name}.W2: expected out >= 1 rows, got shape ${shapeString(W2.shape)}`);
   const b1 = o.b1 === undefined ? null : shaped(fn, `${name}.b1`, o.b1, [hidden], '[hidden]');
   const b2 = o.b2 === undefined ? null : shaped(fn, `${name}.b2`, o.b2, [W2.shape[0]], '[out]');
   return { W1, b1, W2, b2, hidden, out: W2.shape[0] };
@@ -72,10 +75,10 @@ export function synthesizer(m: WasmModule, x: unknown, v: unknown, options: Synt
   }
   const D = X ? X.shape.at(-1)! : 0;
   let mlp: Mlp | null = null, mlpB: Mlp | null = null;
-  if (kind === 'dense') mlp = checkMlp(fn, 'options.dense', o.dense, D, S);
+  if (kind === 'dense') mlp = checkMlp(fn, 'options.dense', o.dense, D, S, S);
   if (kind === 'factorized-dense') {
-    mlp = checkMlp(fn, 'options.factorA', o.factorA, D, -1);
-    mlpB = checkMlp(fn, 'options.factorB', o.factorB, D, -1);
+    mlp = checkMlp(fn, 'options.factorA', o.factorA, D, -1, S);
+    mlpB = checkMlp(fn, 'options.factorB', o.factorB, D, -1, S);
     if (mlp.out * mlpB.out !== S) {
       throw new Error(`${fn}: options.factorA, options.factorB: expected output sizes a, b with a * b = S = ${S}, got ${mlp.out} * ${mlpB.out}`);
     }
@@ -105,6 +108,13 @@ export function synthesizer(m: WasmModule, x: unknown, v: unknown, options: Synt
 
   const batch = numel(lead);
   const outLen = batch * S * Dv, wLen = batch * S * S;
+  if (outLen === 0) {
+    // Nothing to run (Dv >= 1): no scores to draw or make (the core would ask for parameters an
+    // empty R [0, 0] does not need), and no empty slices to loop over.
+    const result: AttentionResult = { output: { data: new Float32Array(0), shape: [...lead, S, Dv] } };
+    if (returnWeights) result.weights = { data: new Float32Array(0), shape: [...lead, S, S] };
+    return result;
+  }
   // The fixed random forms are drawn in the core's heap.
   const drawn = kind === 'random' && !R ? 4 * S * S : kind === 'factorized-random' && !R1 ? 8 * S * rank : 0;
   if (drawn > MAX_BYTES) {
