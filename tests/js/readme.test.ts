@@ -125,6 +125,20 @@ describe('README examples', () => {
 
   it('every example type-checks under tsc --strict against the installed packages', () => {
     examples.forEach((code, i) => writeFileSync(join(full, `example-${i}.ts`), code));
+    // The overloads that narrow a result when its option asks for a part (as returnWeights does in
+    // the README): under strict these would be "possibly undefined" without them.
+    writeFileSync(join(full, 'example-overloads.ts'), `
+      import { load, type Int32Tensor, type Tensor } from 'attnlab';
+      const lib = await load();
+      const t = { data: new Float32Array(8), shape: [4, 2] };
+      const w: Tensor = lib.synthesizer(null, t, { kind: 'random', returnWeights: true }).weights;
+      const b: Int32Tensor = lib.lshAttention(t, t, { nBuckets: 2, returnBuckets: true }).buckets;
+      const a: Int32Tensor = lib.lshAttention(t, t, { nBuckets: 2, returnAttended: true }).attended;
+      const both = lib.lshAttention(t, t, { nBuckets: 2, returnBuckets: true, returnAttended: true });
+      const pair: [Int32Tensor, Int32Tensor] = [both.buckets, both.attended];
+      const plain: Tensor | undefined = lib.synthesizer(null, t, { kind: 'random' }).weights;
+      console.log(w, b, a, pair, plain);
+    `);
     writeFileSync(join(full, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: [] },
       include: ['example-*.ts'],

@@ -18,7 +18,7 @@ import { createTrainer, type CreateTrainerOptions, type TrainerSession } from '.
 import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorName } from './translator.js';
 import type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
-  GpuAdapterInfo, HeapStats, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
+  GpuAdapterInfo, HeapStats, Int32Tensor, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
   MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
 import type { NnModule, WasmModule } from './wasm-module.js';
@@ -187,6 +187,10 @@ export class Attnlab {
    * Reformer's LSH attention of shared query-keys qk [..., S, D] and values v [..., S, Dv]: each
    * query attends only within its bucket's chunk and the one before, per hash round.
    */
+  lshAttention(qk: Tensor, v: Tensor, options: LshAttentionOptions & { returnBuckets: true; returnAttended: true }): LshAttentionResult & { buckets: Int32Tensor; attended: Int32Tensor };
+  lshAttention(qk: Tensor, v: Tensor, options: LshAttentionOptions & { returnBuckets: true }): LshAttentionResult & { buckets: Int32Tensor };
+  lshAttention(qk: Tensor, v: Tensor, options: LshAttentionOptions & { returnAttended: true }): LshAttentionResult & { attended: Int32Tensor };
+  lshAttention(qk: Tensor, v: Tensor, options?: LshAttentionOptions): LshAttentionResult;
   lshAttention(qk: Tensor, v: Tensor, options?: LshAttentionOptions): LshAttentionResult {
     return lshAttention(this.#pooled('lshAttention'), qk, v, options);
   }
@@ -195,6 +199,8 @@ export class Attnlab {
    * Synthesizer attention of tokens x [..., S, D] and values v [..., S, Dv]: dense (an MLP per
    * token), random, or their factorized forms, optionally mixed with dot-product scores.
    */
+  synthesizer(x: Tensor | null, v: Tensor, options: SynthesizerOptions & { returnWeights: true }): AttentionResultWithWeights;
+  synthesizer(x: Tensor | null, v: Tensor, options: SynthesizerOptions): AttentionResult;
   synthesizer(x: Tensor | null, v: Tensor, options: SynthesizerOptions): AttentionResult {
     return synthesizer(this.#pooled('synthesizer'), x, v, options);
   }
