@@ -264,6 +264,39 @@ describe('a package host without Cross-Origin-Resource-Policy, on an isolated co
   }, 180_000);
 });
 
+describe("a course page whose Content-Security-Policy allows no inline style (style-src 'self')", () => {
+  test('the widgets are styled (their stylesheets are constructed, not <style> elements) and nothing is refused', async () => {
+    const pkg = cdnPkg(cdn), cdnOrigin = new URL(cdn.url).origin;
+    const cells = JSON.stringify(Array.from({ length: 20 }, (_, i) => Array.from({ length: 20 }, (_, j) => ((i * 20 + j) % 7) / 7)));
+    const page = `<!doctype html><meta charset="utf-8"><title>csp</title><link rel="icon" href="data:,">
+      <attn-heatmap id="small" data="[[0.5,0.2],[0.1,0.9]]"></attn-heatmap>
+      <attn-heatmap id="big" data="${cells}"></attn-heatmap>
+      <script type="module">
+      const seen = [];
+      document.addEventListener('securitypolicyviolation', (e) => seen.push(e.effectiveDirective + ' ' + e.blockedURI));
+      await import(${JSON.stringify(`${pkg}dist/components/index.js`)});
+      const small = document.getElementById('small'), big = document.getElementById('big');
+      for (let i = 0; i < 100 && !(small.shadowRoot?.querySelector('svg') && big.shadowRoot?.querySelector('svg image')); i++) await new Promise((r) => setTimeout(r, 50));
+      const bar = small.shadowRoot.querySelector('.bar'), image = big.shadowRoot.querySelector('svg image');
+      document.body.dataset.result = JSON.stringify({ seen, styleElements: small.shadowRoot.querySelectorAll('style').length,
+        bar: getComputedStyle(bar).display, radius: getComputedStyle(small).borderRadius,
+        rendering: image && getComputedStyle(image).imageRendering, sameSheet: small.shadowRoot.adoptedStyleSheets[0] === big.shadowRoot.adoptedStyleSheets[0] });
+      </script>`;
+    const policy = `default-src 'self'; script-src 'self' 'unsafe-inline' ${cdnOrigin}; connect-src 'self' ${cdnOrigin}; img-src 'self' data: blob:; style-src 'self'`;
+    const strict = await serveStatic(outDir, false, { host: 'localhost', pages: { '/styles.html': page }, headers: { 'Content-Security-Policy': policy } });
+    try {
+      const v = await open(`${strict.url}styles.html`);
+      await v.page.waitForSelector('body[data-result]', { state: 'attached', timeout: 30_000 });
+      const r = JSON.parse((await v.page.getAttribute('body', 'data-result'))!);
+      expect(r).toEqual({ seen: [], styleElements: 0, bar: 'flex', radius: '6px', rendering: 'pixelated', sameSheet: true });
+      expect(v.problems).toEqual([]);
+      await v.page.close();
+    } finally {
+      await strict.close();
+    }
+  }, 60_000);
+});
+
 describe("an isolated course page whose Content-Security-Policy has no worker-src blob:", () => {
   test("the threads' blob: workers are refused: load() falls back to 'relaxed-simd' and names the policy (it waited for ever)", async () => {
     const pkg = cdnPkg(cdn), cdnOrigin = new URL(cdn.url).origin;

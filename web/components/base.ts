@@ -110,6 +110,27 @@ svg { display: block; max-width: 100%; overflow: visible; user-select: none; -we
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
 
+// Each widget class's stylesheet, built once and adopted by every instance's shadow root: a
+// constructed sheet is not inline style, so a course page whose Content-Security-Policy has no
+// style-src 'unsafe-inline' (common on LMS pages) still styles the widgets; a <style> element in
+// each shadow root was refused there and left them unstyled. Engines without constructable
+// stylesheets (Safari before 16.4) get that <style> element.
+const sheets = new Map<unknown, CSSStyleSheet>();
+function styleFor(cls: unknown, css: () => string): CSSStyleSheet | HTMLStyleElement {
+  if (typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype && 'adoptedStyleSheets' in ShadowRoot.prototype) {
+    let sheet = sheets.get(cls);
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(css());
+      sheets.set(cls, sheet);
+    }
+    return sheet;
+  }
+  const style = document.createElement('style');
+  style.textContent = css();
+  return style;
+}
+
 // One queue of pending redraws for every widget on the page. Each animation frame draws widgets
 // until a small time budget is spent and leaves the rest for the next frame, so several widgets
 // updating together never add up to one long task.
@@ -173,8 +194,8 @@ export abstract class AttnElement extends ElementBase {
   constructor() {
     super();
     this.root = this.attachShadow({ mode: 'open' });
-    const style = document.createElement('style');
-    style.textContent = BASE_CSS + this.css();
+    const style = styleFor(this.constructor, () => BASE_CSS + this.css());
+    if (!(style instanceof HTMLStyleElement)) this.root.adoptedStyleSheets = [style];
     this.frame = h('div', { className: 'body' });
     this.#exportButtons = (['svg', 'png'] as const).map((kind) => h('button', {
       type: 'button', textContent: kind.toUpperCase(), title: `Download as ${kind.toUpperCase()}`,
@@ -185,7 +206,7 @@ export abstract class AttnElement extends ElementBase {
     this.#labelButtons();
     this.#fault = h('div', { className: 'fault', role: 'alert', hidden: true });
     this.#live = h('div', { className: 'sr', 'aria-live': 'polite' });
-    this.root.append(style, h('div', { className: 'frame' }, bar, this.frame, this.#fault, this.#live));
+    this.root.append(...(style instanceof HTMLStyleElement ? [style] : []), h('div', { className: 'frame' }, bar, this.frame, this.#fault, this.#live));
   }
 
   /** "Download Alignment as PNG": with several widgets on a page, the tag name told them apart for no one. */

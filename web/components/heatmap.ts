@@ -296,7 +296,7 @@ export class AttnHeatmap extends AttnElement {
         masked.push([i, j]);
         return hexRGB(p.masked);
       });
-      cells.append(s('image', { x: left, y: top, width: gw, height: gh, href, preserveAspectRatio: 'none', style: 'image-rendering: pixelated' }));
+      cells.append(s('image', { x: left, y: top, width: gw, height: gh, href, preserveAspectRatio: 'none', 'image-rendering': 'pixelated' }));
     }
     // Masked cells: a neutral fill with a diagonal hatch, so "hidden" never reads as "zero".
     if (masked.length) {

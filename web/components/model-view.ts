@@ -144,7 +144,7 @@ export class AttnModelView extends AttnElement {
       const y = top + l * (cell + gap);
       const current = this.#current.layer === l && this.#current.head === hd;
       const g = s('g', { role: 'button', tabindex: current ? 0 : -1, 'aria-label': `${layerName} ${l + 1}, head ${hd + 1}`, 'data-layer': l, 'data-head': hd });
-      g.append(s('image', { x, y, width: cell, height: cell, href: thumb(m, p.dark), preserveAspectRatio: 'none', style: 'image-rendering: pixelated' }));
+      g.append(s('image', { x, y, width: cell, height: cell, href: thumb(m, p.dark), preserveAspectRatio: 'none', 'image-rendering': 'pixelated' }));
       const sel = this.#selected?.layer === l && this.#selected?.head === hd;
       g.append(s('rect', { class: 'frame-r', x, y, width: cell, height: cell, fill: 'none', stroke: sel ? p.highlight : p.line, 'stroke-width': sel ? 3 : 1 }));
       const open = () => this.select(sel ? null : { layer: l, head: hd });

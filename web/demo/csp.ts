@@ -2,7 +2,8 @@
 // so it holds on any static host, including ones that cannot set headers.
 //   script-src: only the site's own files; 'wasm-unsafe-eval' lets WebAssembly compile, and
 //     nothing else may (no eval, no inline scripts, no inline event handlers).
-//   style-src 'unsafe-inline': the widgets style their shadow roots with <style> elements.
+//   style-src 'unsafe-inline': where an engine lacks constructable stylesheets (Safari before
+//     16.4), the widgets style their shadow roots with <style> elements (components/base.ts).
 //   worker-src blob:: Emscripten may start its pthread workers from a blob URL.
 //   connect-src: the Real models page fetches checkpoints a learner asks for from Hugging Face:
 //     huggingface.co answers resolve/main/ URLs and redirects large files to its CDN hosts
