@@ -89,6 +89,10 @@ export function synthesizer(m: WasmModule, x: unknown, v: unknown, options: Synt
   if (o.R1 !== undefined || o.R2 !== undefined) {
     if (o.R1 === undefined || o.R2 === undefined) throw new Error(`${fn}: options.${o.R1 === undefined ? 'R1' : 'R2'}: expected a tensor [S, rank] (R1 and R2 go together), got undefined`);
     R1 = shaped(fn, 'options.R1', o.R1, [S, -1], '[S, rank]');
+    // R1's columns are the rank; a different options.rank beside them was silently overridden.
+    if (o.rank !== undefined && o.rank !== R1.shape[1]) {
+      throw new Error(`${fn}: options.rank: expected R1's ${R1.shape[1]} columns (or no rank with R1 and R2), got ${o.rank}`);
+    }
     rank = R1.shape[1];
     R2 = shaped(fn, 'options.R2', o.R2, [S, rank], '[S, rank]');
     if (rank < 1) throw new Error(`${fn}: options.R1: expected rank >= 1 columns, got shape ${shapeString(R1.shape)}`);
