@@ -569,8 +569,12 @@ describe("the embed page's recipes, run as written", () => {
   async function recipes(page: string, view: string, cdnName = 'jsdelivr') {
     const v = await open(`${siteUrl}embed.html#${new URLSearchParams({ page, view, cdn: cdnName })}`);
     await v.page.waitForSelector('body[data-result="ok"]');
-    const text = (id: string) => v.page.textContent(`#${id}`) as Promise<string>;
-    const r = { cdn: await text('snippet-element'), notebook: await text('snippet-notebook'), myst: await text('snippet-myst'), quarto: await text('snippet-quarto'), iframe: await text('snippet-iframe'), resize: await text('snippet-resize') };
+    // All in one read: the preview's height messages rewrite every snippet at once (the LMS
+    // iframe carries the measured height), so reading them one by one could straddle a rewrite.
+    const r = await v.page.evaluate(() => {
+      const text = (id: string) => document.getElementById(id)!.textContent!;
+      return { cdn: text('snippet-element'), notebook: text('snippet-notebook'), myst: text('snippet-myst'), quarto: text('snippet-quarto'), iframe: text('snippet-iframe'), resize: text('snippet-resize') };
+    });
     expect(v.problems).toEqual([]);
     await v.page.close();
     return r;
