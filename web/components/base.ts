@@ -75,6 +75,22 @@ export function pixelsURL(w: number, h: number, rgbAt: (x: number, y: number) =>
   return canvas.toDataURL();
 }
 
+/**
+ * `fn` once, in a microtask, however often the returned function is called in one task: attributes
+ * set together (an element parsed, or several set in code) act once, on their last values.
+ */
+export function coalesced(fn: () => void): () => void {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => {
+      queued = false;
+      fn();
+    });
+  };
+}
+
 export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 
 /** What is wrong with an attribute, named the same way everywhere: `digits: expected …, got '200'`. */

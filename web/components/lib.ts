@@ -1,6 +1,7 @@
 // One attnlab instance shared by every widget on a page that did not hand them its own, and the
 // translators widgets load from their attributes (model="fra-eng" arch="gru", or src="…atl").
 import { load, type Attnlab, type Translator, type TranslationResult } from 'attnlab';
+import { coalesced } from './base.js';
 
 let shared: Promise<Attnlab> | null = null;
 
@@ -95,18 +96,12 @@ export function namesAttention(el: Element): boolean {
  */
 export function attentionFollower(el: Element, apply: (a: SentenceAttention) => void, fail: (e: Error) => void): () => void {
   let latest = 0;
-  let queued = false;
-  return () => {
-    if (queued) return;
-    queued = true;
-    queueMicrotask(() => {
-      queued = false;
-      const id = ++latest;
-      attributeAttention(el).then(
-        (a) => { if (a && id === latest) apply(a); },
-        (e: unknown) => { if (id === latest) fail(e instanceof Error ? e : new Error(String(e))); });
-    });
-  };
+  return coalesced(() => {
+    const id = ++latest;
+    attributeAttention(el).then(
+      (a) => { if (a && id === latest) apply(a); },
+      (e: unknown) => { if (id === latest) fail(e instanceof Error ? e : new Error(String(e))); });
+  });
 }
 
 /** A small seeded generator (mulberry32): the same seed draws the same numbers everywhere. */

@@ -2,7 +2,7 @@
 // output word attends to) and step-by-step playback of the decoding. It drives any object with
 // the translator API: translate(text, { beam, maxLength }) -> { text, sourceTokens, targetTokens,
 // attention [T, S], beams? } (sync or async).
-import { AttnElement, define, fmt, h, numberAttr } from './base.js';
+import { AttnElement, coalesced, define, fmt, h, numberAttr } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './beam-tree.js';
@@ -179,33 +179,19 @@ form button { font-size: 13px; padding: 4px 10px; }
   }
 
   #loads = 0;
-  #loadQueued = false;
-  #rerunQueued = false;
 
   /**
    * The input or a setting changed: with a translator and text, translate again, so the result
    * shown is never the last input's (it sat next to the new text until Translate was pressed).
    * Coalesced: value, beam and max-length set together translate once.
    */
-  #retranslate(): void {
-    if (this.#rerunQueued) return;
-    this.#rerunQueued = true;
-    queueMicrotask(() => {
-      this.#rerunQueued = false;
-      // run() shows its own failures in the status line.
-      if (this.#translator && this.#input.value.trim()) void this.run().catch(() => undefined);
-    });
-  }
+  readonly #retranslate = coalesced(() => {
+    // run() shows its own failures in the status line.
+    if (this.#translator && this.#input.value.trim()) void this.run().catch(() => undefined);
+  });
 
   /** model, src and arch set together (an element parsed, or built in code) load one model, not one each. */
-  #queueLoad(): void {
-    if (this.#loadQueued) return;
-    this.#loadQueued = true;
-    queueMicrotask(() => {
-      this.#loadQueued = false;
-      void this.#loadFromAttributes();
-    });
-  }
+  readonly #queueLoad = coalesced(() => void this.#loadFromAttributes());
 
   /**
    * HTML-only use: `model="fra-eng"` (with `arch="gru"` or the default Transformer) or `src` (a
