@@ -48,10 +48,8 @@ function mlpArgs(s: Scratch, m: Mlp | null) {
 export function synthesizer(m: WasmModule, x: unknown, v: unknown, options: SynthesizerOptions): AttentionResult {
   const fn = 'synthesizer';
   if (typeof options !== 'object' || options === null) throw argError(fn, 'options', "{ kind: 'dense' | 'random' | 'factorized-dense' | 'factorized-random', ... }", options);
-  // Required (the types say so): a missing kind is named, not taken for 'dense'.
-  const givenKind = (options as { kind?: unknown }).kind;
-  if (givenKind === undefined) throw argError(fn, 'options.kind', `one of ${KINDS.map((k) => `'${k}'`).join(', ')}`, givenKind);
-  const kind = checkOneOf(fn, 'options.kind', givenKind, KINDS, 'dense');
+  // Required (the types say so): no fallback, so a missing kind is named, not taken for 'dense'.
+  const kind = checkOneOf(fn, 'options.kind', (options as { kind?: unknown }).kind, KINDS);
   const o = checkOptions(fn, 'options', options, ['kind', 'dot', 'causal', 'returnWeights', ...KEYS[kind]]);
   const V = checkTensor(fn, 'v', v, { rank: 2, orMore: true, layout: '[..., S, Dv]' });
   const lead = V.shape.slice(0, -2);

@@ -151,8 +151,9 @@ export function checkBool(fn: string, name: string, x: unknown, fallback: boolea
   return x;
 }
 
-export function checkOneOf<T extends string>(fn: string, name: string, x: unknown, allowed: readonly T[], fallback: T): T {
-  if (x === undefined) return fallback;
+/** One of `allowed`; `fallback` when x is undefined, or an Error there when there is no fallback (required). */
+export function checkOneOf<T extends string>(fn: string, name: string, x: unknown, allowed: readonly T[], fallback?: T): T {
+  if (x === undefined && fallback !== undefined) return fallback;
   if (typeof x !== 'string' || !(allowed as readonly string[]).includes(x)) {
     throw argError(fn, name, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`, x);
   }
