@@ -14,7 +14,7 @@ const small = { data: new Float32Array([1, 0, 0, 1]), shape: [1, 2, 2] };
 const caught = async (f) => { try { await f(); return 'no error'; } catch (e) { return e instanceof Error ? e.message : Object.prototype.toString.call(e); } };
 const results = {};
 for (const variant of ['relaxed-simd-threads', 'simd-threads', 'relaxed-simd', 'simd', 'scalar']) {
-  const lib = await load({ variant, threads: 2 });
+  const lib = await load({ variant, threads: variant.endsWith('-threads') ? 2 : 1 });
   const first = [await caught(() => lib.attentionScores(big, big)), await caught(() => lib.loadTranslator(new Uint8Array(1000)))];
   const used = lib.heapStats().used;
   for (let i = 0; i < 10; i++) await caught(() => lib.attentionScores(big, big)), await caught(() => lib.loadTranslator(new Uint8Array(1000)));

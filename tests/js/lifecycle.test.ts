@@ -4,7 +4,7 @@ import { load } from 'attnlab';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { randn } from './reference.js';
 import { RELAXED } from './variants.js';
 
@@ -21,15 +21,31 @@ describe('load', () => {
   });
 
   it('the scalar build reports scalar kernels and one thread', async () => {
-    const lib = await load({ variant: 'scalar', threads: 4 });
+    const lib = await load({ variant: 'scalar', threads: 1 });
     expect([lib.isa, lib.threads]).toEqual(['scalar', 1]);
     lib.dispose();
+  });
+
+  it('threads without SharedArrayBuffer: the single-threaded build, and variantReason says the threads were not had', async () => {
+    vi.stubGlobal('SharedArrayBuffer', undefined);
+    try {
+      const lib = await load({ threads: 3 });
+      expect([lib.variant, lib.threads]).toEqual([RELAXED ? 'relaxed-simd' : 'simd', 1]);
+      expect(lib.variantReason).toMatch(/'simd-threads' needs SharedArrayBuffer, which a browser grants only to cross-origin isolated pages .*: '(relaxed-)?simd' is the fastest build that runs here, on 1 thread, not the 3 of options\.threads$/);
+      lib.dispose();
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it.each([
     [{ variant: 'gpu' }, /^load: options\.variant: expected one of 'scalar', 'simd', 'simd-threads', 'relaxed-simd', 'relaxed-simd-threads', got "gpu"$/],
     [{ threads: 0 }, /^load: options\.threads: expected an integer in \[1, 64\], got 0$/],
     [{ thread: 2 }, /^load: options: unknown option 'thread'; expected variant, threads, backend, gpu$/],
+    // A single-threaded build asked for with threads: an error, not one thread in silence.
+    [{ variant: 'simd', threads: 4 }, /^load: options\.threads: 4 needs a threaded build, and options\.variant 'simd' has no threads; use 'simd-threads', or leave out threads$/],
+    [{ variant: 'relaxed-simd', threads: 2 }, /^load: options\.threads: 2 needs a threaded build, and options\.variant 'relaxed-simd' has no threads; use 'relaxed-simd-threads', or leave out threads$/],
+    [{ variant: 'scalar', threads: 4 }, /^load: options\.threads: 4 needs a threaded build, and options\.variant 'scalar' has no threads; use 'simd-threads', or leave out threads$/],
   ])('rejects %o', async (options, message) => {
     await expect(load(options as never)).rejects.toThrowError(message);
   });

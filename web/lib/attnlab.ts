@@ -342,6 +342,11 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   if (options.threads !== undefined) {
     const t = options.threads;
     if (typeof t !== 'number' || !Number.isSafeInteger(t) || t < 1 || t > 64) throw argError(fn, 'options.threads', 'an integer in [1, 64]', t);
+    // Both asked for and they contradict: running on one thread would drop the request silently.
+    if (t > 1 && requested !== undefined && !isThreaded(requested)) {
+      const twin = requested === 'scalar' ? 'simd' : requested;  // the scalar build has no threaded twin
+      throw new Error(`${fn}: options.threads: ${t} needs a threaded build, and options.variant '${requested}' has no threads; use '${twin}-threads', or leave out threads`);
+    }
   }
   // The GPU first: when 'webgpu' finds no adapter, no WebAssembly threads were started in vain.
   const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu);
@@ -367,8 +372,9 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
     if (err) throw new Error(`${fn}: ${err}`);
     // Idle workers must not keep a Node process alive.
     if (isNode) m.unrefWorkers();
+    const unmet = options.threads !== undefined && options.threads > threads ? `, on 1 thread, not the ${options.threads} of options.threads` : '';
     const reason = fellBack.length
-      ? `${fellBack.join('; ')}: '${variant}' is the fastest build that runs here`
+      ? `${fellBack.join('; ')}: '${variant}' is the fastest build that runs here${unmet}`
       : requested ? `'${variant}' was asked for (options.variant)` : `'${variant}' is the fastest build, and it runs here`;
     return new Attnlab(m, variant, threads, gpu, reason);
   }

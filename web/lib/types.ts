@@ -61,7 +61,8 @@ export interface LoadOptions {
   variant?: Variant;
   /**
    * Threads for the threaded builds (`'simd-threads'`, `'relaxed-simd-threads'`), counting the calling thread. Default: the number of
-   * logical cores, at most 4. Ignored (1) by the other builds.
+   * logical cores, at most 4. More than 1 with a single-threaded `variant` is an error; where the
+   * threaded builds cannot run (no SharedArrayBuffer) the fallback runs on 1, and `variantReason` says so.
    */
   threads?: number;
 }
