@@ -279,7 +279,7 @@ describe("a course page whose Content-Security-Policy allows no inline style (st
       for (let i = 0; i < 100 && !(small.shadowRoot?.querySelector('svg') && big.shadowRoot?.querySelector('svg image')); i++) await new Promise((r) => setTimeout(r, 50));
       const bar = small.shadowRoot.querySelector('.bar'), image = big.shadowRoot.querySelector('svg image');
       document.body.dataset.result = JSON.stringify({ seen, styleElements: small.shadowRoot.querySelectorAll('style').length,
-        bar: getComputedStyle(bar).display, radius: getComputedStyle(small).borderRadius,
+        bar: getComputedStyle(bar).display, radius: getComputedStyle(small).borderRadius, bg: getComputedStyle(small).backgroundColor,
         rendering: image && getComputedStyle(image).imageRendering, sameSheet: small.shadowRoot.adoptedStyleSheets[0] === big.shadowRoot.adoptedStyleSheets[0] });
       </script>`;
     const policy = `default-src 'self'; script-src 'self' 'unsafe-inline' ${cdnOrigin}; connect-src 'self' ${cdnOrigin}; img-src 'self' data: blob:; style-src 'self'`;
@@ -288,7 +288,7 @@ describe("a course page whose Content-Security-Policy allows no inline style (st
       const v = await open(`${strict.url}styles.html`);
       await v.page.waitForSelector('body[data-result]', { state: 'attached', timeout: 30_000 });
       const r = JSON.parse((await v.page.getAttribute('body', 'data-result'))!);
-      expect(r).toEqual({ seen: [], styleElements: 0, bar: 'flex', radius: '6px', rendering: 'pixelated', sameSheet: true });
+      expect(r).toEqual({ seen: [], styleElements: 0, bar: 'flex', radius: '6px', bg: 'rgb(255, 255, 255)', rendering: 'pixelated', sameSheet: true });
       expect(v.problems).toEqual([]);
       await v.page.close();
     } finally {

@@ -112,7 +112,7 @@ export function numberAttr(el: Element, name: string, fallback: number, expected
 const BASE_CSS = `
 :host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
 :host([hidden]) { display: none; }
-.frame { position: relative; }
+.frame { position: relative; color: var(--fg); }
 .bar { display: flex; justify-content: flex-end; gap: 4px; height: 24px; margin-bottom: 2px; }
 :host([no-export]) .bar { display: none; }
 .bar[hidden] { display: none; }
@@ -125,6 +125,45 @@ svg { display: block; max-width: 100%; overflow: visible; user-select: none; -we
 .fault[hidden] { display: none; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;
+
+/** The palette's colours an author's CSS may set on a widget or an ancestor, as --attn-<name>. */
+const COLOURS = ['bg', 'fg', 'muted', 'line', 'grid', 'accent', 'highlight', 'masked', 'hatch'] as const;
+
+/**
+ * A theme's colours as the shadow root's --bg, --fg, …: each the author's --attn-… where one is
+ * set, else the theme's. They sit in an adopted sheet's :host rule because the inline style they
+ * were written to before beat every author rule, so a course page could not restyle a widget.
+ */
+function themeCSS(p: Palette): string {
+  return `:host { ${COLOURS.map((k) => `--${k}: var(--attn-${k}, ${p[k]});`).join(' ')} }`;
+}
+
+const concrete = new Map<string, string | null>();
+let probe: CanvasRenderingContext2D | null = null;
+
+/**
+ * A CSS colour as sRGB, `#rrggbb` (or `rgba(…)` when translucent), or null when the text is no
+ * colour. What the widgets draw is written into SVG attributes, exports and PNG pixels, which
+ * need a plain value: an author's `oklch(…)` or `color-mix(…)` is painted once to find it.
+ */
+function concreteColour(text: string): string | null {
+  const t = text.trim();
+  let c = concrete.get(t);
+  if (c !== undefined) return c;
+  c = null;
+  if (t && CSS.supports('color', t)) {
+    probe ??= document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+    if (probe) {
+      probe.clearRect(0, 0, 1, 1);
+      probe.fillStyle = t;
+      probe.fillRect(0, 0, 1, 1);
+      const [r, g, b, a] = probe.getImageData(0, 0, 1, 1).data;
+      c = a === 255 ? `#${[r, g, b].map((x) => x.toString(16).padStart(2, '0')).join('')}` : `rgba(${r},${g},${b},${+(a / 255).toFixed(3)})`;
+    }
+  }
+  concrete.set(t, c);
+  return c;
+}
 
 // Each widget class's stylesheet, built once and adopted by every instance's shadow root: a
 // constructed sheet is not inline style, so a course page whose Content-Security-Policy has no
@@ -202,6 +241,12 @@ export abstract class AttnElement extends ElementBase {
   readonly #live: HTMLDivElement;
   /** The export buttons, relabelled with the widget's label. */
   readonly #exportButtons: HTMLButtonElement[];
+  /** The widget class's sheet, adopted first; the theme's follows it (see #applyTheme). */
+  readonly #sheet: CSSStyleSheet | null;
+  /** The theme's <style> element where sheets cannot be adopted. */
+  #themeStyle: HTMLStyleElement | null = null;
+  /** The theme whose colours the shadow root has now, before an author's overrides. */
+  #theme: Palette | null = null;
   #raf = 0;
   #resize: ResizeObserver | null = null;
   #unTheme: (() => void) | null = null;
@@ -211,7 +256,7 @@ export abstract class AttnElement extends ElementBase {
     super();
     this.root = this.attachShadow({ mode: 'open' });
     const style = styleFor(this.constructor, () => BASE_CSS + this.css());
-    if (!(style instanceof HTMLStyleElement)) this.root.adoptedStyleSheets = [style];
+    this.#sheet = style instanceof HTMLStyleElement ? null : style;
     this.frame = h('div', { className: 'body' });
     this.#exportButtons = (['svg', 'png'] as const).map((kind) => h('button', {
       type: 'button', textContent: kind.toUpperCase(), title: `Download as ${kind.toUpperCase()}`,
@@ -269,7 +314,7 @@ export abstract class AttnElement extends ElementBase {
   protected abstract exportTarget(): SVGSVGElement | null;
 
   connectedCallback(): void {
-    this.#applyPalette();
+    this.#applyTheme();
     this.#unTheme = onThemeChange(() => this.#themeChanged());
     // Redraw when the width changes by more than a scroll bar: the SVG scales (max-width: 100%)
     // in between, and a page whose scroll bar comes and goes with the widget's height would
@@ -302,17 +347,32 @@ export abstract class AttnElement extends ElementBase {
     this.invalidate();
   }
 
-  #applyPalette(): void {
-    this.palette = paletteFor(this);
-    const p = this.palette;
-    for (const [k, v] of Object.entries({ bg: p.bg, fg: p.fg, muted: p.muted, line: p.line, accent: p.accent })) {
-      this.style.setProperty(`--${k}`, v);
-    }
-    this.style.setProperty('color', p.fg);
+  /** Gives the shadow root the theme's colours (light or dark, see paletteFor). */
+  #applyTheme(): void {
+    const theme = this.#theme = paletteFor(this);
+    const style = styleFor(theme, () => themeCSS(theme));
+    if (style instanceof HTMLStyleElement) {
+      if (this.#themeStyle) this.#themeStyle.replaceWith(style);
+      else this.root.prepend(style);
+      this.#themeStyle = style;
+    } else this.root.adoptedStyleSheets = [this.#sheet!, style];
+  }
+
+  /**
+   * The colours to draw with: the theme's, each overridden by the author's --attn-… as the
+   * element's computed style has it (read at every render: a rule may apply or stop applying).
+   */
+  #readPalette(): void {
+    if (!this.#theme) this.#applyTheme();
+    const theme = this.#theme!;
+    const css = getComputedStyle(this);
+    const p: Palette = { ...theme };
+    for (const k of COLOURS) p[k] = concreteColour(css.getPropertyValue(`--${k}`)) ?? theme[k];
+    this.palette = p;
   }
 
   #themeChanged(): void {
-    this.#applyPalette();
+    this.#applyTheme();
     this.invalidate();
   }
 
@@ -331,7 +391,7 @@ export abstract class AttnElement extends ElementBase {
    * leaves its message in the widget, not a blank box and an uncaught error.
    */
   renderNow(): void {
-    if (!this.palette) this.#applyPalette();
+    this.#readPalette();
     const w = this.#width();
     this.#lastWidth = w;
     try {

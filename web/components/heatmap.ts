@@ -294,7 +294,7 @@ export class AttnHeatmap extends AttnElement {
       const href = pixelsURL(C, R, (j, i) => {
         if (!this.#hidden(i, j)) return scaleRGB(scale, t(this.#rows[i][j]), p.dark);
         masked.push([i, j]);
-        return hexRGB(p.masked);
+        return paletteRGB(p.masked);
       });
       cells.append(s('image', { x: left, y: top, width: gw, height: gh, href, preserveAspectRatio: 'none', 'image-rendering': 'pixelated' }));
     }
@@ -446,9 +446,14 @@ function clip(l: string): string {
   return l.length > 14 ? `${l.slice(0, 13)}…` : l;
 }
 
-function hexRGB(hex: string): [number, number, number] {
-  const n = parseInt(hex.slice(1), 16);
-  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+/** A palette colour's red, green and blue: `#rrggbb`, or an author's translucent `rgba(…)` (the picture's pixels are opaque: its alpha is dropped). */
+function paletteRGB(c: string): [number, number, number] {
+  if (c.startsWith('#')) {
+    const n = parseInt(c.slice(1), 16);
+    return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+  }
+  const [r, g, b] = c.slice(c.indexOf('(') + 1).split(',').map(Number);
+  return [r, g, b];
 }
 
 define('attn-heatmap', AttnHeatmap);

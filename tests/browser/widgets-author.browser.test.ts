@@ -1,0 +1,96 @@
+// The widgets on a course page as its author and its readers meet them: the author's stylesheet
+// restyling them (--attn-… custom properties), a reader on a touch screen, a reader using the
+// keyboard or a screen reader (reading order, focus).
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { launch, repoRoot, visit, type Visit } from './helpers';
+import { serveStatic, type StaticServer } from './static-server';
+
+let browser: Browser;
+let server: StaticServer;
+let v: Visit;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launch(), serveStatic(repoRoot, false)]);
+  v = await visit(browser, `${server.url}tests/browser/fixtures/widget-faults.html`);
+  await v.page.waitForFunction(() => customElements.get('attn-translate') !== undefined);
+});
+
+afterAll(async () => {
+  await v?.page.close();
+  await browser?.close();
+  await server?.close();
+});
+
+beforeEach(async () => {
+  await v.page.evaluate(() => document.getElementById('stage')!.replaceChildren());
+  v.problems.length = 0;
+});
+
+/** Puts `html` on the page. */
+const stage = (html: string) => v.page.evaluate((x) => { document.getElementById('stage')!.innerHTML = x; }, html);
+
+describe("an author's CSS custom properties", () => {
+  test('restyle what the widgets draw (SVG, heatmap pixels, exports), in either theme; a value that is no colour is ignored', async () => {
+    const cells = JSON.stringify(Array.from({ length: 20 }, (_, i) => Array.from({ length: 20 }, (_, j) => ((i + j) % 5) / 5)));
+    const mask = JSON.stringify(Array.from({ length: 20 }, (_, i) => Array.from({ length: 20 }, (_, j) => j > i)));
+    await stage(`<style>
+        attn-heatmap { --attn-line: oklch(55% 0.2 30); --attn-masked: rebeccapurple; }
+        attn-heatmap[theme=dark] { --attn-bg: #101020; }
+        #wrap { --attn-fg: rgb(0 128 0); }
+        #bad { --attn-line: 12px; }
+      </style>
+      <attn-heatmap id="big" data='${cells}' mask='${mask}'></attn-heatmap>
+      <attn-heatmap id="dark" theme="dark" data="[[0.5,0.2],[0.1,0.9]]"></attn-heatmap>
+      <div id="wrap"><attn-heatmap id="inherits" row-labels="a b" data="[[0.5,0.2],[0.1,0.9]]"></attn-heatmap></div>
+      <attn-heatmap id="bad" data="[[0.5]]"></attn-heatmap>`);
+    const r = await v.page.evaluate(async () => {
+      const get = (id: string) => document.getElementById(id) as HTMLElement & { renderNow(): void; toSVG(): string };
+      const out: Record<string, unknown> = {};
+      for (const id of ['big', 'dark', 'inherits', 'bad']) get(id).renderNow();
+      // The large heatmap is one image: a masked cell's pixel (row 0, column 19).
+      const href = get('big').shadowRoot!.querySelector('svg image')!.getAttribute('href')!;
+      const img = new Image();
+      img.src = href;
+      await img.decode();
+      const ctx = Object.assign(document.createElement('canvas'), { width: img.width, height: img.height }).getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      out.maskedPixel = [...ctx.getImageData(19, 0, 1, 1).data.slice(0, 3)];
+      const frame = (id: string) => get(id).shadowRoot!.querySelector('svg > rect[fill="none"]')!.getAttribute('stroke');
+      out.line = frame('big');
+      out.badLine = frame('bad');
+      out.labels = get('inherits').shadowRoot!.querySelector('svg g[font-size] text')!.closest('g')!.getAttribute('fill');
+      const svg = new DOMParser().parseFromString(get('dark').toSVG(), 'image/svg+xml');
+      out.darkExportBg = svg.querySelector('svg > rect')!.getAttribute('fill');
+      out.darkHostBg = getComputedStyle(get('dark')).backgroundColor;
+      out.lightHostBg = getComputedStyle(get('bad')).backgroundColor;
+      return out;
+    });
+    expect(r).toEqual({
+      maskedPixel: [102, 51, 153], // rebeccapurple, painted into the picture
+      line: expect.stringMatching(/^#[0-9a-f]{6}$/), // oklch(…) made a plain sRGB value for the SVG
+      badLine: '#c9cad6', // the light theme's line: 12px is no colour
+      labels: '#008000', // inherited from an ancestor
+      darkExportBg: '#101020',
+      darkHostBg: 'rgb(16, 16, 32)',
+      lightHostBg: 'rgb(255, 255, 255)',
+    });
+    expect(r.line).not.toBe('#c9cad6');
+    expect(v.problems).toEqual([]);
+  });
+
+  test('a rule that starts applying restyles the widget at its next redraw; the theme attribute still switches the defaults', async () => {
+    await stage(`<style>.brand { --attn-accent: #ff00aa; }</style>
+      <attn-beam-tree id="bt" data='[{"tokens":["a","b"],"score":-1},{"tokens":["a","c"],"score":-2}]'></attn-beam-tree>`);
+    const accentIn = () => v.page.evaluate(() => {
+      const el = document.getElementById('bt') as HTMLElement & { renderNow(): void; toSVG(): string };
+      el.renderNow();
+      return { pink: el.toSVG().includes('#ff00aa'), darkBg: el.toSVG().includes('#1c1d24') };
+    });
+    expect(await accentIn()).toEqual({ pink: false, darkBg: false });
+    await v.page.evaluate(() => document.getElementById('bt')!.classList.add('brand'));
+    expect(await accentIn()).toEqual({ pink: true, darkBg: false });
+    await v.page.evaluate(() => document.getElementById('bt')!.setAttribute('theme', 'dark'));
+    expect(await accentIn()).toEqual({ pink: true, darkBg: true });
+  });
+});
