@@ -94,3 +94,70 @@ describe("an author's CSS custom properties", () => {
     expect(await accentIn()).toEqual({ pink: true, darkBg: true });
   });
 });
+
+describe('the regression plot on a touch screen', () => {
+  test('a swipe scrolls the page and adds no point; a tap adds one; a finger drags a point; the mouse still clicks and drags', async () => {
+    const ctx = await browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
+    const page = await ctx.newPage();
+    try {
+      await page.goto(`${server.url}tests/browser/fixtures/widget-faults.html`);
+      await page.evaluate(() => {
+        document.getElementById('stage')!.innerHTML = `<div style="height: 300px"></div>
+          <attn-regression id="r" points="[[1,1],[2,3],[4,2]]"></attn-regression><div style="height: 2000px"></div>`;
+      });
+      await page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+      const cdp = await ctx.newCDPSession(page);
+      /** A finger down at the first point, through the others, and up: the input the browser gets from a touch screen. */
+      const finger = async (path: [number, number][]) => {
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: path[0][0], y: path[0][1] }] });
+        for (const [x, y] of path.slice(1)) {
+          await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y }] });
+          await page.waitForTimeout(16);
+        }
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      };
+      const state = () => page.evaluate(() => ({ points: (document.getElementById('r') as unknown as { points: { x: number; y: number }[] }).points, scrollY }));
+      const box = (await page.locator('#r svg').boundingBox())!;
+      const x = box.x + box.width * 0.7, y = box.y + box.height * 0.3;
+
+      await finger([[x, y + 150], [x, y + 110], [x, y + 70], [x, y + 30], [x, y]]);
+      const swiped = await state();
+      expect(swiped.points).toHaveLength(3);
+      expect(swiped.scrollY).toBeGreaterThan(50);
+
+      await page.evaluate(() => scrollTo(0, 0));
+      await finger([[x, y]]);
+      const tapped = await state();
+      expect(tapped.points).toHaveLength(4);
+      expect(tapped.scrollY).toBe(0);
+
+      const c = await page.evaluate(() => {
+        const r = document.getElementById('r')!.shadowRoot!.querySelector('circle[data-index="0"]')!.getBoundingClientRect();
+        return [r.x + r.width / 2, r.y + r.height / 2];
+      });
+      await finger([[c[0], c[1]], [c[0], c[1] - 10], [c[0], c[1] - 30], [c[0], c[1] - 60]]);
+      const dragged = await state();
+      expect(dragged.points).toHaveLength(4);
+      expect(dragged.points[0].y).toBeGreaterThan(tapped.points[0].y + 1);
+      expect(dragged.scrollY).toBe(0);
+
+      await page.mouse.click(x, y + 20);
+      const clicked = await state();
+      expect(clicked.points).toHaveLength(5);
+      const m = await page.evaluate(() => {
+        const r = document.getElementById('r')!.shadowRoot!.querySelector('circle[data-index="1"]')!.getBoundingClientRect();
+        return [r.x + r.width / 2, r.y + r.height / 2];
+      });
+      await page.mouse.move(m[0], m[1]);
+      await page.mouse.down();
+      await page.mouse.move(m[0] + 40, m[1], { steps: 4 });
+      await page.mouse.up();
+      const moved = await state();
+      expect(moved.points).toHaveLength(5);
+      expect(moved.points[1].x).toBeGreaterThan(clicked.points[1].x + 0.2);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

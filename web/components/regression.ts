@@ -24,6 +24,10 @@ export interface RegressionResult {
 
 const KERNELS: readonly KernelName[] = ['gaussian', 'boxcar', 'epanechnikov', 'triangular'];
 
+/** A press that moves at most this far (CSS px), and a touch that lasts at most TAP_MS, is a tap. */
+const TAP_SLOP = 10;
+const TAP_MS = 500;
+
 /**
  * The number attributes: default, what is expected, and the test. A value that fails it falls
  * back to the default and the widget says so (samples="abc" threw from nadarayaWatson inside
@@ -61,6 +65,8 @@ export class AttnRegression extends AttnElement {
   #query: number | null = null;
   #selected = -1;
   #drag: { index: number; id: number } | null = null;
+  /** A press on empty space: released where it began, it adds a point there (see #up). */
+  #press: { id: number; x: number; y: number; t: number } | null = null;
   #svg: SVGSVGElement | null = null;
   #plot: HTMLDivElement;
   #readout: HTMLDivElement;
@@ -79,8 +85,13 @@ export class AttnRegression extends AttnElement {
     this.frame.append(this.#plot, this.#readout);
     this.#plot.addEventListener('pointerdown', (e) => this.#down(e));
     this.#plot.addEventListener('pointermove', (e) => this.#move(e));
-    this.#plot.addEventListener('pointerup', (e) => this.#up(e));
-    this.#plot.addEventListener('pointercancel', (e) => this.#up(e));
+    this.#plot.addEventListener('pointerup', (e) => this.#up(e, false));
+    this.#plot.addEventListener('pointercancel', (e) => this.#up(e, true));
+    // A touch that starts on a point drags it instead of scrolling the page. Chromium ignores
+    // touch-action on SVG shapes, so the point cannot say so in CSS.
+    this.#plot.addEventListener('touchstart', (e) => {
+      if (this.#drag) e.preventDefault();
+    }, { passive: false });
     this.#plot.addEventListener('pointerleave', () => {
       if (!this.#drag) {
         this.#query = null;
@@ -95,7 +106,9 @@ export class AttnRegression extends AttnElement {
   }
 
   protected css(): string {
-    return `.plot { outline: none; border-radius: 4px; touch-action: none; }
+    // A finger on the plot scrolls the page (touch-action: none held the page still, and added a
+    // point wherever a swipe began); on a point it drags the point (see the touchstart handler).
+    return `.plot { outline: none; border-radius: 4px; touch-action: pan-y pinch-zoom; }
 .plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 .pt { cursor: grab; }`;
   }
@@ -344,7 +357,7 @@ export class AttnRegression extends AttnElement {
       const q = pts[this.#selected];
       this.#readout.textContent = `point ${this.#selected + 1} of ${N}: (${fmt(q.x, 2)}, ${fmt(q.y, 2)})`;
     } else {
-      this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click empty space to add one, double-click one to remove it.`;
+      this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click (tap) empty space to add one, double-click one to remove it.`;
     }
     if (this.#announceNext) {
       this.#announceNext = false;
@@ -380,6 +393,23 @@ export class AttnRegression extends AttnElement {
       e.preventDefault();
       return;
     }
+    // Added on release, if this stays a tap: a swipe that scrolls the page past the plot begins
+    // with a press too.
+    this.#press = { id: e.pointerId, x: e.clientX, y: e.clientY, t: e.timeStamp };
+  }
+
+  #up(e: PointerEvent, cancelled: boolean): void {
+    if (this.#drag && this.#drag.id === e.pointerId) {
+      this.#drag = null;
+      this.#plot.releasePointerCapture(e.pointerId);
+      return;
+    }
+    const press = this.#press;
+    if (!press || press.id !== e.pointerId) return;
+    this.#press = null;
+    // Cancelled: the browser took the touch to scroll or zoom.
+    if (cancelled || !this.#svg || Math.hypot(e.clientX - press.x, e.clientY - press.y) > TAP_SLOP) return;
+    if (e.pointerType !== 'mouse' && e.timeStamp - press.t > TAP_MS) return;
     const q = this.#toData(e);
     const { x0, x1, y0, y1 } = this.#geom;
     if (q.x < x0 || q.x > x1 || q.y < y0 || q.y > y1) return;
@@ -401,13 +431,6 @@ export class AttnRegression extends AttnElement {
     }
     this.#query = q.x >= this.#geom.x0 && q.x <= this.#geom.x1 ? q.x : null;
     this.invalidate();
-  }
-
-  #up(e: PointerEvent): void {
-    if (this.#drag && this.#drag.id === e.pointerId) {
-      this.#drag = null;
-      this.#plot.releasePointerCapture(e.pointerId);
-    }
   }
 
   #remove(i: number): void {
