@@ -161,3 +161,59 @@ describe('the regression plot on a touch screen', () => {
     }
   });
 });
+
+describe('reading and focus order', () => {
+  test('the export buttons come after the picture in the DOM and the Tab order, drawn above it', async () => {
+    await stage(`<attn-beam-tree id="bt" data='[{"tokens":["a","b"],"score":-1}]'></attn-beam-tree>`);
+    await v.page.evaluate(() => (document.getElementById('bt') as HTMLElement & { renderNow(): void }).renderNow());
+    const r = await v.page.evaluate(() => {
+      const root = document.getElementById('bt')!.shadowRoot!;
+      const bar = root.querySelector('.bar')!, plot = root.querySelector('.plot')!;
+      return {
+        barAfter: !!(plot.compareDocumentPosition(bar) & Node.DOCUMENT_POSITION_FOLLOWING),
+        barAbove: bar.getBoundingClientRect().bottom <= plot.getBoundingClientRect().top,
+      };
+    });
+    expect(r).toEqual({ barAfter: true, barAbove: true });
+    await v.page.locator('#bt .plot').focus();
+    await v.page.keyboard.press('Tab');
+    expect(await v.page.evaluate(() => document.getElementById('bt')!.shadowRoot!.activeElement?.textContent)).toBe('SVG');
+  });
+
+  test('model view: opening a head moves focus into it; Escape (after the heatmap\'s own) and Close bring it back to that thumbnail', async () => {
+    await stage(`<attn-model-view id="mv" tokens="a b"
+      data="[[[[1,0],[0.5,0.5]],[[0,1],[0.2,0.8]]],[[[0.6,0.4],[0.4,0.6]],[[0.9,0.1],[0.1,0.9]]]]"></attn-model-view>`);
+    const { page } = v;
+    await page.waitForSelector('#mv g[data-layer="1"][data-head="1"]');
+    /** Where focus is inside the widget: a thumbnail's layer/head, or its class. */
+    const focus = () => page.evaluate(() => {
+      const a = document.getElementById('mv')!.shadowRoot!.activeElement;
+      return !a ? 'none' : a.getAttribute('data-layer') !== null ? `${a.getAttribute('data-layer')}/${a.getAttribute('data-head')}` : a.localName === 'div' ? a.className : a.localName;
+    });
+    const selected = () => page.evaluate(() => (document.getElementById('mv') as unknown as { selected: unknown }).selected);
+    await page.focus('#mv g[data-layer="1"][data-head="1"]');
+    await page.keyboard.press('Enter');
+    expect(await focus()).toBe('detail');
+    expect(await page.evaluate(() => {
+      const d = document.getElementById('mv')!.shadowRoot!.querySelector('.detail')!;
+      return `${d.getAttribute('role')}: ${d.querySelector(`#${d.getAttribute('aria-labelledby')}`)!.textContent}`;
+    })).toBe('region: Layer 2, head 2');
+    // Into the heatmap, pin a cell: the first Escape is the heatmap's (unpin), the second closes.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await focus()).toBe('attn-heatmap');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Escape');
+    expect(await selected()).toEqual({ layer: 1, head: 1 });
+    await page.keyboard.press('Escape');
+    expect(await selected()).toBe(null);
+    expect(await focus()).toBe('1/1');
+    // A click opens it too; Close comes back to the thumbnail clicked.
+    await page.click('#mv g[data-layer="0"][data-head="1"]');
+    expect(await focus()).toBe('detail');
+    await page.click('#mv .detail button');
+    expect(await selected()).toBe(null);
+    expect(await focus()).toBe('0/1');
+    expect(v.problems).toEqual([]);
+  });
+});

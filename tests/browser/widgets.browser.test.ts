@@ -125,6 +125,8 @@ describe('widgets from dist/ in a plain page', () => {
     const tabStops = () => page.evaluate(() => [...document.getElementById('mv')!.shadowRoot!.querySelectorAll('g[tabindex="0"]')].map((g) => `${g.getAttribute('data-layer')}/${g.getAttribute('data-head')}`));
     await expect.poll(tabStops).toEqual(['1/0']);
     expect(await page.locator('#mv g[role=button]').count()).toBe(4);
+    // Enter moved focus into the enlarged view: back to the grid.
+    await page.focus('#mv g[data-layer="1"][data-head="0"]');
     await page.keyboard.press('ArrowRight');
     expect(await tabStops()).toEqual(['1/1']);
     await page.keyboard.press('ArrowLeft');

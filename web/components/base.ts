@@ -112,8 +112,8 @@ export function numberAttr(el: Element, name: string, fallback: number, expected
 const BASE_CSS = `
 :host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
 :host([hidden]) { display: none; }
-.frame { position: relative; color: var(--fg); }
-.bar { display: flex; justify-content: flex-end; gap: 4px; height: 24px; margin-bottom: 2px; }
+.frame { position: relative; color: var(--fg); display: flex; flex-direction: column; }
+.bar { display: flex; justify-content: flex-end; gap: 4px; height: 24px; margin-bottom: 2px; order: -1; }
 :host([no-export]) .bar { display: none; }
 .bar[hidden] { display: none; }
 button { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 4px; cursor: pointer; min-height: 24px; min-width: 24px;
@@ -230,7 +230,10 @@ export abstract class AttnElement extends ElementBase {
 
   protected readonly root: ShadowRoot;
   protected readonly frame: HTMLDivElement;
-  /** The SVG/PNG buttons; a widget with nothing to export yet hides them. */
+  /**
+   * The SVG/PNG buttons; a widget with nothing to export yet hides them. Drawn above the picture
+   * but after it in the DOM: reading and Tab order reach the content first, then its actions.
+   */
   protected readonly bar: HTMLDivElement;
   protected palette!: Palette;
   /** What is wrong with each attribute that has something wrong, by name (see problems()). */
@@ -267,7 +270,7 @@ export abstract class AttnElement extends ElementBase {
     this.#labelButtons();
     this.#fault = h('div', { className: 'fault', role: 'alert', hidden: true });
     this.#live = h('div', { className: 'sr', 'aria-live': 'polite' });
-    this.root.append(...(style instanceof HTMLStyleElement ? [style] : []), h('div', { className: 'frame' }, bar, this.frame, this.#fault, this.#live));
+    this.root.append(...(style instanceof HTMLStyleElement ? [style] : []), h('div', { className: 'frame' }, this.frame, bar, this.#fault, this.#live));
   }
 
   /** "Download Alignment as PNG": with several widgets on a page, the tag name told them apart for no one. */

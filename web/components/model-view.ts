@@ -47,9 +47,16 @@ export class AttnModelView extends AttnElement {
     this.#grid = h('div', { className: 'grid' });
     this.#heatmap = document.createElement('attn-heatmap') as AttnHeatmap;
     this.#heatmap.setAttribute('no-export', '');
-    this.#detail = h('div', { className: 'detail', hidden: true });
+    // Focused when a thumbnail opens it (see render), named by its title.
+    this.#detail = h('div', { className: 'detail', hidden: true, role: 'region', tabIndex: -1, 'aria-labelledby': 'dtitle' });
     const close = h('button', { type: 'button', textContent: 'Close', onclick: () => this.select(null) });
-    this.#detail.append(h('div', { className: 'dhead' }, h('strong', { className: 'dtitle' }), close), this.#heatmap);
+    this.#detail.append(h('div', { className: 'dhead' }, h('strong', { className: 'dtitle', id: 'dtitle' }), close), this.#heatmap);
+    // Escape closes it, unless the heatmap inside used it (to unpin a cell).
+    this.#detail.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || !this.#selected) return;
+      e.preventDefault();
+      this.select(null);
+    });
     // Only a model loading or that did not load (model/src attributes) has something to say here.
     this.#status = h('div', { className: 'readout', 'aria-live': 'polite', hidden: true });
     this.frame.append(this.#status, this.#grid, this.#detail);
@@ -147,7 +154,15 @@ export class AttnModelView extends AttnElement {
       g.append(s('image', { x, y, width: cell, height: cell, href: thumb(m, p.dark), preserveAspectRatio: 'none', 'image-rendering': 'pixelated' }));
       const sel = this.#selected?.layer === l && this.#selected?.head === hd;
       g.append(s('rect', { class: 'frame-r', x, y, width: cell, height: cell, fill: 'none', stroke: sel ? p.highlight : p.line, 'stroke-width': sel ? 3 : 1 }));
-      const open = () => this.select(sel ? null : { layer: l, head: hd });
+      const open = () => {
+        this.select(sel ? null : { layer: l, head: hd });
+        // Into what opened, where a keyboard or screen reader user wants to be next; Close and
+        // Escape bring focus back here (see select).
+        if (!sel) {
+          this.renderNow();
+          this.#detail.focus();
+        }
+      };
       g.addEventListener('click', open);
       g.addEventListener('keydown', (e) => {
         const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
