@@ -180,6 +180,33 @@ describe('reading and focus order', () => {
     expect(await v.page.evaluate(() => document.getElementById('bt')!.shadowRoot!.activeElement?.textContent)).toBe('SVG');
   });
 
+  test('regression, beam tree and head view announce the readout a key left, once; a redraw without a key says nothing', async () => {
+    await stage(`<attn-regression id="reg" points="[[1,1],[2,3]]"></attn-regression>
+      <attn-beam-tree id="bt" data='[{"tokens":["a","b"],"score":-1},{"tokens":["a","c"],"score":-2}]'></attn-beam-tree>
+      <attn-head-view id="hv" tokens="x y" data="[[[0.8,0.2],[0.3,0.7]]]"></attn-head-view>`);
+    const { page } = v;
+    await page.waitForFunction(() => (document.getElementById('reg') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+    const said = () => page.evaluate(() => ['reg', 'bt', 'hv'].map((id) => {
+      const r = document.getElementById(id)!.shadowRoot!;
+      return [r.querySelector('.frame > .sr[aria-live]')!.textContent, r.querySelector('.plot ~ .readout')!.textContent];
+    }));
+    const redraw = () => page.evaluate(() => ['reg', 'bt', 'hv'].forEach((id) => (document.getElementById(id) as HTMLElement & { renderNow(): void }).renderNow()));
+    await redraw();
+    expect((await said()).map(([live]) => live)).toEqual(['', '', '']);
+    for (const [id, key] of [['reg', 'PageDown'], ['bt', 'ArrowDown'], ['hv', 'ArrowDown']]) {
+      await page.locator(`#${id} .plot`).focus();
+      await page.keyboard.press(key);
+    }
+    await redraw();
+    const keyed = await said();
+    expect(keyed.map(([live]) => live)).toEqual([expect.stringMatching(/^point 1 of 2/), expect.stringMatching(/^hypothesis 1/), expect.stringMatching(/^query “x”/)]);
+    for (const [live, readout] of keyed) expect(live).toBe(readout);
+    // Changed from code, not by a key: the readout changes, the live region does not.
+    await page.evaluate(() => { (document.getElementById('reg') as unknown as { points: unknown }).points = [{ x: 1, y: 1 }]; });
+    await redraw();
+    expect((await said())[0]).toEqual([keyed[0][0], expect.stringMatching(/^point 1 of 1/)]);
+  });
+
   test('model view: opening a head moves focus into it; Escape (after the heatmap\'s own) and Close bring it back to that thumbnail', async () => {
     await stage(`<attn-model-view id="mv" tokens="a b"
       data="[[[[1,0],[0.5,0.5]],[[0,1],[0.2,0.8]]],[[[0.6,0.4],[0.4,0.6]],[[0.9,0.1],[0.1,0.9]]]]"></attn-model-view>`);

@@ -242,6 +242,8 @@ export abstract class AttnElement extends ElementBase {
   readonly #fault: HTMLDivElement;
   /** The polite live region: only what a user's own action changed is said (see announce()). */
   readonly #live: HTMLDivElement;
+  /** The readout the next render announces (see announceAfterRender()). */
+  #announceFrom: HTMLElement | null = null;
   /** The export buttons, relabelled with the widget's label. */
   readonly #exportButtons: HTMLButtonElement[];
   /** The widget class's sheet, adopted first; the theme's follows it (see #applyTheme). */
@@ -298,6 +300,14 @@ export abstract class AttnElement extends ElementBase {
    */
   protected announce(text: string): void {
     this.#live.textContent = text;
+  }
+
+  /**
+   * Announces `readout`'s text as the next render leaves it: for a user's action (a key, a head
+   * toggled) whose outcome is written by render, which must not announce on its own.
+   */
+  protected announceAfterRender(readout: HTMLElement): void {
+    this.#announceFrom = readout;
   }
 
   #showFault(lines: string[]): void {
@@ -399,6 +409,10 @@ export abstract class AttnElement extends ElementBase {
     this.#lastWidth = w;
     try {
       this.render(w);
+      if (this.#announceFrom) {
+        this.announce(this.#announceFrom.textContent ?? '');
+        this.#announceFrom = null;
+      }
       this.#showFault(this.problems());
       this.bar.hidden = !this.canExport();
     } catch (e) {

@@ -25,8 +25,6 @@ export class AttnBeamTree extends AttnElement {
   /** What is wrong with the hypotheses given; '' when nothing is. */
   #dataProblem = '';
   #focus = -1;
-  /** The next render follows a key: its readout is announced. */
-  #announceNext = false;
   #svg: SVGSVGElement | null = null;
   #plot: HTMLDivElement;
   #readout: HTMLDivElement;
@@ -45,7 +43,7 @@ export class AttnBeamTree extends AttnElement {
       else if (e.key === 'Escape') this.#focus = -1;
       else return;
       e.preventDefault();
-      this.#announceNext = true;
+      this.announceAfterRender(this.#readout);
       this.invalidate();
       if (this.#focus >= 0) this.emit('attn-beam', { index: this.#focus, ...this.#beams[this.#focus] });
     });
@@ -200,10 +198,6 @@ export class AttnBeamTree extends AttnElement {
     this.#readout.textContent = f
       ? `hypothesis ${this.#focus + 1}: “${f.tokens.join(' ')}”, score ${fmt(f.score, 3)}${this.#focus === chosen ? ' (chosen)' : ''}`
       : this.#beams.length ? `${this.#beams.length} ${this.#beams.length === 1 ? 'hypothesis' : 'hypotheses'}; chosen: “${this.#beams[chosen]?.tokens.join(' ')}”` : 'No beams yet';
-    if (this.#announceNext) {
-      this.#announceNext = false;
-      this.announce(this.#readout.textContent);
-    }
   }
 }
 

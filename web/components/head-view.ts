@@ -40,8 +40,6 @@ export class AttnHeadView extends AttnElement {
    * straight into it, it was gone at the next render (a hover, a resize).
    */
   #modelStatus = '';
-  /** The next render follows a user's key or head button: its readout is announced. */
-  #announceNext = false;
   /** model/src + text attributes: the shipped Transformer's attention on that sentence. */
   #follow = attentionFollower(this, (a) => {
     this.#sentence = a;
@@ -206,7 +204,7 @@ export class AttnHeadView extends AttnElement {
 
   #changed(): void {
     this.#syncButtons();
-    this.#announceNext = true;
+    this.announceAfterRender(this.#readout);
     this.invalidate();
     this.emit<{ active: number[] }>('attn-heads', { active: this.activeHeads });
   }
@@ -411,10 +409,6 @@ export class AttnHeadView extends AttnElement {
       this.#readout.textContent = `${this.#headsProblem}${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}` +
         (compact ? ` (the strongest ${TOP_LINES} per query token and head; hover or use the arrow keys for all of one token's).` : '.');
     }
-    if (this.#announceNext) {
-      this.#announceNext = false;
-      this.announce(this.#readout.textContent ?? '');
-    }
   }
 
   #key(e: KeyboardEvent): void {
@@ -444,7 +438,7 @@ export class AttnHeadView extends AttnElement {
       else this.toggleHead(k - 1);
     } else return;
     e.preventDefault();
-    this.#announceNext = true;
+    this.announceAfterRender(this.#readout);
     this.invalidate();
   }
 }

@@ -74,8 +74,6 @@ export class AttnRegression extends AttnElement {
   #error = '';
   /** Points given that are not two finite numbers: left out, and said so. */
   #pointsProblem = '';
-  /** The next render follows a key: its readout is announced. */
-  #announceNext = false;
 
   constructor() {
     super();
@@ -359,10 +357,6 @@ export class AttnRegression extends AttnElement {
     } else {
       this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click (tap) empty space to add one, double-click one to remove it.`;
     }
-    if (this.#announceNext) {
-      this.#announceNext = false;
-      this.announce(this.#readout.textContent ?? '');
-    }
   }
 
   // --- interaction --------------------------------------------------------------------------
@@ -477,7 +471,7 @@ export class AttnRegression extends AttnElement {
       this.#remove(this.#selected);
     } else return;
     e.preventDefault();
-    this.#announceNext = true;
+    this.announceAfterRender(this.#readout);
     this.invalidate();
   }
 }
