@@ -55,6 +55,7 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
       out.set("decoderSelf", typed_copy(v.maps.decoder_self));
       out.set("encoderSelf", typed_copy(t.enc_self));
       out.set("scores", typed_copy(v.scores));
+      out.set("cut", typed_copy(v.cut));
     });
   });
   function("trainerCreate", +[](val a, val out) {

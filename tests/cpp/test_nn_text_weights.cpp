@@ -471,6 +471,7 @@ TEST(NnDecode, TranslationViewPacksEveryBeamInOrder) {
   EXPECT_EQ(v.counts, counts);
   EXPECT_EQ(v.scores, (std::vector<float>{t.beams[0].score, t.beams[1].score, t.beams[2].score, t.beams[0].logp,
                                           t.beams[1].logp, t.beams[2].logp}));
+  EXPECT_EQ(v.cut, (std::vector<int32_t>{t.beams[0].cut, t.beams[1].cut, t.beams[2].cut}));
   const AttentionMaps maps = attention_maps(t);
   EXPECT_EQ(v.maps.cross, maps.cross);
   EXPECT_EQ(v.maps.decoder_self, maps.decoder_self);
@@ -506,6 +507,42 @@ TEST(NnDecode, StepReturnsAttentionOnlyWhenAsked) {
       last = {5 + t};
     }
   }
+}
+
+// Hypothesis::cut: greedy, a result is cut at max_len m exactly when max_len m + 1 gives another
+// (the model went on past m), including where the model's own EOS falls on the forced step;
+// beam, only a hypothesis that reached m can be.
+TEST(NnDecode, CutAtMaxLenIsWhereALongerLimitGoesOn) {
+  int at_limit = 0;  // ended on its own exactly at max_len: EOS forced, and chosen anyway
+  for (const std::string arch : {"gru", "transformer"}) {
+    int cuts = 0, ends = 0;
+    // The random model never picks EOS; a bias on EOS's logit makes it end on its own: at once
+    // (GRU), or after 6 tokens (Transformer).
+    for (const float eos_bias : {0.f, 0.7f}) {
+      Fixture f = tiny(arch);
+      f.model->find("out.b")->t.v[Bpe::kEos] += eos_bias;
+      auto tr = translator_of(f, DType::F32);
+      const auto greedy = [&](int m) {
+        DecodeOptions o;
+        o.max_len = m;
+        return tr->translate("le chat dort.", o).beams.at(0);
+      };
+      for (int m = 1; m <= 12; ++m) {
+        const Hypothesis a = greedy(m), b = greedy(m + 1);
+        EXPECT_EQ(a.cut, a.ids != b.ids) << arch << " bias " << eos_bias << " max_len " << m;
+        (a.cut ? cuts : ends) += 1;
+        at_limit += !a.cut && a.ids.size() == static_cast<size_t>(m) + 1;
+      }
+      DecodeOptions o;
+      o.beam = 4;
+      o.max_len = 3;
+      for (const Hypothesis& h : tr->translate("le chien mange.", o).beams)
+        if (h.cut) EXPECT_EQ(h.ids.size(), 4u) << arch;
+    }
+    EXPECT_GT(cuts, 0) << arch;
+    EXPECT_GT(ends, 0) << arch;
+  }
+  EXPECT_GT(at_limit, 0);
 }
 
 // The source's piece count before the model's length limit: what tells JavaScript it was cut.

@@ -285,6 +285,31 @@ describe('translate: options, empty input, sentences, limits (issue 17)', () => 
     expect(gru.translate('Je suis fatigué.').truncated).toBe(false);
   }, 120_000);
 
+  it('cutAtMaxLength: a translation stopped at maxLength says so (its </s> forced); one that ended on its own does not', () => {
+    for (const tr of [gru, trf]) {
+      const whole = tr.translate('Je suis fatigué.');
+      const n = whole.targetTokens.length - 1;  // pieces before '</s>'
+      expect(whole.cutAtMaxLength).toBe(false);
+      // Greedy: cut exactly when a larger maxLength goes on; from n pieces up, the whole translation.
+      for (let m = 1; m <= n + 1; m++) {
+        const r = tr.translate('Je suis fatigué.', { maxLength: m });
+        expect([r.cutAtMaxLength, r.sentences[0].cutAtMaxLength, r.beams[0].cutAtMaxLength], `${tr.arch} maxLength ${m}`).toEqual([m < n, m < n, m < n]);
+        expect(r.targetTokens.at(-1)).toBe('</s>');
+        if (m >= n) expect(r.text).toBe(whole.text);
+      }
+      // Beam: only a hypothesis that reached maxLength can be cut; the best one here is.
+      const beam = tr.translate('Il fait beau aujourd’hui.', { beam: 5, maxLength: 2 });
+      expect(beam.cutAtMaxLength).toBe(true);
+      for (const b of beam.beams) if (b.tokens.length < 3) expect(b.cutAtMaxLength, b.text).toBe(false);
+      expect(tr.translate('Il fait beau aujourd’hui.', { beam: 5 }).beams.map((b) => b.cutAtMaxLength)).toEqual([false, false, false, false, false]);
+      // Several sentences: each its own; the whole is cut when one is.
+      const two = tr.translate('Je suis fatigué. Il fait beau aujourd’hui.', { maxLength: n });
+      expect(two.sentences.map((p) => p.cutAtMaxLength)).toEqual([false, true]);
+      expect([two.cutAtMaxLength, two.beams[0].cutAtMaxLength]).toEqual([true, true]);
+      expect(tr.translate('').cutAtMaxLength).toBe(false);
+    }
+  });
+
   it("beams[].tokens are spelled like targetTokens (no '▁' word marker), and beams is always there", () => {
     for (const tr of [gru, trf]) {
       const r = tr.translate('Il fait beau aujourd’hui.', { beam: 5 });

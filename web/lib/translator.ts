@@ -32,7 +32,11 @@ export interface LoadTranslatorOptions {
 export interface TranslateOptions {
   /** Beam width; 1 (default) is greedy decoding. */
   beam?: number;
-  /** Most target tokens per sentence before end of sentence: an integer in [1, 512]; default 2 x source tokens + 10. */
+  /**
+   * Most target tokens per sentence before end of sentence: an integer in [1, 512]; default 2 x
+   * source tokens + 10. The model's positions cap it (`maxSourceTokens` - 1: 47 for the shipped
+   * models). A translation stopped by it says so (`cutAtMaxLength`).
+   */
   maxLength?: number;
   /** GNMT length-penalty alpha for beam scores; default 0.6. */
   lengthPenalty?: number;
@@ -66,6 +70,12 @@ export interface BeamResult {
   /** Length-normalised log-probability. */
   score: number;
   logProb: number;
+  /**
+   * Decoding stopped this hypothesis at `maxLength` pieces: its '</s>' was forced there while the
+   * model's most likely next piece was another, so the text is likely incomplete. False when it
+   * ended on its own (a larger `maxLength` gives the same hypothesis).
+   */
+  cutAtMaxLength: boolean;
 }
 
 /** One sentence's translation. */
@@ -88,6 +98,8 @@ export interface SentenceTranslation {
   beams: BeamResult[];
   /** The sentence had more source pieces than the model takes (`translator.maxSourceTokens`) and was cut to them. */
   truncated: boolean;
+  /** The translation (`beams[0]`) was stopped at `maxLength` pieces (see `BeamResult.cutAtMaxLength`). */
+  cutAtMaxLength: boolean;
 }
 
 /**
@@ -101,10 +113,12 @@ export interface SentenceTranslation {
  * `logProb` their sum; `beams` holds one hypothesis, the concatenation of each sentence's best.
  * Empty or blank input gives an empty result: '' and no tokens, sentences or beams.
  */
-export interface TranslationResult extends Omit<SentenceTranslation, 'source' | 'truncated'> {
+export interface TranslationResult extends Omit<SentenceTranslation, 'source' | 'truncated' | 'cutAtMaxLength'> {
   sentences: SentenceTranslation[];
   /** Some sentence was cut at the model's source limit (see `SentenceTranslation.truncated`). */
   truncated: boolean;
+  /** Some sentence's translation was stopped at `maxLength` pieces (see `SentenceTranslation.cutAtMaxLength`). */
+  cutAtMaxLength: boolean;
 }
 
 export interface TranslatorInfo {
@@ -245,9 +259,10 @@ export class Translator {
       beams: [] as BeamResult[],
       sentences,
       truncated: sentences.some((p) => p.truncated),
+      cutAtMaxLength: sentences.some((p) => p.cutAtMaxLength),
     } as Omit<TranslationResult, 'attention'> as TranslationResult;
     if (sentences.length) {
-      out.beams.push({ text: out.text, tokens: out.targetTokens, score: out.score, logProb: out.logProb });
+      out.beams.push({ text: out.text, tokens: out.targetTokens, score: out.score, logProb: out.logProb, cutAtMaxLength: out.cutAtMaxLength });
       // Block-diagonal matrices grow with the square of the input: built only when read.
       Object.defineProperty(out, 'attention', {
         enumerable: true, configurable: true,
@@ -291,8 +306,9 @@ export class Translator {
     const n = beams.length, scores = Array.from(r.scores);
     return {
       source, text, sourceTokens, targetTokens, attention, score: scores[0] ?? 0, logProb: scores[n] ?? 0,
-      beams: beams.map((b, i) => ({ text: b.text, tokens: b.tokens.map(unmark), score: scores[i], logProb: scores[n + i] })),
+      beams: beams.map((b, i) => ({ text: b.text, tokens: b.tokens.map(unmark), score: scores[i], logProb: scores[n + i], cutAtMaxLength: r.cut[i] === 1 })),
       truncated: r.sourcePieces > S,
+      cutAtMaxLength: r.cut[0] === 1,
     };
   }
 

@@ -208,6 +208,8 @@ export interface TranslationOut {
   encoderSelf: Float32Array;
   /** Each beam's score, then each beam's log-probability. */
   scores: Float32Array;
+  /** Each beam: 1 when decoding stopped it at maxLength (its '</s>' forced), else 0. */
+  cut: Int32Array;
 }
 
 /** The toy trainer's settings, checked by trainer-options.ts (cpp/src/nn/trainer.cpp checks them again). */

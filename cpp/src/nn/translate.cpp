@@ -105,10 +105,12 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
   struct Done {
     int node;
     float logp, score;
+    bool cut;
   };
   struct Cand {
     float logp;
     int row, tok;
+    bool cut;  // an EOS forced at max_len where the model's best next token was another
   };
   std::vector<Node> nodes;
   nodes.reserve(static_cast<size_t>(max_len + 1) * 2 * K);
@@ -141,21 +143,25 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
     const bool must_end = t == max_len;
     // Candidates in descending log-prob, ties in the order they came (a stable insertion).
     cands.clear();
-    auto propose = [&](float lp_, int row, int tok) {
-      cands.push_back({lp_, row, tok});
+    auto propose = [&](float lp_, int row, int tok, bool cut) {
+      cands.push_back({lp_, row, tok, cut});
       size_t at = cands.size() - 1;
       for (; at > 0 && cands[at - 1].logp < lp_; --at) cands[at] = cands[at - 1];
-      cands[at] = {lp_, row, tok};
+      cands[at] = {lp_, row, tok, cut};
     };
+    const auto allowed = [](int tok) { return tok >= Bpe::kEos && tok != Bpe::kUnk; };
     for (size_t r = 0; r < live.size(); ++r) {
       const float* row = logp.data() + r * V;
+      top_k(row, V, k, bmax.data(), idx.data());
       if (must_end) {
-        propose(live[r].logp + row[Bpe::kEos], static_cast<int>(r), Bpe::kEos);
+        // Cut unless EOS is what this hypothesis would have chosen first anyway (then a longer
+        // max_len gives the same ending), so a caller can tell a truncated translation.
+        const int* best = std::find_if(idx.data(), idx.data() + k, allowed);
+        propose(live[r].logp + row[Bpe::kEos], static_cast<int>(r), Bpe::kEos, best == idx.data() + k || *best != Bpe::kEos);
         continue;
       }
-      top_k(row, V, k, bmax.data(), idx.data());
       for (int i = 0; i < k; ++i)
-        if (idx[i] >= Bpe::kEos && idx[i] != Bpe::kUnk) propose(live[r].logp + row[idx[i]], static_cast<int>(r), idx[i]);
+        if (allowed(idx[i])) propose(live[r].logp + row[idx[i]], static_cast<int>(r), idx[i], false);
     }
     next.clear();
     parent.clear();
@@ -164,7 +170,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
       nodes.push_back({c.tok, c.row, live[c.row].node});
       const int node = static_cast<int>(nodes.size()) - 1;
       if (c.tok == Bpe::kEos) {
-        done.push_back({node, c.logp, c.logp / lp(t + 1)});
+        done.push_back({node, c.logp, c.logp / lp(t + 1), c.cut});
         if (static_cast<int>(done.size()) >= K) break;
       } else {
         next.push_back({node, c.logp});
@@ -179,7 +185,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
     for (const Live& h : live) {
       int len = 0;
       for (int q = h.node; q >= 0; q = nodes[q].parent) ++len;
-      done.push_back({h.node, h.logp, h.logp / lp(len)});
+      done.push_back({h.node, h.logp, h.logp / lp(len), true});
     }
   std::stable_sort(done.begin(), done.end(), [](const Done& a, const Done& b) { return a.score > b.score; });
   if (static_cast<int>(done.size()) > K) done.resize(K);
@@ -195,6 +201,7 @@ std::vector<Hypothesis> beam_search(const Model& m, const std::vector<int>& src,
     h.logp = done[i].logp;
     h.score = done[i].score;
     h.finished = !h.ids.empty() && h.ids.back() == Bpe::kEos;  // EOS only ever ends a hypothesis
+    h.cut = done[i].cut;
   }
   if (opt.attention) {
     const AttentionLayout lay = m.layout();

@@ -56,6 +56,7 @@ TranslationView translation_view(const Translator& tr, const Translation& t) {
     v.counts.push_back(static_cast<int32_t>(pieces.size()));
     for (const std::string& s : pieces) v.strings.add(s);
     v.scores.push_back(b.score);
+    v.cut.push_back(b.cut ? 1 : 0);
   }
   for (const Hypothesis& b : t.beams) v.scores.push_back(b.logp);
   v.maps = attention_maps(t);

@@ -21,6 +21,9 @@ struct Hypothesis {
   std::vector<int> ids;      // target ids, EOS last when finished
   float logp = 0.f, score = 0.f;
   bool finished = false;
+  // Stopped by max_len: its EOS was forced there while the model's most likely next token was
+  // another (or it never ended). The text is then likely incomplete.
+  bool cut = false;
   // Per step, when DecodeOptions::attention: cross [layers * heads * S] (GRU: the alignment over
   // S), self [layers * heads * (t + 1)].
   std::vector<std::vector<float>> cross, self;
