@@ -2,7 +2,9 @@
 // changes what the widgets report, axe-core finds nothing serious, and a screenshot per page
 // (light and dark) lands in build/screenshots/. Served twice: cross-origin isolated (threads)
 // and plain (SIMD, one thread).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -69,6 +71,27 @@ async function finish(v: Visit, name: string): Promise<void> {
  * expression, not `new Function` in the page: the site's CSP forbids the latter. */
 function on<T>(page: Page, id: string, fn: (el: any) => T): Promise<T> {
   return page.evaluate(`(${fn.toString()})(document.getElementById(${JSON.stringify(id)}))`) as Promise<T>;
+}
+
+/** A proxy in front of `target` that counts what crosses the network (paths and body bytes), and holds back the paths `slow` matches 3 s. */
+async function countingProxy(target: string, slow?: RegExp): Promise<{ url: string; paths: () => string[]; bytes: () => number; close: () => Promise<void> }> {
+  const to = new URL(target);
+  const paths: string[] = [];
+  let bytes = 0;
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', to).pathname;
+    paths.push(path);
+    if (slow?.test(path)) await new Promise((r) => setTimeout(r, 3000));
+    const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.on('data', (c: Buffer) => { bytes += c.length; });
+      r.pipe(res);
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, paths: () => [...paths], bytes: () => bytes, close: () => new Promise((ok) => server.close(() => ok())) };
 }
 
 async function longTasks(page: Page): Promise<void> {
@@ -583,23 +606,73 @@ describe('demo site, cross-origin isolated', () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
-  test('offline: once one page has loaded, every page of the site works without the network', async () => {
-    const v = await visit(browser, `${isolated.url}index.html`);
+  test('offline: a first visit to the home page downloads the pages\' shell, not the models or the builds it did not use; a page never visited then works offline', async () => {
+    const net = await countingProxy(isolated.url);
+    const v = await visit(browser, `${net.url}index.html`);
     await ready(v);
     const { page } = v;
-    // The service worker installs (precaching the site's pages, scripts and builds) and takes over.
     await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
+    await page.waitForTimeout(500);  // nothing more should come
+    expect(net.paths().filter((p) => /\.(atl|safetensors)$/.test(p))).toEqual([]);
+    // Only the page's own build (its loader and .wasm), which the service worker kept from the
+    // HTTP cache: not the site's other builds.
+    expect(new Set(net.paths().filter((p) => /\.(wasm|mjs)$/.test(p))).size).toBe(2);
+    expect(net.bytes()).toBeLessThan(1_200_000);  // 7.8 MB when the service worker took everything
     await page.context().setOffline(true);
     expect(await page.evaluate(() => fetch('./index.html', { cache: 'no-store' }).then(() => 'cached', () => 'failed'))).toBe('cached');
-    await page.goto(`${isolated.url}pooling.html`);  // never visited: served from the precache
+    await page.goto(`${net.url}pooling.html`);  // never visited: its shell, on the home page's build
     await ready(v);
     expect(await page.evaluate(() => globalThis.crossOriginIsolated)).toBe(true);
     expect(await on(page, 'weights', (el) => el.rowCount)).toBe(40);
     await page.context().setOffline(false);
     await page.close();
+    await net.close();
     expect(v.problems).toEqual([]);
   });
+
+  test('offline: a new deploy replaces the old caches whole, keeps the build the learner used without downloading it again, and offline pages are the new build', async () => {
+    // The site deployed, then a second build (another version string in the embed page) copied
+    // over it: every page's shell changes with the file list; the WebAssembly builds do not.
+    const site = await mkdtemp(join(tmpdir(), 'attnlab-deploy-'));
+    const next = await mkdtemp(join(tmpdir(), 'attnlab-next-'));
+    await cp(outDir, site, { recursive: true });
+    await build({ configFile, logLevel: 'warn', define: { __ATTNLAB_VERSION__: JSON.stringify('9.9.9-next') }, build: { outDir: next } });
+    const server = await serveStatic(site, true);
+    const net = await countingProxy(server.url);
+    const v = await visit(browser, `${net.url}index.html`);
+    await ready(v);
+    const { page } = v;
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
+    const ours = () => page.evaluate(async () => (await caches.keys()).filter((k) => /^attnlab-(site|runtime)-/.test(k)).sort());
+    const before = await ours();
+    expect(before).toHaveLength(2);
+    // The used build then lives in Cache Storage only, as it may after days.
+    await (await page.context().newCDPSession(page)).send('Network.clearBrowserCache');
+    await rm(site, { recursive: true });
+    await cp(next, site, { recursive: true });
+    const seen = net.paths().length;
+    await page.reload();
+    await ready(v);
+    // The browser looks for a new sw.js after navigations, at its own pace: here at once.
+    await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r?.update()));
+    await expect.poll(async () => { const keys = await ours(); return keys.length === 2 && keys.every((k) => !before.includes(k)); }, { timeout: 30_000 }).toBe(true);
+    expect(net.paths().slice(seen).filter((p) => /\.(wasm|mjs)$/.test(p))).toEqual([]);
+    await page.context().setOffline(true);
+    await page.goto(`${net.url}embed.html#page=pooling.html&view=h%3D0.4`);  // its CDN snippet names the version
+    await ready(v);
+    expect(await page.textContent('#snippet-element')).toContain('attnlab@9.9.9-next');
+    await page.goto(`${net.url}pooling.html`);  // never visited: the new shell, on the kept build
+    await ready(v);
+    expect(await on(page, 'weights', (el) => el.rowCount)).toBe(40);
+    await page.context().setOffline(false);
+    await page.close();
+    await net.close();
+    await server.close();
+    await rm(site, { recursive: true, force: true });
+    await rm(next, { recursive: true, force: true });
+    expect(v.problems).toEqual([]);
+  }, 120_000);
 
   test('keyboard: the first Tab offers "Skip to content", and Enter puts focus in the page, past the header', async () => {
     const v = await visit(browser, `${isolated.url}pooling.html`);
@@ -629,24 +702,37 @@ describe('demo site, cross-origin isolated', () => {
     expect(wide).toEqual([]);
   }, 300_000);
 
-  test('offline: translation works offline after the first visit (the model is kept as it is downloaded); a page never saved says so', async () => {
-    const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=gru`);
+  test('offline: a page used online works offline, its build, Worker and model included, with the HTTP cache cleared; a page never saved says so', async () => {
+    // The translator's build arrives late, as on a slow connection: still downloading, outside
+    // the service worker, when the service worker installs.
+    const net = await countingProxy(isolated.url, /attnlab-nn-.*\.wasm$/);
+    const v = await visit(browser, `${net.url}translation.html#dir=fra-eng&arch=gru`);
     await ready(v, 90_000);
     const { page } = v;
     const translated = () => page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
     await translated();
-    // The service worker arrived after the model's download (it registers on load): the Worker
-    // kept the model itself.
+    // The service worker arrived after the page's downloads (it registers on load): it keeps them
+    // from the HTTP cache as it installs; the Worker kept the model.
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
+    const kept = () => page.evaluate(async () => {
+      const urls: string[] = [];
+      for (const key of await caches.keys()) if (key.startsWith('attnlab-runtime-')) urls.push(...(await (await caches.open(key)).keys()).map((r) => r.url));
+      return [/translator\.worker-.*\.js$/, /attnlab-nn-.*\.mjs$/, /attnlab-nn-.*\.wasm$/].every((re) => urls.some((u) => re.test(u)));
+    });
+    await expect.poll(kept, { timeout: 30_000 }).toBe(true);
+    // Only Cache Storage left: nothing comes from the browser's HTTP cache.
+    await (await page.context().newCDPSession(page)).send('Network.clearBrowserCache');
     await page.context().setOffline(true);
     await page.reload();
     await ready(v, 90_000);
     await translated();
     expect((await on(page, 'translate', (el) => el.result.text)).length).toBeGreaterThan(0);
-    await page.goto(`${isolated.url}api/index.html`);  // never visited, not precached
+    expect(await page.evaluate(() => globalThis.crossOriginIsolated)).toBe(true);
+    await page.goto(`${net.url}api/index.html`);  // never visited, not precached
     expect(await page.textContent('body')).toContain('This page has not been saved for offline use');
     await page.context().setOffline(false);
     await page.close();
+    await net.close();
     // The note's own 503 (Chromium logs it too), and nothing else.
     expect(v.problems.filter((p) => !/^HTTP 503: .*\/api\/index\.html$/.test(p) && !p.includes('status of 503'))).toEqual([]);
   }, 180_000);

@@ -29,20 +29,32 @@ const csp: Plugin = {
   ],
 };
 
-// The offline service worker (sw.js): its template with this build's file list filled in. Pages
-// are precached by their clean path too ('./' is index.html). Models (.atl) are not: the translator
-// Worker keeps the ones it downloads (translator.worker.ts).
+// The offline service worker (sw.js): its template with this build's file lists filled in. SHELL,
+// precached on install, is what the pages render with: every page (by its clean path too: './'
+// is index.html), the stylesheet and the scripts each page imports statically. ON_DEMAND is the
+// rest, content-hashed, kept as first used: the WebAssembly builds and their loaders, Workers,
+// chunks imported on demand and the tiny checkpoints. Models (.atl) are in neither: the
+// translator Worker keeps the ones it downloads (translator.worker.ts).
 const serviceWorker: Plugin = {
   name: 'attnlab-service-worker',
   apply: 'build',
   // writeBundle, not generateBundle: the pages join the bundle late, from Vite's own HTML plugin.
   writeBundle(options, bundle) {
     const files = Object.keys(bundle).filter((f) => !f.endsWith('.atl') && !f.endsWith('.map')).sort();
-    const precache = ['./', ...files.map((f) => `./${f}`)];
+    const shell = new Set(files.filter((f) => f.endsWith('.html')));
+    const add = (f: string) => {
+      const chunk = bundle[f];
+      if (shell.has(f) || chunk?.type !== 'chunk') return;
+      shell.add(f);
+      for (const css of chunk.viteMetadata?.importedCss ?? []) shell.add(css);
+      chunk.imports.forEach(add);
+    };
+    for (const [f, chunk] of Object.entries(bundle)) if (chunk.type === 'chunk' && chunk.isEntry) add(f);
     const version = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12);
     const source = readFileSync(resolve(demoRoot, 'sw.js'), 'utf8')
       .replace('__VERSION__', JSON.stringify(version))
-      .replace('__PRECACHE__', JSON.stringify(precache));
+      .replace('__SHELL__', JSON.stringify(['./', ...[...shell].sort().map((f) => `./${f}`)]))
+      .replace('__ON_DEMAND__', JSON.stringify(files.filter((f) => !shell.has(f)).map((f) => `./${f}`)));
     writeFileSync(resolve(options.dir!, 'sw.js'), source);
   },
 };
