@@ -93,6 +93,7 @@ inline MaskSet read_masks(const val& m, const Shape& target) {
   MaskSet set;
   if (!given(m)) return set;
   set.causal = flag(m, "causal");
+  set.query_offset = num(m, "queryOffset");
   for (const val& b : emscripten::vecFromJSArray<val>(m["bools"]))
     set.bools.push_back({ptr<const uint8_t>(b, "ptr"), broadcast_to(shape(b, "shape"), target, "mask"), flag(b, "trueBlocks")});
   for (const val& a : emscripten::vecFromJSArray<val>(m["additive"]))
@@ -102,9 +103,10 @@ inline MaskSet read_masks(const val& m, const Shape& target) {
   const val vl = m["validLens"], al = m["alibi"], t5 = m["t5"];
   if (given(vl)) set.valid_lens = make_valid_lens(ptr<const int32_t>(vl, "ptr"), num(vl, "length"), lead, Sq, Sk, "valid_lens");
   if (given(al) && Sq > 0 && Sk > 0)
-    set.additive.push_back(alibi_bias(ptr(al, "slopes"), num(al, "heads"), numel(lead), Sq, Sk, ptr<float>(al, "table")));
+    set.additive.push_back(alibi_bias(ptr(al, "slopes"), num(al, "heads"), numel(lead), Sq, Sk, ptr<float>(al, "table"), set.query_offset));
   if (given(t5) && Sq > 0 && Sk > 0)
-    set.additive.push_back(t5_bias(ptr(t5, "weights"), num(t5, "heads"), read_t5(t5), numel(lead), Sq, Sk, ptr<float>(t5, "table")));
+    set.additive.push_back(t5_bias(ptr(t5, "weights"), num(t5, "heads"), read_t5(t5), numel(lead), Sq, Sk, ptr<float>(t5, "table"),
+                                   set.query_offset));
   return set;
 }
 

@@ -88,7 +88,8 @@ EMSCRIPTEN_BINDINGS(attnlab_variants) {
   function("t5BiasTable", +[](val a) {
     return guarded([&] {
       const int64_t heads = num(a, "heads");
-      t5_bias(ptr(a, "weights"), heads, read_t5(a), heads, num(a, "Sq"), num(a, "Sk"), ptr<float>(a, "out"));
+      t5_bias(ptr(a, "weights"), heads, read_t5(a), heads, num(a, "Sq"), num(a, "Sk"), ptr<float>(a, "out"),
+              num(a, "queryOffset"));
     });
   });
   function("lshAttention", +[](val a) {

@@ -25,7 +25,7 @@ std::vector<float> alibi_slopes(int64_t num_heads) {
 }
 
 AdditiveMask alibi_bias(const float* slopes, int64_t num_heads, int64_t batch, int64_t Sq,
-                        int64_t Sk, float* table) {
+                        int64_t Sk, float* table, int64_t query_offset) {
   require(num_heads >= 1 && batch % num_heads == 0, [&] {
     return "alibi: expected the heads (" + std::to_string(num_heads) +
            ") to divide the leading size " + std::to_string(batch);
@@ -35,7 +35,7 @@ AdditiveMask alibi_bias(const float* slopes, int64_t num_heads, int64_t batch, i
   const int64_t len = Sq + Sk - 1;  // i - j runs over [-(Sk - 1), Sq - 1]
   for (int64_t h = 0; h < num_heads; ++h) {
     for (int64_t t = 0; t < len; ++t) {
-      table[h * len + t] = -slopes[h] * static_cast<float>(std::abs(t - (Sk - 1)));
+      table[h * len + t] = -slopes[h] * static_cast<float>(std::abs(t - (Sk - 1) + query_offset));
     }
   }
   return diagonal_bias(table, num_heads, batch, Sq, Sk);

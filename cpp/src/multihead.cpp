@@ -39,8 +39,11 @@ void multi_head_attention(const float* query, const float* key, const float* val
   require_finite(K.data(), B * S * E, "key, params.inProjWeight: the key projection overflows");
   require_finite(V.data(), B * S * E, "value, params.inProjWeight: the value projection overflows");
   if (rotary) {
-    // The projections read as [B, n, H, hd]: rotate every head's vectors by their position.
-    rope(Q.data(), Q.data(), B, L, H, hd, *rotary, "query, params.inProjWeight, options.rope");
+    // The projections read as [B, n, H, hd]: rotate every head's vectors by their position, the
+    // queries' counted from the key position of the first (masks.query_offset).
+    RopeParams at_queries = *rotary;
+    at_queries.offset += masks.query_offset;
+    rope(Q.data(), Q.data(), B, L, H, hd, at_queries, "query, params.inProjWeight, options.rope");
     rope(K.data(), K.data(), B, S, H, hd, *rotary, "key, params.inProjWeight, options.rope");
   }
 

@@ -63,7 +63,7 @@ int64_t t5_bucket(int64_t rel, const T5Params& p) {
 }
 
 AdditiveMask t5_bias(const float* weights, int64_t num_heads, const T5Params& p, int64_t batch,
-                     int64_t Sq, int64_t Sk, float* table) {
+                     int64_t Sq, int64_t Sk, float* table, int64_t query_offset) {
   check_t5(p);
   require(num_heads >= 1 && batch % num_heads == 0, [&] {
     return "t5: expected the heads (" + std::to_string(num_heads) +
@@ -71,7 +71,8 @@ AdditiveMask t5_bias(const float* weights, int64_t num_heads, const T5Params& p,
   });
   const int64_t len = Sq + Sk - 1;
   for (int64_t t = 0; t < len; ++t) {
-    const int64_t bucket = t5_bucket(Sk - 1 - t, p);  // entry t holds j - i = Sk - 1 - t
+    // Entry t holds j - i = Sk - 1 - t; the query sits at position i + query_offset.
+    const int64_t bucket = t5_bucket(Sk - 1 - t - query_offset, p);
     for (int64_t h = 0; h < num_heads; ++h) table[h * len + t] = weights[h * p.num_buckets + bucket];
   }
   return diagonal_bias(table, num_heads, batch, Sq, Sk);
@@ -87,12 +88,12 @@ constexpr int64_t kRowsPerTask = 16;
 // buf [hi + Dv] scratch, the caller's (no allocation, so no cleanup code on this path).
 [[gnu::noinline]] void shaw_exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int64_t D,
                     int64_t Dv, float scale, const MaskSet& masks, const ShawParams& r, double* buf) {
-  const int64_t k = r.max_distance;
+  const int64_t k = r.max_distance, pos = i + masks.query_offset;
   double *s = buf, *o = s + hi;
   std::fill(o, o + Dv, 0.0);
   const float* qi = sl.q + i * sl.q_stride;
   for (int64_t j = 0; j < hi; ++j) {
-    const float *kj = sl.k + j * sl.k_stride, *a = r.keys + (std::clamp<int64_t>(j - i, -k, k) + k) * D;
+    const float *kj = sl.k + j * sl.k_stride, *a = r.keys + (std::clamp<int64_t>(j - pos, -k, k) + k) * D;
     double dot = 0.0;
     for (int64_t d = 0; d < D; ++d) dot += static_cast<double>(qi[d]) * kj[d] + static_cast<double>(qi[d]) * a[d];
     s[j] = dot * scale;
@@ -104,7 +105,7 @@ constexpr int64_t kRowsPerTask = 16;
   const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
   for (int64_t j = 0; j < hi; ++j) {
     if (s[j] == 0.0) continue;
-    const float *vj = sl.v + j * sl.v_stride, *a = r.values ? r.values + (std::clamp<int64_t>(j - i, -k, k) + k) * Dv : nullptr;
+    const float *vj = sl.v + j * sl.v_stride, *a = r.values ? r.values + (std::clamp<int64_t>(j - pos, -k, k) + k) * Dv : nullptr;
     for (int64_t c = 0; c < Dv; ++c) o[c] += s[j] * (static_cast<double>(vj[c]) + (a ? a[c] : 0.0));
   }
   float* oi = sl.out + i * sl.out_stride;
@@ -122,10 +123,10 @@ constexpr int64_t kRowsPerTask = 16;
 [[gnu::noinline]] void shaw_row(const AttentionSlice& sl, int64_t i, int64_t Sk, int64_t D,
                                 int64_t Dv, float scale, const MaskSet& masks,
                                 const ShawParams& r, float* s, float* qa, float* wsum, double* exact_buf) {
-  const int64_t k = r.max_distance, R = 2 * k + 1;
+  const int64_t k = r.max_distance, R = 2 * k + 1, pos = i + masks.query_offset;
   const float* qi = sl.q + i * sl.q_stride;
   for (int64_t t = 0; t < R; ++t) qa[t] = kernels::dot(qi, r.keys + t * D, D);
-  const auto rel = [&](int64_t j) { return std::clamp<int64_t>(j - i, -k, k) + k; };
+  const auto rel = [&](int64_t j) { return std::clamp<int64_t>(j - pos, -k, k) + k; };
   const int64_t hi = visible_keys(masks, sl.b, i, Sk);
   for (int64_t j = 0; j < hi; ++j) s[j] = scale * (kernels::dot(qi, sl.k + j * sl.k_stride, D) + qa[rel(j)]);
   // A score past float32 (±inf, or inf - inf = NaN) makes the sum of squares non-finite (so do

@@ -41,13 +41,15 @@ function softmax(s: number[], ok: boolean[]): number[] {
 
 /**
  * Shaw attention of q [batch, Sq, D], k [batch, Sk, D], v [batch, Sk, Dv] (flat arrays), scores
- * scale q_i . (k_j + aK[clip(j - i)]), outputs sum_j w_ij (v_j + aV[clip(j - i)]).
+ * scale q_i . (k_j + aK[clip(j - i)]), outputs sum_j w_ij (v_j + aV[clip(j - i)]); query i at
+ * key position i + queryOffset (in the distances and the causal mask).
  */
 export function refShaw(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, batch: number, Sq: number, Sk: number, D: number, Dv: number,
-  aK: ArrayLike<number>, aV: ArrayLike<number> | null, kmax: number, o: { causal?: boolean; scale?: number } = {}) {
+  aK: ArrayLike<number>, aV: ArrayLike<number> | null, kmax: number, o: { causal?: boolean; scale?: number; queryOffset?: number } = {}) {
   const scale = o.scale ?? 1 / Math.sqrt(D);
   const out = new Float64Array(batch * Sq * Dv), weights = new Float64Array(batch * Sq * Sk);
-  const rel = (i: number, j: number) => Math.min(Math.max(j - i, -kmax), kmax) + kmax;
+  const at = o.queryOffset ?? 0;  // query i sits at key position i + at
+  const rel = (i: number, j: number) => Math.min(Math.max(j - i - at, -kmax), kmax) + kmax;
   for (let b = 0; b < batch; b++)
     for (let i = 0; i < Sq; i++) {
       const s: number[] = [], ok: boolean[] = [];
@@ -55,7 +57,7 @@ export function refShaw(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike
         let x = 0;
         for (let c = 0; c < D; c++) x += q[(b * Sq + i) * D + c] * (k[(b * Sk + j) * D + c] + aK[rel(i, j) * D + c]);
         s.push(scale * x);
-        ok.push(!(o.causal && j > i));
+        ok.push(!(o.causal && j > i + at));
       }
       const w = softmax(s, ok);
       for (let j = 0; j < Sk; j++) {

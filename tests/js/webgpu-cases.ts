@@ -71,6 +71,13 @@ const attentionCases: GpuCase[] = [
   // T5's relative bias: the core's diagonal table as one more additive mask on the GPU.
   attn('T5 bias, bidirectional, heads [2, 3], weights', [2, 3, 40, 16], [2, 3, 90, 16], [2, 3, 90, 16], { t5: { weights: randn([3, 32], 13, 2), maxDistance: 20 }, returnWeights: true }),
   attn('T5 bias, causal scheme + ALiBi + causal', [2, 70, 16], [2, 70, 16], [2, 70, 16], { t5: { weights: randn([2, 8], 14, 2), bidirectional: false, maxDistance: 16 }, alibi: true, causal: true }),
+  // queryOffset: a KV-cached decoder step and a chunked prefill (bottom-right aligned), and past Sk.
+  attn('queryOffset, decoder step: causal, ALiBi, RoPE', [2, 3, 1, 16], [2, 3, 90, 16], [2, 3, 90, 16], { queryOffset: 89, causal: true, alibi: true, rope: { offset: 5 } }),
+  attn('queryOffset, chunk: causal, T5, RoPE in halves, weights', [2, 3, 20, 16], [2, 3, 90, 16], [2, 3, 90, 8], {
+    queryOffset: 70, causal: true, t5: { weights: randn([3, 32], 15, 2), maxDistance: 40 }, rope: { pairs: 'halves' }, returnWeights: true,
+  }),
+  attn('queryOffset past Sk - Sq, causal, validLens', [2, 70, 16], [2, 100, 16], [2, 100, 16], { queryOffset: 50, causal: true, validLens: new Int32Array([90, 60]) }),
+  attn('queryOffset 2^40, causal, ALiBi given slopes', [1, 2, 8, 16], [1, 2, 30, 16], [1, 2, 30, 16], { queryOffset: 2 ** 40, causal: true, alibi: Float32Array.from([0, 1e-12]) }),
   // Sparse patterns (a boolean mask on the GPU) against the WebAssembly sparse kernel.
   attn('pattern local, causal', [2, 2, 100, 16], [2, 2, 100, 16], [2, 2, 100, 16], { pattern: { type: 'local', window: 5 }, causal: true }),
   attn('pattern longformer, global tokens, Sq != Sk, weights', [2, 40, 16], [2, 70, 16], [2, 70, 8], {
@@ -92,6 +99,7 @@ const softmaxCase = (name: string, shape: number[], options: Parameters<Attnlab[
 
 const softmaxCases: GpuCase[] = [
   softmaxCase('vector of 300', [300]),
+  softmaxCase('causal with queryOffset, rows of 200', [2, 3, 200], { causal: true, queryOffset: 150 }),
   softmaxCase('causal, rows of 200', [2, 3, 200], { causal: true }),
   softmaxCase('validLens per row, with zeros', [2, 4, 130], { validLens: new Int32Array([1, 0, 128, 130, 0, 7, 64, 65]) }),
   softmaxCase('bool padding mask, one row fully masked', [2, 3, 256], {
@@ -119,6 +127,7 @@ interface MhaCase {
   alibi?: boolean;
   rope?: boolean;
   t5?: boolean;
+  queryOffset?: number;
 }
 
 function mha(name: string, c: MhaCase): GpuCase {
@@ -133,7 +142,7 @@ function mha(name: string, c: MhaCase): GpuCase {
     outProjWeight: randn([c.E, c.E], 25, 0.3),
     ...(c.noBias ? {} : { inProjBias: randn([3 * c.E], 26), outProjBias: randn([c.E], 27) }),
   };
-  const options: Parameters<Attnlab['multiHeadAttentionAsync']>[4] = { causal: c.causal, needWeights: c.needWeights, averageWeights: !c.perHead, alibi: c.alibi, rope: c.rope };
+  const options: Parameters<Attnlab['multiHeadAttentionAsync']>[4] = { causal: c.causal, needWeights: c.needWeights, averageWeights: !c.perHead, alibi: c.alibi, rope: c.rope, queryOffset: c.queryOffset };
   if (c.t5) options.t5 = { weights: randn([c.H, 16], 32, 2), maxDistance: 24 };
   if (c.kpm) {
     const m = randBool([...lead, c.S], 28, 0.3);
@@ -166,6 +175,8 @@ const mhaCases: GpuCase[] = [
   mha('ALiBi, causal, weights', { B: 2, L: 40, S: 40, E: 32, H: 4, alibi: true, causal: true, needWeights: true }),
   mha('RoPE, cross', { B: 2, L: 40, S: 50, E: 32, H: 4, rope: true }),
   mha('T5 bias + key padding, per-head weights', { B: 2, L: 40, S: 50, E: 32, H: 4, t5: true, kpm: true, needWeights: true, perHead: true }),
+  mha('queryOffset: chunk of 8 after 42, RoPE, ALiBi, T5, causal', { B: 2, L: 8, S: 50, E: 32, H: 4, rope: true, alibi: true, t5: true, causal: true, queryOffset: 42 }),
+  mha('queryOffset: decoder step, causal, weights', { B: 2, L: 1, S: 50, E: 32, H: 4, rope: true, causal: true, queryOffset: 49, needWeights: true }),
   mha('RoPE + ALiBi, causal, per-head weights', { B: 1, L: 33, S: 33, E: 32, H: 2, rope: true, alibi: true, causal: true, needWeights: true, perHead: true }),
 ];
 

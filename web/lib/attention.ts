@@ -1,7 +1,7 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
 import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
 import { maskLayout } from './mask-layout.js';
-import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
+import { checkQueryOffset, maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkPattern, patternMask } from './patterns.js';
 import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs } from './relative-position.js';
 import { checkEvenFeatures, checkRope } from './rope.js';
@@ -101,9 +101,10 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown, needV: bool
 /** attention()'s arguments, checked once for every backend (`scan`: see checkTensor). */
 export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions, scan?: FiniteScan) {
   const fn = 'attention';
-  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope', 't5', 'shaw']);
+  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'queryOffset', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope', 't5', 'shaw']);
   const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, true, o, scan);
   const causal = checkBool(fn, 'options.causal', o.causal, false);
+  const queryOffset = checkQueryOffset(fn, o.queryOffset);
   const returnWeights = checkBool(fn, 'options.returnWeights', o.returnWeights, false);
   const validLens = optionalValidLens(fn, 'options.validLens', o.validLens);
   const mask = optionalMask(fn, 'options.attnMask', o.attnMask);
@@ -111,6 +112,10 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
   const pattern = o.pattern === undefined ? null : checkPattern(fn, 'options.pattern', o.pattern, d.Sq, d.Sk);
   if (pattern && score !== 'scaled_dot' && score !== 'dot') {
     throw new Error(`${fn}: options.score: expected 'scaled_dot' or 'dot' with options.pattern, got '${score}'`);
+  }
+  // Patterns (windows, global tokens, BigBird's blocks) are laid out with query i at key i.
+  if (pattern && queryOffset !== 0) {
+    throw new Error(`${fn}: options.queryOffset: expected 0 with options.pattern (patterns place query i at key position i), got ${queryOffset}`);
   }
   const heads = d.lead.at(-1) ?? 1;  // ALiBi's heads: q's dimension -3
   const alibi = checkAlibi(fn, 'options.alibi', o.alibi, heads, "q's dimension -3");
@@ -124,8 +129,8 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
   if (shaw && (pattern || (score !== 'scaled_dot' && score !== 'dot'))) {
     throw new Error(`${fn}: options.shaw: expected score 'scaled_dot' or 'dot' and no options.pattern, got score '${score}'${pattern ? ' and a pattern' : ''}`);
   }
-  const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, masks, validLens);
-  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
+  const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, queryOffset, masks, validLens);
+  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, queryOffset, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
 }
 
 export type AttentionArgs = ReturnType<typeof attentionArgs>;
@@ -142,7 +147,7 @@ export function patternAsMask(m: WasmModule, a: AttentionArgs): AttentionArgs {
   if (!a.pattern || a.d.Sq * a.d.Sk > PATTERN_MASK_MAX) return a;
   const mask = patternMask(m, a.fn, a.pattern, a.d.Sq, a.d.Sk);
   const masks: MaskInput[] = [...a.masks, { name: 'options.pattern', checked: { kind: 'bool', mask }, trueBlocks: false }];
-  return { ...a, pattern: null, masks, layout: maskLayout(a.fn, [...a.d.lead, a.d.Sq, a.d.Sk], a.causal, masks, a.validLens) };
+  return { ...a, pattern: null, masks, layout: maskLayout(a.fn, [...a.d.lead, a.d.Sq, a.d.Sk], a.causal, a.queryOffset, masks, a.validLens) };
 }
 
 export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
@@ -151,7 +156,7 @@ export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, opt
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
 export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopies): AttentionResult {
-  const { fn, Q, K, V, d, score, params, hidden, scale, causal, returnWeights, validLens, masks, pattern, heads, alibi, rope, t5, shaw } = a;
+  const { fn, Q, K, V, d, score, params, hidden, scale, causal, queryOffset, returnWeights, validLens, masks, pattern, heads, alibi, rope, t5, shaw } = a;
   const batch = numel(d.lead);
   const outLen = batch * d.Sq * d.Dv;
   const wLen = batch * d.Sq * d.Sk;
@@ -167,8 +172,9 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
     const weights = returnWeights ? s.alloc(wLen * 4) : 0;
     const qp = s.put(Q.data), kp = s.put(K.data);
     if (rope) {
-      // The copies in the heap turn in place; the caller's q and k stay as they were.
-      check(m.rope({ x: qp, out: qp, outer: batch, S: d.Sq, inner: 1, D: d.Dq, ...rope, name: 'q, options.rope' }));
+      // The copies in the heap turn in place; the caller's q and k stay as they were. Query row 0
+      // sits at key position queryOffset.
+      check(m.rope({ x: qp, out: qp, outer: batch, S: d.Sq, inner: 1, D: d.Dq, ...rope, offset: rope.offset + queryOffset, name: 'q, options.rope' }));
       check(m.rope({ x: kp, out: kp, outer: batch, S: d.Sk, inner: 1, D: d.Dk, ...rope, name: 'k, options.rope' }));
     }
     const args = {
@@ -178,7 +184,7 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
       Wk: params.Wk ? s.put(params.Wk.data) : null,
       wv: params.wv ? s.put(params.wv.data) : null,
       hidden, scale,
-      masks: { ...maskArgs(s, causal, masks, validLens), alibi: alibiArgs(s, alibi, heads, batch, d.Sq, d.Sk), t5: t5HeapArgs(s, t5, d.Sq, d.Sk) },
+      masks: { ...maskArgs(s, causal, queryOffset, masks, validLens), alibi: alibiArgs(s, alibi, heads, batch, d.Sq, d.Sk), t5: t5HeapArgs(s, t5, d.Sq, d.Sk) },
       out, weights: weights || null,
     };
     check(pattern ? m.sparseAttention({ ...args, pattern }) : shaw ? m.shawAttention({ ...args, shaw: shawHeapArgs(s, shaw)! }) : m.attention(args));

@@ -76,16 +76,19 @@ export function validLensLayout(fn: string, name: string, v: Int32Array, lead: r
 /** The masks of one call, checked against the scores' shape, with their layouts. */
 export interface MaskLayout {
   causal: boolean;
+  /** Key position of query row 0: causal rows see keys j <= i + queryOffset. */
+  queryOffset: number;
   /** In the order the core applies them: boolean masks first, then additive ones. */
   masks: { input: MaskInput; at: Broadcast }[];
   validLens?: { data: Int32Array; at: Omit<Broadcast, 'colStride'> };
 }
 
 /** Checks masks and validLens against scores of shape `target` = [lead..., Sq, Sk]. */
-export function maskLayout(fn: string, target: readonly number[], causal: boolean, masks: MaskInput[], validLens?: Int32Array): MaskLayout {
+export function maskLayout(fn: string, target: readonly number[], causal: boolean, queryOffset: number, masks: MaskInput[], validLens?: Int32Array): MaskLayout {
   const ordered = [...masks.filter((m) => m.checked.kind === 'bool'), ...masks.filter((m) => m.checked.kind === 'float')];
   const layout: MaskLayout = {
     causal,
+    queryOffset,
     masks: ordered.map((input) => ({ input, at: broadcastTo(fn, input.name, input.shape ?? input.checked.mask.shape, target) })),
   };
   if (validLens) {

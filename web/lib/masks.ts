@@ -1,5 +1,5 @@
 import type { Scratch } from './heap.js';
-import { checkInt32Array, checkMask, describe, type CheckedMask } from './tensor.js';
+import { checkInt, checkInt32Array, checkMask, describe, type CheckedMask } from './tensor.js';
 import type { MaskArgs } from './wasm-module.js';
 
 /** One mask as the bindings take it; `shape` is the shape it broadcasts from. */
@@ -10,6 +10,11 @@ export interface MaskInput {
   trueBlocks: boolean;
   /** Shape to broadcast from, when it differs from the mask's own (a reshape, same data). */
   shape?: number[];
+}
+
+/** The `queryOffset` option: the key position of query row 0, an integer >= 0 (default 0). */
+export function checkQueryOffset(fn: string, x: unknown): number {
+  return x === undefined ? 0 : checkInt(fn, 'options.queryOffset', x, 0);
 }
 
 export function optionalMask(fn: string, name: string, m: unknown): CheckedMask | undefined {
@@ -27,8 +32,8 @@ export function optionalValidLens(fn: string, name: string, v: unknown): Int32Ar
 }
 
 /** Copies the masks, checked by maskLayout(), into the heap. */
-export function maskArgs(s: Scratch, causal: boolean, masks: MaskInput[], validLens?: Int32Array): MaskArgs {
-  const args: MaskArgs = { causal, bools: [], additive: [], validLens: null };
+export function maskArgs(s: Scratch, causal: boolean, queryOffset: number, masks: MaskInput[], validLens?: Int32Array): MaskArgs {
+  const args: MaskArgs = { causal, queryOffset, bools: [], additive: [], validLens: null };
   for (const m of masks) {
     const shape = m.shape ?? m.checked.mask.shape;
     const ptr = s.put(m.checked.mask.data);

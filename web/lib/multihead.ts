@@ -1,7 +1,7 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
 import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
 import { maskLayout } from './mask-layout.js';
-import { maskArgs, optionalMask, type MaskInput } from './masks.js';
+import { checkQueryOffset, maskArgs, optionalMask, type MaskInput } from './masks.js';
 import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs } from './relative-position.js';
 import { checkRope } from './rope.js';
 import { checkBool, checkInt, checkOptions, checkTensor, shapeString, type FiniteScan } from './tensor.js';
@@ -19,7 +19,7 @@ function checkParam(fn: string, name: string, t: unknown, shape: number[], layou
 /** multiHeadAttention()'s arguments, checked once for every backend. */
 export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions, scan?: FiniteScan) {
   const fn = 'multiHeadAttention';
-  const o = checkOptions(fn, 'options', options, ['causal', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope', 't5', 'shaw']);
+  const o = checkOptions(fn, 'options', options, ['causal', 'queryOffset', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope', 't5', 'shaw']);
   const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
   if (params === undefined) throw new Error(`${fn}: params: expected { numHeads, inProjWeight, outProjWeight, ... }, got undefined`);
 
@@ -47,6 +47,7 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
   const outB = p.outProjBias === undefined ? undefined : checkParam(fn, 'outProjBias', p.outProjBias, [E], '[E]', scan);
 
   const causal = checkBool(fn, 'options.causal', o.causal, false);
+  const queryOffset = checkQueryOffset(fn, o.queryOffset);
   const needWeights = checkBool(fn, 'options.needWeights', o.needWeights, false);
   const averageWeights = checkBool(fn, 'options.averageWeights', o.averageWeights, true);
   const masks: MaskInput[] = [];
@@ -78,8 +79,8 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
   }
   const t5 = checkT5(fn, 'options.t5', o.t5, H, 'numHeads', scan);
   const shaw = checkShaw(fn, 'options.shaw', o.shaw, E / H, E / H, 'the head size E / numHeads', scan);
-  const maskAt = maskLayout(fn, [B, H, L, S], causal, masks);
-  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, layout: maskAt, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
+  const maskAt = maskLayout(fn, [B, H, L, S], causal, queryOffset, masks);
+  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, queryOffset, needWeights, averageWeights, masks, layout: maskAt, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
 }
 
 export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
@@ -91,7 +92,7 @@ export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, 
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
 export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopies): AttentionResult {
-  const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, needWeights, averageWeights, masks, alibi, rope, t5, shaw } = a;
+  const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, queryOffset, needWeights, averageWeights, masks, alibi, rope, t5, shaw } = a;
   const outLen = B * L * E;
   const wLen = averageWeights ? B * L * S : B * H * L * S;
   return withScratch(m, fn, (s, check) => {
@@ -101,7 +102,7 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopie
       query: s.put(Q.data), key: s.put(K.data), value: s.put(V.data), B, L, S, E, H,
       inProjWeight: s.put(inW.data), inProjBias: inB ? s.put(inB.data) : null,
       outProjWeight: s.put(outW.data), outProjBias: outB ? s.put(outB.data) : null,
-      masks: { ...maskArgs(s, causal, masks), alibi: alibiArgs(s, alibi, H, B * H, L, S), t5: t5HeapArgs(s, t5, L, S) },
+      masks: { ...maskArgs(s, causal, queryOffset, masks), alibi: alibiArgs(s, alibi, H, B * H, L, S), t5: t5HeapArgs(s, t5, L, S) },
       out, weights: weights || null, averageWeights,
     };
     check(m.multiHeadAttention({ ...args, rope, shaw: shawHeapArgs(s, shaw) }));

@@ -60,16 +60,17 @@ export function t5HeapArgs(s: Scratch, t5: T5Args | null, Sq: number, Sk: number
 }
 
 /**
- * The call with T5's bias diagonals [heads, Sq + Sk - 1] (entry t: j - i = Sk - 1 - t) filled in by
- * the core, for a backend that takes the bias as a mask (WebGPU).
+ * The call with T5's bias diagonals [heads, Sq + Sk - 1] (entry t: j - i = Sk - 1 - t, the query
+ * at position i + queryOffset) filled in by the core, for a backend that takes the bias as a mask
+ * (WebGPU).
  */
-export function withT5Table<A extends { fn: string; t5: T5Args | null; t5Table: Float32Array | null }>(m: WasmModule, a: A, Sq: number, Sk: number): A {
+export function withT5Table<A extends { fn: string; t5: T5Args | null; t5Table: Float32Array | null; queryOffset: number }>(m: WasmModule, a: A, Sq: number, Sk: number): A {
   const t5 = a.t5;
   if (!t5 || Sq === 0 || Sk === 0) return a;
   const len = t5.heads * (Sq + Sk - 1);
   const t5Table = withScratch(m, a.fn, (s, check) => {
     const out = s.alloc(len * 4);
-    check(m.t5BiasTable({ ...t5, weights: s.put(t5.weights), Sq, Sk, out }));
+    check(m.t5BiasTable({ ...t5, weights: s.put(t5.weights), Sq, Sk, queryOffset: a.queryOffset, out }));
     return s.take(out, len);
   });
   return { ...a, t5Table };
@@ -114,7 +115,7 @@ export function t5Bias(m: WasmModule, weights: unknown, Sq: unknown, Sk: unknown
     throw new Error(`${fn}: Sq, Sk: expected a bias [heads, Sq, Sk] of at most 2^31 - 1 elements (a Float32Array), got [${H}, ${rows}, ${cols}]`);
   }
   const data = new Float32Array(H * rows * cols);
-  const table = withT5Table(m, { fn, t5, t5Table: null }, rows, cols).t5Table;
+  const table = withT5Table(m, { fn, t5, t5Table: null, queryOffset: 0 }, rows, cols).t5Table;
   if (table) {
     for (let h = 0; h < H; h++)
       for (let i = 0; i < rows; i++)

@@ -1,6 +1,6 @@
 import { withScratch } from './heap.js';
 import { maskLayout } from './mask-layout.js';
-import { maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
+import { checkQueryOffset, maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkBool, checkOptions, checkTensor } from './tensor.js';
 import type { MaskedSoftmaxOptions, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -8,16 +8,17 @@ import type { WasmModule } from './wasm-module.js';
 /** maskedSoftmax()'s arguments, checked once for every backend. */
 export function maskedSoftmaxArgs(x: unknown, options?: MaskedSoftmaxOptions) {
   const fn = 'maskedSoftmax';
-  const o = checkOptions(fn, 'options', options, ['causal', 'validLens', 'attnMask']);
+  const o = checkOptions(fn, 'options', options, ['causal', 'queryOffset', 'validLens', 'attnMask']);
   const X = checkTensor(fn, 'x', x, { rank: 1, orMore: true, layout: '[..., Sk]' });
   const causal = checkBool(fn, 'options.causal', o.causal, false);
+  const queryOffset = checkQueryOffset(fn, o.queryOffset);
   const validLens = optionalValidLens(fn, 'options.validLens', o.validLens);
   const mask = optionalMask(fn, 'options.attnMask', o.attnMask);
   const masks: MaskInput[] = mask ? [{ name: 'options.attnMask', checked: mask, trueBlocks: false }] : [];
   // A vector is one row: [Sk] reads as [1, Sk].
   const shape = X.shape.length === 1 ? [1, X.shape[0]] : X.shape;
-  const layout = maskLayout(fn, shape, causal, masks, validLens);
-  return { fn, X, lead: shape.slice(0, -2), Sq: shape.at(-2)!, Sk: shape.at(-1)!, causal, validLens, masks, layout };
+  const layout = maskLayout(fn, shape, causal, queryOffset, masks, validLens);
+  return { fn, X, lead: shape.slice(0, -2), Sq: shape.at(-2)!, Sk: shape.at(-1)!, causal, queryOffset, validLens, masks, layout };
 }
 
 export type MaskedSoftmaxArgs = ReturnType<typeof maskedSoftmaxArgs>;
@@ -29,14 +30,14 @@ export function maskedSoftmax(m: WasmModule, x: unknown, options?: MaskedSoftmax
 
 /** The WebAssembly run of checked arguments. */
 export function runMaskedSoftmax(m: WasmModule, a: MaskedSoftmaxArgs): Tensor {
-  const { fn, X, lead, Sq, Sk, causal, validLens, masks } = a;
+  const { fn, X, lead, Sq, Sk, causal, queryOffset, validLens, masks } = a;
   // Nothing to run; leading dimensions of 2^40 over empty rows would loop the core that long.
   if (X.data.length === 0) return { data: new Float32Array(0), shape: X.shape };
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(X.data.length * 4);
     check(m.maskedSoftmax({
       x: s.put(X.data), lead, Sq, Sk,
-      masks: maskArgs(s, causal, masks, validLens),
+      masks: maskArgs(s, causal, queryOffset, masks, validLens),
       out,
     }));
     return { data: s.take(out, X.data.length), shape: X.shape };

@@ -198,8 +198,18 @@ export interface AttentionOptions {
   params?: ScoreParams;
   /** Multiplier of dot-product scores; default 1/sqrt(d) for `'scaled_dot'`, 1 for `'dot'` and `'general'`. */
   scale?: number;
-  /** Query i sees keys j <= i (top-left aligned when Sq != Sk, as PyTorch). */
+  /** Query i sees keys j <= i (top-left aligned when Sq != Sk, as PyTorch; see `queryOffset`). */
   causal?: boolean;
+  /**
+   * The key position of query row 0, an integer >= 0; default 0 (top-left aligned, as PyTorch).
+   * Query i then sits at position i + queryOffset: `causal` lets it see keys j <= i + queryOffset,
+   * `alibi`, `t5` and `shaw` measure the distance (i + queryOffset) - j, and `rope` turns it for
+   * position offset + queryOffset + i (keys: offset + j). Sk - Sq (bottom-right aligned, as
+   * flash-attn) serves a KV-cached decoder (Sq = 1) or a chunked prefill: the result is the last
+   * Sq rows of the call over all Sk queries. Larger values are allowed (rows past the last key
+   * see every key under `causal`). Not with `pattern` unless 0.
+   */
+  queryOffset?: number;
   /**
    * Keys j >= validLens[...] are hidden (d2l's valid_lens). Length: one per leading index
    * (or per prefix of the leading dimensions, e.g. [B] for q of shape [B, H, Sq, D]), or one per
@@ -253,7 +263,10 @@ export interface AttentionResultWithWeights extends AttentionResult {
 }
 
 export interface MaskedSoftmaxOptions {
+  /** Row i keeps columns j <= i + queryOffset. */
   causal?: boolean;
+  /** The column of row 0's diagonal for `causal`, an integer >= 0; default 0 (Sk - Sq: bottom-right). */
+  queryOffset?: number;
   validLens?: Int32Array | readonly number[];
   /** Boolean true = keep, float = added; broadcasts to the input's shape. */
   attnMask?: Mask;
@@ -272,8 +285,15 @@ export interface MultiHeadParams {
 }
 
 export interface MultiHeadOptions {
-  /** Shortcut for a causal attn_mask (query i sees keys j <= i). */
+  /** Shortcut for a causal attn_mask (query i sees keys j <= i + queryOffset). */
   causal?: boolean;
+  /**
+   * The key position of query row 0, an integer >= 0; default 0. As `attention`'s: `causal`,
+   * `alibi`, `t5` and `shaw` take query i at position i + queryOffset, and `rope` turns the
+   * projected queries for position offset + queryOffset + i. L = 1 with queryOffset = S - 1 is a
+   * KV-cached decoder step.
+   */
+  queryOffset?: number;
   /** [B, S] (or [S] unbatched): boolean true = ignore that key; float = added. */
   keyPaddingMask?: Mask;
   /** [L, S] or [B * numHeads, L, S]: boolean true = NOT allowed (PyTorch MHA); float = added. */

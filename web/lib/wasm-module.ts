@@ -24,6 +24,8 @@ export interface DimsArgs {
 /** The masks over scores [...lead, Sq, Sk] (masks.ts builds them). */
 export interface MaskArgs {
   causal: boolean;
+  /** Key position of query row 0 (causal, ALiBi, T5 and Shaw read query i at i + queryOffset). */
+  queryOffset: number;
   bools: { ptr: Ptr; shape: number[]; trueBlocks: boolean }[];
   additive: { ptr: Ptr; shape: number[] }[];
   validLens: { ptr: Ptr; length: number } | null;
@@ -249,7 +251,7 @@ export interface WasmModule extends ModuleCommon {
   /** `name`: the argument x came from, which an overflow's Error names. */
   rope(args: RopeArg & { x: Ptr; out: Ptr; outer: number; S: number; inner: number; D: number; name: string }): string;
   shawAttention(args: AttentionCall & { shaw: ShawArg }): string;
-  t5BiasTable(args: T5Scheme & { weights: Ptr; Sq: number; Sk: number; out: Ptr }): string;
+  t5BiasTable(args: T5Scheme & { weights: Ptr; Sq: number; Sk: number; queryOffset: number; out: Ptr }): string;
   lshAttention(args: LshAttentionCall): string;
   synthesizer(args: SynthesizerCall): string;
   isa(): string;

@@ -30,7 +30,11 @@ struct ValidLens {
 };
 
 struct MaskSet {
-  bool causal = false;  // key j visible to query i only if j <= i (top-left aligned, as torch)
+  bool causal = false;  // key j visible to query i only if j <= i + query_offset
+  // Key position of query row 0 (Sk - Sq for a KV-cached decoder or a chunked prefill): causal
+  // and the relative positions (ALiBi, T5, Shaw) read query i as position i + query_offset.
+  // 0 is top-left aligned, as torch.
+  int64_t query_offset = 0;
   std::vector<BoolMask> bools;
   std::vector<AdditiveMask> additive;
   ValidLens valid_lens;  // data == nullptr when absent
@@ -46,7 +50,7 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
 // Number of keys visible to row i at leading index b before element-wise masks apply.
 inline int64_t visible_keys(const MaskSet& m, int64_t b, int64_t i, int64_t Sk) {
   int64_t hi = Sk;
-  if (m.causal && i + 1 < hi) hi = i + 1;
+  if (m.causal && i + m.query_offset + 1 < hi) hi = i + m.query_offset + 1;
   if (m.valid_lens.data) {
     const int64_t v = m.valid_lens.data[m.valid_lens.batch_offset[b] + i * m.valid_lens.row_stride];
     if (v < hi) hi = v;

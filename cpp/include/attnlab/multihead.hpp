@@ -23,7 +23,8 @@ struct MultiHeadParams {
 // weights, when not null: [B, L, S] averaged over heads if `average_weights`, else [B, H, L, S].
 // A query whose keys are all masked attends to nothing: zero weights, and its output is the
 // output projection's bias (PyTorch gives NaN there). `rotary`, when given, applies RoPE to every
-// head's projected queries and keys. `shaw`, when given, adds Shaw's relative embeddings (of the
+// head's projected queries and keys (query row i at position rotary->offset + masks.query_offset
+// + i, key j at rotary->offset + j). `shaw`, when given, adds Shaw's relative embeddings (of the
 // head size, shared by the heads as in the paper) to every head's keys and values.
 void multi_head_attention(const float* query, const float* key, const float* value, int64_t B,
                           int64_t L, int64_t S, const MultiHeadParams& p, const MaskSet& masks,

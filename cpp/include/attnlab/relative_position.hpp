@@ -36,10 +36,11 @@ void check_t5(const T5Params& p);
 // ._relative_position_bucket computes it (float32 logarithm, truncated).
 int64_t t5_bucket(int64_t rel, const T5Params& p);
 
-// weights [num_heads, num_buckets]: table[h, t] = weights[h, bucket(j - i)], returned as a mask
-// over scores [batch, Sq, Sk]. `table` [num_heads, Sq + Sk - 1] must outlive the mask.
+// weights [num_heads, num_buckets]: table[h, t] = weights[h, bucket(j - (i + query_offset))]
+// (query_offset as MaskSet's), returned as a mask over scores [batch, Sq, Sk]. `table`
+// [num_heads, Sq + Sk - 1] must outlive the mask.
 AdditiveMask t5_bias(const float* weights, int64_t num_heads, const T5Params& p, int64_t batch,
-                     int64_t Sq, int64_t Sk, float* table);
+                     int64_t Sq, int64_t Sk, float* table, int64_t query_offset = 0);
 
 struct ShawParams {
   const float* keys = nullptr;    // a_K [2 * max_distance + 1, D], row r for clip(j - i) + k
@@ -48,7 +49,8 @@ struct ShawParams {
 };
 
 // Slices 0..batch-1 of attention with Shaw's relative embeddings, as attend_slices: scores are
-// scale * q_i . (k_j + a_K), then the masks, softmax, and the values plus a_V. O(Sk) memory per
+// scale * q_i . (k_j + a_K), then the masks, softmax, and the values plus a_V, the distances
+// measured from query position i + masks.query_offset. O(Sk) memory per
 // row; the relative terms cost O(k D) per query.
 void shaw_attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice,
                         int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, float scale,

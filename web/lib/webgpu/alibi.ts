@@ -28,16 +28,17 @@ export function diagonalMask(name: string, table: Float32Array, heads: number, s
 }
 
 /**
- * The ALiBi bias of scores [slices, Sq, Sk], slice b being head b % heads; null when the option
- * is off or the scores are empty (as the core skips it).
+ * The ALiBi bias of scores [slices, Sq, Sk], slice b being head b % heads, query i at position
+ * i + queryOffset; null when the option is off or the scores are empty (as the core skips it).
  */
-export function alibiMask(alibi: Float32Array | boolean, heads: number, slices: number, Sq: number, Sk: number): { input: MaskInput; at: Broadcast } | null {
+export function alibiMask(alibi: Float32Array | boolean, heads: number, slices: number, Sq: number, Sk: number, queryOffset: number): { input: MaskInput; at: Broadcast } | null {
   if (alibi === false || Sq === 0 || Sk === 0) return null;
   const slopes = alibi === true ? paperSlopes(heads) : alibi;
   const len = Sq + Sk - 1;
   const table = new Float32Array(heads * len);
   for (let h = 0; h < heads; h++) {
-    for (let t = 0; t < len; t++) table[h * len + t] = -slopes[h] * Math.abs(t - (Sk - 1));
+    // fround: the core's float distance, then one rounding of the float product.
+    for (let t = 0; t < len; t++) table[h * len + t] = -slopes[h] * Math.fround(Math.abs(t - (Sk - 1) + queryOffset));
   }
   return diagonalMask('options.alibi', table, heads, slices, Sq, Sk);
 }
@@ -56,10 +57,10 @@ export function tooManyMasks(masks: number, alibi: Float32Array | boolean, t5: u
   return n > MAX_MASKS ? `more than ${MAX_MASKS} element-wise masks at once (here ${n}: masks, ALiBi and T5's bias count one each) are not supported` : null;
 }
 
-export function withPositionBiases<L extends { masks: { input: MaskInput; at: Broadcast }[] }>(
+export function withPositionBiases<L extends { masks: { input: MaskInput; at: Broadcast }[]; queryOffset: number }>(
   layout: L, alibi: Float32Array | boolean, t5Table: Float32Array | null, heads: number, slices: number, Sq: number, Sk: number,
 ): L {
-  const extra = [alibiMask(alibi, heads, slices, Sq, Sk), t5Table && diagonalMask('options.t5', t5Table, heads, slices, Sq, Sk)];
+  const extra = [alibiMask(alibi, heads, slices, Sq, Sk, layout.queryOffset), t5Table && diagonalMask('options.t5', t5Table, heads, slices, Sq, Sk)];
   const masks = extra.filter((x): x is { input: MaskInput; at: Broadcast } => !!x);
   return masks.length ? { ...layout, masks: [...layout.masks, ...masks] } : layout;
 }

@@ -62,8 +62,9 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
     let q = call.upload(a.Q.data), k = call.upload(a.K.data);
     const v = call.upload(a.V.data);
     if (ropeP && a.rope) {
-      // As the core: q and k turn first; 'general' projects the turned q.
-      q = rope(call, ropeP, a.rope, { outer: batch, S: d.Sq, inner: 1, D: d.Dq }, q);
+      // As the core: q and k turn first (query row 0 at key position queryOffset); 'general'
+      // projects the turned q.
+      q = rope(call, ropeP, { ...a.rope, offset: a.rope.offset + a.queryOffset }, { outer: batch, S: d.Sq, inner: 1, D: d.Dq }, q);
       k = rope(call, ropeP, a.rope, { outer: batch, S: d.Sk, inner: 1, D: d.Dk }, k);
     }
     if (project) {

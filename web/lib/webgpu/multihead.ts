@@ -68,8 +68,9 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
     linear(key, B * S, inW, inB, 1, k);
     linear(value, B * S, inW, inB, 2, v);
     if (ropeP && a.rope) {
-      // Each head's slice of the projections turns, by position within the sequence.
-      q = rope(call, ropeP, a.rope, { outer: B, S: L, inner: H, D: hd }, q);
+      // Each head's slice of the projections turns, by position within the sequence (the queries'
+      // counted from key position queryOffset).
+      q = rope(call, ropeP, { ...a.rope, offset: a.rope.offset + a.queryOffset }, { outer: B, S: L, inner: H, D: hd }, q);
       k = rope(call, ropeP, a.rope, { outer: B, S, inner: H, D: hd }, k);
     }
 

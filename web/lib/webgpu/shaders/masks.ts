@@ -23,7 +23,8 @@ struct MaskParams {
   hasValidLens: u32,
   validLensTable: u32,
   validLensRowStride: u32,
-  _pad0: u32, _pad1: u32, _pad2: u32,
+  queryOffset: u32,  // causal: row i sees keys j <= i + queryOffset
+  _pad1: u32, _pad2: u32,
   // per mask: x = index of its slice-offset table in maskData, y = row stride, z = column stride
   masks: array<vec4<u32>, ${MAX_MASKS}>,
 }
@@ -34,7 +35,7 @@ const NEG_INF_BITS: u32 = ${NEG_INF_BITS}u;
 
 fn visibleKeys(b: u32, i: u32) -> u32 {
   var hi = ${Sk};
-  if (MP.causal != 0u) { hi = min(hi, i + 1u); }
+  if (MP.causal != 0u) { hi = min(hi, i + MP.queryOffset + 1u); }
   if (MP.hasValidLens != 0u) {
     hi = min(hi, maskData[maskData[MP.validLensTable + b] + i * MP.validLensRowStride]);
   }
@@ -94,6 +95,9 @@ export function packMasks(layout: MaskLayout): PackedMasks {
   });
   params[0] = layout.masks.length;
   params[1] = layout.causal ? 1 : 0;
+  // Past 2^31 every key is visible anyway (Sk is below that): capped, i + queryOffset + 1 cannot
+  // wrap in u32.
+  params[5] = Math.min(layout.queryOffset, 2 ** 31);
   if (layout.validLens) {
     const { data: v, at: vAt } = layout.validLens;
     const start = table(vAt.batchOffset, v.length);
