@@ -385,6 +385,36 @@ describe('limits of the GPU kernels', () => {
     auto.dispose();
   });
 
+  it("a RoPE rotation past float32: 'webgpu' rejects with WebAssembly's Error naming q, k or the projection; 'auto' runs WebAssembly", async () => {
+    // Pairs (-3.4e38, 3.4e38) turned by any angle but 0 leave float32 (position 0 does not turn).
+    const big = { data: Float32Array.from({ length: 16 }, (_, i) => (i % 2 ? 3.4e38 : -3.4e38)), shape: [1, 4, 4] };
+    const small = randn([1, 4, 4], 36), v = randn([1, 4, 2], 37);
+    const wasmError = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error('WebAssembly did not throw');
+    };
+    for (const [q, k, returnWeights] of [[big, small, false], [small, big, false], [big, small, true]] as const) {
+      const want = wasmError(() => wasmLib.attention(q, k, v, { rope: true, returnWeights }));
+      expect(want).toMatch(/^attention: [qk], options\.rope: the rotation overflows float32 \(beyond ±3\.4e38\) at index \d+; scale the inputs down$/);
+      await expect(gpuLib.attentionAsync(q, k, v, { rope: true, returnWeights })).rejects.toThrowError(want);
+    }
+    // multiHeadAttention: identity projections carry the big pairs into the rotated queries.
+    const E = 4, eye = Float32Array.from({ length: E * E }, (_, i) => (i % (E + 1) === 0 ? 1 : 0));
+    const params = { numHeads: 1, inProjWeight: { data: Float32Array.from([...eye, ...eye, ...eye]), shape: [3 * E, E] }, outProjWeight: { data: eye, shape: [E, E] } };
+    const mhaWant = wasmError(() => wasmLib.multiHeadAttention(big, small, small, params, { rope: true }));
+    expect(mhaWant).toMatch(/^multiHeadAttention: query, params\.inProjWeight, options\.rope: the rotation overflows float32/);
+    await expect(gpuLib.multiHeadAttentionAsync(big, small, small, params, { rope: true })).rejects.toThrowError(mhaWant);
+    // The instance keeps working; 'auto' gives WebAssembly's Error too (it runs the call there).
+    expect((await gpuLib.attentionAsync(small, small, v, { rope: true })).output.data.every(Number.isFinite)).toBe(true);
+    const auto = await load({ backend: 'auto', gpu, variant: 'simd' });
+    await expect(auto.attentionAsync(big, small, v, { rope: true })).rejects.toThrowError(wasmError(() => wasmLib.attention(big, small, v, { rope: true })));
+    auto.dispose();
+  });
+
   it("four element-wise masks at once: 'webgpu' names the limit, 'auto' runs them on WebAssembly", async () => {
     const x = randn([1, 2, 8, 4], 4);
     const opts = { attnMask: { data: new Uint8Array(64).fill(1), shape: [8, 8] }, pattern: { type: 'local', window: 2 }, alibi: true, t5: { weights: randn([2, 32], 5) } } as const;

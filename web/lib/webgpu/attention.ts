@@ -9,7 +9,7 @@ import type { AttentionResult } from '../types.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
 import {
-  additiveKernel, additiveScores, dense, flash, flashKernel, matmul, matmulKernel, rope, ropeKernel, softmax, softmaxKernel, uploadMasks,
+  additiveKernel, additiveScores, dense, flash, flashKernel, matmul, matmulKernel, rope, ropeKernel, ropeOverflow, softmax, softmaxKernel, uploadMasks,
 } from './kernels.js';
 import { FLASH_MAX_DIM } from './shaders/flash.js';
 
@@ -58,14 +58,18 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
     isFused ? null : dev.pipeline(softmaxKernel),
     isFused ? null : dev.pipeline(matmulKernel(false)),
   ]);
-  const [output, weights] = await GpuCall.run(dev, a.fn, (call) => {
+  const ropeChecks: Readback[] = [];
+  const [output, weights, ...firstBad] = await GpuCall.run(dev, a.fn, (call) => {
     let q = call.upload(a.Q.data), k = call.upload(a.K.data);
     const v = call.upload(a.V.data);
     if (ropeP && a.rope) {
       // As the core: q and k turn first (query row 0 at key position queryOffset); 'general'
       // projects the turned q.
-      q = rope(call, ropeP, { ...a.rope, offset: a.rope.offset + a.queryOffset }, { outer: batch, S: d.Sq, inner: 1, D: d.Dq }, q);
-      k = rope(call, ropeP, a.rope, { outer: batch, S: d.Sk, inner: 1, D: d.Dk }, k);
+      const rq = rope(call, ropeP, { ...a.rope, offset: a.rope.offset + a.queryOffset }, { outer: batch, S: d.Sq, inner: 1, D: d.Dq }, q);
+      const rk = rope(call, ropeP, a.rope, { outer: batch, S: d.Sk, inner: 1, D: d.Dk }, k);
+      q = rq.out;
+      k = rk.out;
+      ropeChecks.push([rq.firstBad, 1], [rk.firstBad, 1]);
     }
     if (project) {
       // 'general': q W first, then a dot product with k.
@@ -84,7 +88,7 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
         Sq: d.Sq, Sk: d.Sk, slices: batch, heads: 1, scale,
         q: dense(d.Sq, D), k: dense(d.Sk, D), v: dense(d.Sk, d.Dv), o: dense(d.Sq, d.Dv),
       }, masks, q, k, v, out);
-      return [[out, outLen]];
+      return [[out, outLen], [out, 0], ...ropeChecks];
     }
     const scores = call.scratch(wLen), probs = call.scratch(wLen);
     if (additiveP) {
@@ -111,10 +115,10 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
       M: d.Sq, N: d.Dv, K: d.Sk, slices: batch, heads: 1, alpha: 1, biasOffset: null,
       a: dense(d.Sq, d.Sk), b: dense(d.Sk, d.Dv), bCol: 1, c: dense(d.Sq, d.Dv),
     }, probs, v, null, out);
-    const reads: Readback[] = [[out, outLen]];
-    if (a.returnWeights) reads.push([probs, wLen]);
-    return reads;
+    return [[out, outLen], [probs, a.returnWeights ? wLen : 0], ...ropeChecks];
   });
+  const overflow = ropeOverflow(a.fn, firstBad, ['q, options.rope', 'k, options.rope']);
+  if (overflow) throw overflow;
   const result: AttentionResult = { output: { data: output, shape: shapes.output } };
   if (a.returnWeights) result.weights = { data: weights, shape: shapes.weights };
   return result;

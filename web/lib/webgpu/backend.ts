@@ -8,7 +8,7 @@ import type { MaskedSoftmaxArgs } from '../softmax.js';
 import type { AttentionResult, GpuAdapterInfo, GpuProvider, Tensor } from '../types.js';
 import { attentionUnsupported, gpuAttention } from './attention.js';
 import { GpuDevice } from './device.js';
-import { GpuUnavailableError } from './errors.js';
+import { GpuOverflowError, GpuUnavailableError } from './errors.js';
 import { gpuMultiHead, multiHeadUnsupported } from './multihead.js';
 import { gpuMaskedSoftmax } from './softmax.js';
 
@@ -61,7 +61,7 @@ export class WebGpuBackend {
     } catch (e) {
       // dispose() destroys the device under a pending call, which then reads as a lost device.
       if (this.#disposed) throw new Error(`${fn}: this attnlab instance was disposed while the call ran on the GPU`);
-      if (this.#policy === 'auto' && e instanceof GpuUnavailableError) return wasm();
+      if (this.#policy === 'auto' && (e instanceof GpuUnavailableError || e instanceof GpuOverflowError)) return wasm();
       throw e;
     }
     // The inputs were finite, so a NaN or an infinity here is a score or a projection past

@@ -6,3 +6,10 @@
 export class GpuUnavailableError extends Error {
   override name = 'GpuUnavailableError';
 }
+
+/**
+ * A value the GPU computed passed float32's range where WebAssembly raises an Error for it (a
+ * rotation of RoPE); the message is WebAssembly's. With backend 'auto' the call runs on
+ * WebAssembly (as for other non-finite results); with 'webgpu' it rejects with this error.
+ */
+export class GpuOverflowError extends Error {}

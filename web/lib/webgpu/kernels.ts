@@ -4,6 +4,7 @@
 import type { MaskLayout } from '../mask-layout.js';
 import type { RopeArgs } from '../rope.js';
 import type { GpuCall } from './call.js';
+import { GpuOverflowError } from './errors.js';
 import { additiveParams, additiveShader, additiveWorkgroups, type AdditiveShape } from './shaders/additive.js';
 import { flashKeyTile, flashParams, flashShader, flashWorkgroups, type FlashShape } from './shaders/flash.js';
 import { packMasks } from './shaders/masks.js';
@@ -68,10 +69,28 @@ export function headMean(call: GpuCall, p: GPUComputePipeline, s: HeadMeanShape,
   call.dispatch(p, [call.uniform(headMeanParams(s)), w, out], headMeanWorkgroups(s));
 }
 
-/** x rotated by RoPE into a new buffer (x [outer, S, inner, D]). */
-export function rope(call: GpuCall, p: GPUComputePipeline, r: RopeArgs, s: Omit<RopeShape, 'interleaved'>, x: GPUBuffer): GPUBuffer {
+/**
+ * x rotated by RoPE into a new buffer `out` (x [outer, S, inner, D]); `firstBad` holds the first
+ * index whose rotation overflowed, as one u32 (read it back for ropeOverflow).
+ */
+export function rope(call: GpuCall, p: GPUComputePipeline, r: RopeArgs, s: Omit<RopeShape, 'interleaved'>, x: GPUBuffer): { out: GPUBuffer; firstBad: GPUBuffer } {
   const shape = { ...s, interleaved: r.interleaved };
   const out = call.scratch(s.outer * s.S * s.inner * s.D);
-  call.dispatch(p, [call.uniform(ropeParams(shape)), call.upload(ropeTable(r, s.S, s.D)), x, out], ropeWorkgroups(shape));
-  return out;
+  const firstBad = call.upload(Uint32Array.of(NO_OVERFLOW));
+  call.dispatch(p, [call.uniform(ropeParams(shape)), call.upload(ropeTable(r, s.S, s.D)), x, out, firstBad], ropeWorkgroups(shape));
+  return { out, firstBad };
+}
+
+const NO_OVERFLOW = 0xffffffff;
+
+/**
+ * The Error WebAssembly raises for a rotation past float32 (cpp/src/rope.cpp), from the read-back
+ * `firstBad` word of each rotated argument (`names`, in the order the core turns them), or null.
+ */
+export function ropeOverflow(fn: string, firstBad: Float32Array[], names: string[]): GpuOverflowError | null {
+  for (let t = 0; t < firstBad.length; t++) {
+    const at = new Uint32Array(firstBad[t].buffer, firstBad[t].byteOffset, 1)[0];
+    if (at !== NO_OVERFLOW) return new GpuOverflowError(`${fn}: ${names[t]}: the rotation overflows float32 (beyond ±3.4e38) at index ${at}; scale the inputs down`);
+  }
+  return null;
 }

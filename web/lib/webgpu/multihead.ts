@@ -7,7 +7,7 @@ import { tooManyMasks, withPositionBiases } from './alibi.js';
 import { GpuCall, type Readback } from './call.js';
 import type { GpuDevice } from './device.js';
 import {
-  flash, flashKernel, headMean, headMeanKernel, matmul, matmulKernel, rope, ropeKernel, softmax, softmaxKernel, uploadMasks,
+  flash, flashKernel, headMean, headMeanKernel, matmul, matmulKernel, rope, ropeKernel, ropeOverflow, softmax, softmaxKernel, uploadMasks,
 } from './kernels.js';
 import { FLASH_MAX_DIM } from './shaders/flash.js';
 import type { View } from './shaders/uniform.js';
@@ -49,7 +49,8 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
   const rowsOf = (): View => ({ offset: 0, batchStride: 0, headStride: 0, rowStride: E });
   const headsOf = (rows: number): View => ({ offset: 0, batchStride: rows * E, headStride: hd, rowStride: E });
 
-  const [output, weights] = await GpuCall.run(dev, a.fn, (call) => {
+  const ropeChecks: Readback[] = [];
+  const [output, weights, ...firstBad] = await GpuCall.run(dev, a.fn, (call) => {
     const query = call.upload(a.Q.data);
     // Self-attention passes one tensor three times: upload it once.
     const key = a.K.data === a.Q.data ? query : call.upload(a.K.data);
@@ -70,8 +71,11 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
     if (ropeP && a.rope) {
       // Each head's slice of the projections turns, by position within the sequence (the queries'
       // counted from key position queryOffset).
-      q = rope(call, ropeP, { ...a.rope, offset: a.rope.offset + a.queryOffset }, { outer: B, S: L, inner: H, D: hd }, q);
-      k = rope(call, ropeP, a.rope, { outer: B, S, inner: H, D: hd }, k);
+      const rq = rope(call, ropeP, { ...a.rope, offset: a.rope.offset + a.queryOffset }, { outer: B, S: L, inner: H, D: hd }, q);
+      const rk = rope(call, ropeP, a.rope, { outer: B, S, inner: H, D: hd }, k);
+      q = rq.out;
+      k = rk.out;
+      ropeChecks.push([rq.firstBad, 1], [rk.firstBad, 1]);
     }
 
     const masks = uploadMasks(call, withPositionBiases(a.layout, a.alibi, a.t5Table, H, B * H, L, S));
@@ -97,16 +101,18 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
     }
     const out = call.scratch(B * L * E);
     linear(heads, B * L, call.upload(a.outW.data), a.outB ? call.upload(a.outB.data) : null, 0, out);
-    const reads: Readback[] = [[out, B * L * E]];
+    let weightsOut: Readback = [out, 0];
     if (probs && meanP) {
       const mean = call.scratch(wLen);
       headMean(call, meanP, { heads: H, inner: L * S, total: wLen }, probs, mean);
-      reads.push([mean, wLen]);
+      weightsOut = [mean, wLen];
     } else if (probs) {
-      reads.push([probs, wLen]);
+      weightsOut = [probs, wLen];
     }
-    return reads;
+    return [[out, B * L * E], weightsOut, ...ropeChecks];
   });
+  const overflow = ropeOverflow(a.fn, firstBad, ['query, params.inProjWeight, options.rope', 'key, params.inProjWeight, options.rope']);
+  if (overflow) throw overflow;
   const result: AttentionResult = { output: { data: output, shape: [...lead, L, E] } };
   if (a.needWeights) result.weights = { data: weights, shape: wShape };
   return result;

@@ -1,7 +1,10 @@
 // Rotary position embedding of x [outer, S, inner, D] (cpp/src/rope.cpp): pair c of the vector at
 // position s turns by (offset + s) * base^(-2c / D). One thread per pair. The cos/sin tables come
 // from the CPU, computed in double as the core does: angles reach offset + S radians, where the
-// GPU's f32 sin and cos are far too coarse.
+// GPU's f32 sin and cos are far too coarse. The first index whose rotation passed float32 (a
+// component near FLT_MAX lengthened by the turn) goes to `firstBad` (atomicMin; 0xffffffff: none),
+// which the op reads back to raise WebAssembly's Error (cpp/src/rope.cpp).
+
 import type { RopeArgs } from '../../rope.js';
 import { packUniform } from './uniform.js';
 
@@ -17,6 +20,10 @@ struct RopeParams {
 @group(0) @binding(1) var<storage, read> table: array<f32>;  // cos [S, half], then sin [S, half]
 @group(0) @binding(2) var<storage, read> X: array<f32>;
 @group(0) @binding(3) var<storage, read_write> Out: array<f32>;
+@group(0) @binding(4) var<storage, read_write> firstBad: atomic<u32>;
+
+// By bits: WGSL lets compilers assume floats are finite.
+fn overflowed(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) == 0x7f800000u; }
 
 @compute @workgroup_size(${WG})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -31,8 +38,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let sn = table[(P.S + s) * P.half + c];
   let a = X[c0];
   let b = X[c1];
-  Out[c0] = a * cs - b * sn;
-  Out[c1] = a * sn + b * cs;
+  let r0 = a * cs - b * sn;
+  let r1 = a * sn + b * cs;
+  Out[c0] = r0;
+  Out[c1] = r1;
+  // Only a finite pair's turn counts: a projection that overflowed before is another error.
+  if (!overflowed(a) && !overflowed(b)) {
+    if (overflowed(r0)) { atomicMin(&firstBad, c0); } else if (overflowed(r1)) { atomicMin(&firstBad, c1); }
+  }
 }
 `;
 }
