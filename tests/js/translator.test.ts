@@ -322,7 +322,8 @@ describe('translate: options, empty input, sentences, limits (issue 17)', () => 
 
 describe('loadTranslator: names, paths and URLs (issue 17)', () => {
   it('checks its options', async () => {
-    await expect(lib.loadTranslator('fra-eng', { archh: 'gru' } as never)).rejects.toThrowError(/^loadTranslator: options: unknown option 'archh'; expected one of arch, onProgress$/);
+    await expect(lib.loadTranslator('fra-eng', { archh: 'gru' } as never)).rejects.toThrowError(/^loadTranslator: options: unknown option 'archh'; expected one of arch, onProgress, signal$/);
+    await expect(lib.loadTranslator('fra-eng', { signal: 'stop' } as never)).rejects.toThrowError(/^loadTranslator: options\.signal: expected an AbortSignal, got "stop"$/);
     await expect(lib.loadTranslator('fra-eng', null as never)).rejects.toThrowError(/^loadTranslator: options: expected an object, got null$/);
     await expect(lib.loadTranslator('fra-eng', { onProgress: 3 } as never)).rejects.toThrowError(/^loadTranslator: options\.onProgress: expected a function, got 3$/);
     await expect(lib.loadTranslator(42 as never)).rejects.toThrowError(/^loadTranslator: source: expected a model name \('fra-eng', 'eng-fra'\), a path, a URL/);
@@ -347,10 +348,17 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
 
   describe('over HTTP', () => {
     let server: Server, base = '';
+    const requests: string[] = [];
     const model = readFileSync(new URL('../../web/models/fra-eng-gru.atl', import.meta.url));
     beforeAll(async () => {
       server = createServer((req, res) => {
+        requests.push(req.url ?? '');
         if (req.url === '/model.atl') res.end(model);
+        else if (req.url === '/stalls.atl') {
+          // The first 1000 bytes, then nothing: a download only a signal can end.
+          res.writeHead(200, { 'content-length': String(model.length) });
+          res.write(model.subarray(0, 1000));
+        }
         else if (req.url === '/cut.atl') {
           res.writeHead(200, { 'content-length': String(model.length) });
           res.write(model.subarray(0, 1000), () => res.destroy());
@@ -361,7 +369,31 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    afterAll(() => server?.close());
+    afterAll(() => {
+      server?.closeAllConnections();
+      server?.close();
+    });
+
+    it('options.signal cancels a download under way, and one aborted already fetches nothing; the instance loads on', async () => {
+      const controller = new AbortController();
+      const reason = new Error('the reader moved on');
+      const stalled = lib.loadTranslator(`${base}/stalls.atl`, { signal: controller.signal, onProgress: () => controller.abort(reason) });
+      await expect(stalled).rejects.toBe(reason);
+      requests.length = 0;
+      const gone = AbortSignal.abort(reason);
+      await expect(lib.loadTranslator(`${base}/model.atl`, { signal: gone })).rejects.toBe(reason);
+      await expect(lib.loadTranslator('./web/models/fra-eng-gru.atl', { signal: gone })).rejects.toBe(reason);
+      await expect(lib.loadTranslator(new Uint8Array(model), { signal: gone })).rejects.toBe(reason);
+      expect(requests).toEqual([]);
+      // A path read in Node is cancelled too; the default reason is an AbortError.
+      const late = new AbortController();
+      const reading = lib.loadTranslator('./web/models/fra-eng-gru.atl', { signal: late.signal });
+      late.abort();
+      await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
+      const tr = await lib.loadTranslator(`${base}/model.atl`, { signal: new AbortController().signal });
+      expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
+      tr.dispose();
+    });
 
     it('loads a URL string; a 404, a refused connection and a cut download are loadTranslator errors saying what was fetched', async () => {
       const progress: number[] = [];

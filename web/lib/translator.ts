@@ -27,6 +27,8 @@ export interface LoadTranslatorOptions {
   arch?: TranslatorArch;
   /** Called as the model's bytes arrive. */
   onProgress?: (p: LoadProgress) => void;
+  /** Cancels the download and the load: the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface TranslateOptions {
@@ -331,7 +333,7 @@ export class Translator {
   }
 }
 
-type Fs = { promises: { readFile: (p: string) => Promise<Uint8Array> } };
+type Fs = { promises: { readFile: (p: string, o?: { signal?: AbortSignal }) => Promise<Uint8Array> } };
 type NodePath = { resolve: (...p: string[]) => string; join: (...p: string[]) => string };
 type NodeUrl = { fileURLToPath: (u: URL) => string; pathToFileURL: (p: string) => URL };
 type NodeModule = { createRequire: (from: string) => { resolve: (id: string) => string } };
@@ -360,14 +362,20 @@ function reason(e: unknown): string {
   return c && !msg.includes(c) ? `${msg} (${c})` : msg;
 }
 
-async function readBytes(url: URL, what: string, onProgress?: (p: LoadProgress) => void): Promise<Uint8Array> {
+/** Throws the signal's reason (as fetch() does) once it has aborted. */
+function checkAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+async function readBytes(url: URL, what: string, onProgress?: (p: LoadProgress) => void, signal?: AbortSignal): Promise<Uint8Array> {
   const fn = 'loadTranslator';
   if (url.protocol === 'file:' && isNode) {
     const path = builtin<NodeUrl>('node:url').fileURLToPath(url);
     let bytes: Uint8Array;
     try {
-      bytes = await builtin<Fs>('node:fs').promises.readFile(path);
+      bytes = await builtin<Fs>('node:fs').promises.readFile(path, { signal });
     } catch (e) {
+      checkAborted(signal);
       throw new Error(`${fn}: could not read ${path}${what}: ${fsReason(e)}`);
     }
     onProgress?.({ loaded: bytes.byteLength, total: bytes.byteLength });
@@ -375,8 +383,9 @@ async function readBytes(url: URL, what: string, onProgress?: (p: LoadProgress) 
   }
   let res: Response;
   try {
-    res = await fetch(url);
+    res = await fetch(url, { signal });
   } catch (e) {
+    checkAborted(signal);
     throw new Error(`${fn}: fetching ${url.href}${what} failed: ${reason(e)}`);
   }
   if (!res.ok) throw new Error(`${fn}: fetching ${url.href}${what} failed: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`);
@@ -400,6 +409,7 @@ async function readBytes(url: URL, what: string, onProgress?: (p: LoadProgress) 
       }
     }
   } catch (e) {
+    checkAborted(signal);
     throw new Error(`${fn}: the download of ${url.href}${what} broke off after ${loaded}${total ? ` of ${total}` : ''} bytes: ${reason(e)}`);
   }
   if (total && loaded !== total) throw new Error(`${fn}: the download of ${url.href}${what} was cut short: ${loaded} of ${total} bytes`);
@@ -500,7 +510,7 @@ async function resolveSource(source: string, arch: TranslatorArch): Promise<{ ur
   return { url: new URL(source, base.document?.baseURI ?? base.location?.href), what };
 }
 
-const LOAD_OPTIONS = ['arch', 'onProgress'] as const;
+const LOAD_OPTIONS = ['arch', 'onProgress', 'signal'] as const;
 
 /** `nn`: the instance's nn module, instantiated on first use (after the arguments are checked). */
 export async function loadTranslator(nn: () => Promise<NnModule>, source: TranslatorName | string | URL | ArrayBuffer | Uint8Array,
@@ -509,17 +519,22 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   const o = checkOptions(fn, 'options', options, LOAD_OPTIONS) as LoadTranslatorOptions;
   const arch = checkOneOf(fn, 'options.arch', o.arch, ARCHS, 'transformer');
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw argError(fn, 'options.onProgress', 'a function', o.onProgress);
+  const { signal } = o;
+  if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw argError(fn, 'options.signal', 'an AbortSignal', signal);
+  checkAborted(signal);
   let bytes: Uint8Array;
   if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
   else if (isTyped(source, 'uint8')) bytes = source;
-  else if (source instanceof URL) bytes = await readBytes(source, '', o.onProgress);
+  else if (source instanceof URL) bytes = await readBytes(source, '', o.onProgress, signal);
   else if (typeof source === 'string') {
     const { url, what } = await resolveSource(source, arch);
-    bytes = await readBytes(url, what, o.onProgress);
+    checkAborted(signal);
+    bytes = await readBytes(url, what, o.onProgress, signal);
   } else {
     throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer or a Uint8Array`, source);
   }
   const m = await nn();
+  checkAborted(signal);  // aborted while the module started
   const p = m._malloc(Math.max(bytes.byteLength, 4));
   if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
   try {
