@@ -14,6 +14,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/row_groups.hpp"
+#include "attnlab/softmax.hpp"
 #include "kernels.hpp"
 
 namespace attnlab {
@@ -73,7 +74,6 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
   double* s = buf.get();
   double* o = s + hi;
   const float* q = sl.q + i * sl.q_stride;
-  double m = -HUGE_VAL;
   for (int64_t j = 0; j < hi; ++j) {
     const float* k = k_panels + j / 8 * 8 * D + j % 8;
     double dot = 0.0;
@@ -81,9 +81,7 @@ void exact_row(const AttentionSlice& sl, int64_t i, int64_t hi, int64_t Sk, int6
     s[j] = dot * scale;
   }
   apply_element_masks_span(masks, sl.b, i, 0, s, hi);
-  for (int64_t j = 0; j < hi; ++j) m = std::max(m, s[j]);
-  double sum = 0.0;
-  for (int64_t j = 0; j < hi; ++j) sum += (s[j] = m == -HUGE_VAL ? 0.0 : std::exp(s[j] - m));
+  const double sum = exp_shift_row(s, hi);
   const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
   for (int64_t j = 0; j < hi; ++j)
     if (s[j] != 0.0)

@@ -10,6 +10,7 @@
 
 #include "attnlab/error.hpp"
 #include "attnlab/random.hpp"
+#include "attnlab/softmax.hpp"
 #include "kernels.hpp"
 
 namespace attnlab {
@@ -37,15 +38,14 @@ void check_params(const LshParams& p) {
   std::unique_ptr<double[]> buf(new double[W + Dv]());
   double *s = buf.get(), *o = s + W;
   const float* qi = qk + i * D;
-  double m = -HUGE_VAL, sum = 0.0;
   for (int64_t w = 0; w < W; ++w) {
     const int64_t j = keys[w];
     double dot = 0.0;
     for (int64_t c = 0; c < D && j != i; ++c) dot += static_cast<double>(qi[c]) * kn[j * D + c];
     s[w] = causal && j > i ? -HUGE_VAL : j == i ? kLshSelfScore : scale * dot;
-    m = std::max(m, s[w]);
   }
-  for (int64_t w = 0; w < W; ++w) sum += (s[w] = std::exp(s[w] - m));
+  double m;  // finite: the window holds query i's own key
+  const double sum = exp_shift_row(s, W, &m);
   for (int64_t w = 0; w < W; ++w)
     if (s[w] != 0.0)
       for (int64_t c = 0; c < Dv; ++c) o[c] += s[w] * v[keys[w] * Dv + c];

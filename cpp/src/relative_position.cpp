@@ -99,9 +99,7 @@ constexpr int64_t kRowsPerTask = 16;
     s[j] = dot * scale;
   }
   apply_element_masks_span(masks, sl.b, i, 0, s, hi);
-  double m = -HUGE_VAL, sum = 0.0;
-  for (int64_t j = 0; j < hi; ++j) m = std::max(m, s[j]);
-  for (int64_t j = 0; j < hi; ++j) sum += (s[j] = m == -HUGE_VAL ? 0.0 : std::exp(s[j] - m));
+  const double sum = exp_shift_row(s, hi);
   const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
   for (int64_t j = 0; j < hi; ++j) {
     if (s[j] == 0.0) continue;

@@ -1,5 +1,6 @@
 #include "attnlab/softmax.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -25,6 +26,14 @@ bool softmax_row(float* s, int64_t n) {
   const float sum = kernels::exp_shift_sum(s, m, n);  // sum >= 1: the max contributes exp(0)
   kernels::scale(s, 1.0f / sum, n);
   return true;
+}
+
+double exp_shift_row(double* s, int64_t n, double* max) {
+  double m = -HUGE_VAL, sum = 0.0;
+  for (int64_t j = 0; j < n; ++j) m = std::max(m, s[j]);
+  for (int64_t j = 0; j < n; ++j) sum += (s[j] = m == -HUGE_VAL ? 0.0 : std::exp(s[j] - m));
+  if (max) *max = m;
+  return sum;
 }
 
 void masked_softmax(const float* x, float* y, int64_t batch, int64_t Sq, int64_t Sk,

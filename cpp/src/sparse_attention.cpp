@@ -37,9 +37,7 @@ constexpr int64_t kRowsPerTask = 16;  // query rows per parallel task, as dense 
     apply_element_masks_span(masks, b, i, sp.begin, s + at, sp.end - sp.begin);
     at += sp.end - sp.begin;
   }
-  double m = -HUGE_VAL, sum = 0.0;
-  for (int64_t t = 0; t < n; ++t) m = std::max(m, s[t]);
-  for (int64_t t = 0; t < n; ++t) sum += (s[t] = m == -HUGE_VAL ? 0.0 : std::exp(s[t] - m));
+  const double sum = exp_shift_row(s, n);
   const double inv = sum > 0.0 ? 1.0 / sum : 0.0;
   at = 0;
   for (const Span& sp : spans) {
