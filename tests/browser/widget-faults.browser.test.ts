@@ -151,6 +151,25 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('translate: a translation cut at max-length says so by the output and in the live status; the default does not', async () => {
+    await stage('<attn-translate id="t" src="/web/models/fra-eng-gru.atl" value="Je suis fatigué. Il fait beau aujourd’hui." max-length="4"></attn-translate>');
+    const shown = () => v.page.evaluate(() => {
+      const r = document.getElementById('t')!.shadowRoot!;
+      const cut = r.querySelector('.cut') as HTMLElement;
+      // The note follows the translation in the results (read with it), not hidden from anyone.
+      return { cut: cut.hidden ? null : cut.textContent, afterText: cut.previousElementSibling?.className, ariaHidden: cut.closest('[aria-hidden]') !== null,
+        status: r.querySelector('.readout[aria-live]')!.textContent };
+    });
+    // 'Je suis fatigué.' ends in 3 pieces; 'Il fait beau aujourd’hui.' needs 5.
+    await expect.poll(shown, { timeout: 30_000 }).toEqual({ cut: '1 of 2 sentences cut at 4 pieces: raise max-length for the rest.', afterText: 'text', ariaHidden: false,
+      status: '9 output tokens, greedy. Cut at max-length.' });
+    await v.page.evaluate(() => document.getElementById('t')!.setAttribute('value', 'Il fait beau aujourd’hui.'));
+    await expect.poll(shown).toMatchObject({ cut: 'Cut at 4 pieces: raise max-length for the rest.', status: '5 output tokens, greedy. Cut at max-length.' });
+    await v.page.evaluate(() => document.getElementById('t')!.removeAttribute('max-length'));
+    await expect.poll(shown).toMatchObject({ cut: null, status: '6 output tokens, greedy.' });
+    expect(v.problems).toEqual([]);
+  });
+
   test('model and text attributes set together load one model and translate once', async () => {
     const before = await v.page.evaluate(() => performance.getEntriesByType('resource').length);
     const loaded = await v.page.evaluate(() => new Promise<string[]>((done) => {

@@ -33,6 +33,10 @@ export interface TranslationResult {
   /** Source words the model does not know (also detected: tokens like <unk>, and byte-fallback
    * pieces like <0xE7> spelling a character the vocabulary lacks). */
   unknown?: string[];
+  /** Decoding stopped (some sentence of) the translation at maxLength pieces: it is likely incomplete. */
+  cutAtMaxLength?: boolean;
+  /** Each sentence's result, when the translator cuts the input into sentences. */
+  sentences?: { cutAtMaxLength?: boolean }[];
 }
 
 export interface Translator {
@@ -94,6 +98,7 @@ export class AttnTranslate extends AttnElement {
   #go: HTMLButtonElement;
   #out: HTMLParagraphElement;
   #text: HTMLParagraphElement;
+  #cut: HTMLParagraphElement;
   #src: HTMLParagraphElement;
   #status: HTMLDivElement;
   #slider: HTMLInputElement;
@@ -117,6 +122,7 @@ export class AttnTranslate extends AttnElement {
     this.#src = h('p', { className: 'tokens src' });
     this.#out = h('p', { className: 'tokens out' });
     this.#text = h('p', { className: 'text' });
+    this.#cut = h('p', { className: 'cut', hidden: true });
     this.#slider = h('input', { type: 'range', min: '0', max: '0', value: '0', id: `${id}-step` });
     this.#slider.addEventListener('input', () => this.setStep(Number(this.#slider.value)));
     this.#play = h('button', { type: 'button', textContent: 'Play', onclick: () => this.#togglePlay() });
@@ -132,7 +138,7 @@ export class AttnTranslate extends AttnElement {
     this.#tree.hidden = true;
     this.#results = h('div', { hidden: true },
       h('div', { className: 'cap', textContent: 'Source (shaded by the current step’s attention)' }), this.#src,
-      h('div', { className: 'cap', textContent: 'Translation' }), this.#text,
+      h('div', { className: 'cap', textContent: 'Translation' }), this.#text, this.#cut,
       h('div', { className: 'cap', textContent: 'Output tokens, one a step (the pieces the model writes)' }), this.#out, controls, this.#heatmap, this.#tree);
     this.frame.append(form, this.#status, this.#results);
   }
@@ -144,6 +150,7 @@ input[type=range] { flex: 1 1 8em; }
 form button { font-size: 13px; padding: 4px 10px; }
 .cap { color: var(--muted); font-size: 12px; margin-top: 6px; }
 .text { margin: 2px 0 6px; font-size: 17px; }
+.cut { margin: 0 0 6px; padding-left: 6px; border-left: 3px solid #d9480f; }
 .tokens { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0 6px; font-size: 15px; }
 .tok { padding: 1px 5px; border-radius: 4px; border: 1px solid transparent; }
 .tok.cur { border-color: var(--accent); }
@@ -262,11 +269,15 @@ form button { font-size: 13px; padding: 4px 10px; }
       this.#result = r;
       this.#rows = alignmentRows(r.attention, r.targetTokens.length, r.sourceTokens.length);
       const unknown = this.unknownWords;
-      this.#status.textContent = unknown.length
+      // The live status says a translation was cut; the note by it says where and what to do.
+      const cut = cutNote(r, maxLength);
+      this.#status.textContent = (unknown.length
         ? `Unknown to the model: ${unknown.map((u) => (u.bytes ? `${u.text} (spelled in raw bytes)` : u.text)).join(', ')}; marked with ?.`
-        : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`;
+        : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`) + (cut ? ' Cut at max-length.' : '');
       this.#slider.max = String(Math.max(0, r.targetTokens.length - 1));
       this.#text.textContent = r.text;
+      this.#cut.textContent = cut;
+      this.#cut.hidden = !cut;
       this.#results.hidden = false;
       this.invalidate(); // shows the export buttons
       this.#heatmap.rowLabels = r.targetTokens;
@@ -384,6 +395,17 @@ form button { font-size: 13px; padding: 4px 10px; }
     }
     this.#input.setAttribute('aria-label', this.getAttribute('label') ?? 'Text to translate');
   }
+}
+
+/**
+ * What to say by a translation that decoding stopped at `maxLength` pieces (its `cutAtMaxLength`),
+ * or '' for one that ended on its own.
+ */
+function cutNote(r: TranslationResult, maxLength: number): string {
+  if (!r.cutAtMaxLength) return '';
+  const n = r.sentences?.length ?? 1;
+  const k = r.sentences?.filter((p) => p.cutAtMaxLength).length ?? 1;
+  return `${n > 1 ? `${k} of ${n} sentences cut` : 'Cut'} at ${maxLength} pieces: raise max-length for the rest.`;
 }
 
 /** The [T, S] alignment of any TranslationAttention. */
