@@ -170,6 +170,40 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test("translate: max-length above the translator's limit (maxTargetTokens) is named and the limit used; the default never exceeds it", async () => {
+    await stage('<attn-translate id="t" src="/web/models/fra-eng-gru.atl" value="Il fait beau aujourd’hui." max-length="100"></attn-translate>');
+    // The shipped models' limit is 47: 100 was silently translated as 47.
+    await expect.poll(() => look('#t'), { timeout: 30_000 }).toMatchObject({
+      readout: '6 output tokens, greedy.', fault: "<attn-translate>: max-length: expected a whole number from 1 to 47 (this model's limit), got '100'; using 47" });
+    await stage('<attn-translate id="d" value="je suis"></attn-translate>');
+    const calls = () => v.page.evaluate(() => (window as unknown as { calls: unknown[] }).calls);
+    await v.page.evaluate(() => {
+      const w = window as unknown as { calls: unknown[] };
+      w.calls = [];
+      // A test double whose model writes at most 30 pieces; it reports a cut at 30.
+      (document.getElementById('d') as unknown as { translator: unknown }).translator = {
+        maxTargetTokens: 30,
+        translate: async (text: string, opts: { maxLength: number }) => {
+          w.calls.push(opts.maxLength);
+          const words = text.split(' ');
+          return { text, sourceTokens: words, targetTokens: words, attention: words.map(() => words.map(() => 1 / words.length)), cutAtMaxLength: opts.maxLength === 30 };
+        },
+      };
+    });
+    // The default, 40, would be above this model's limit: the limit it is.
+    await expect.poll(calls).toEqual([30]);
+    const cut = () => v.page.evaluate(() => document.getElementById('d')!.shadowRoot!.querySelector('.cut')!.textContent);
+    await expect.poll(cut).toBe("Cut at 30 pieces, this model's limit.");
+    expect((await look('#d')).fault).toBe('');
+    await v.page.evaluate(() => document.getElementById('d')!.setAttribute('max-length', '31'));
+    await expect.poll(calls).toEqual([30, 30]);
+    await expect.poll(() => look('#d').then((x) => x.fault)).toBe("<attn-translate>: max-length: expected a whole number from 1 to 30 (this model's limit), got '31'; using 30");
+    await v.page.evaluate(() => document.getElementById('d')!.setAttribute('max-length', '12'));
+    await expect.poll(calls).toEqual([30, 30, 12]);
+    await expect.poll(() => look('#d').then((x) => x.fault)).toBe('');
+    expect(v.problems).toEqual([]);
+  });
+
   test('model and text attributes set together load one model and translate once', async () => {
     const before = await v.page.evaluate(() => performance.getEntriesByType('resource').length);
     const loaded = await v.page.evaluate(() => new Promise<string[]>((done) => {

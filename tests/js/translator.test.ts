@@ -130,15 +130,17 @@ describe('translate options', () => {
     expect(got).toEqual([want, want]);
   });
 
-  it('maxLength: an integer in [1, 512], or undefined for the default; 0 is rejected like the message says', async () => {
+  it("maxLength: an integer from 1 to the model's limit (maxTargetTokens, 47), or undefined for the default; 0 and 48 are rejected like the message says", async () => {
     const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
-    const message = (got: string) => new RegExp(`^translate: options\\.maxLength: expected an integer in \\[1, 512\\] \\(or undefined for the default\\), got ${got}$`);
-    for (const [bad, shown] of [[0, '0'], [-1, '-1'], [513, '513'], [1.5, '1\\.5'], [NaN, 'NaN'], ['3', '"3"']] as const) {
+    expect(tr.maxTargetTokens).toBe(47);
+    const message = (got: string) => new RegExp(`^translate: options\\.maxLength: expected an integer from 1 to 47 \\(this model's limit\\), or undefined for the default, got ${got}$`);
+    // 48 and 100 were silently translated as 47.
+    for (const [bad, shown] of [[0, '0'], [-1, '-1'], [48, '48'], [100, '100'], [513, '513'], [1.5, '1\\.5'], [NaN, 'NaN'], ['3', '"3"']] as const) {
       expect(() => tr.translate('Je suis fatigué.', { maxLength: bad as number }), String(bad)).toThrowError(message(shown));
     }
     // The bounds themselves work, and a correct call after the errors still does.
     expect(tr.translate('Je suis fatigué.', { maxLength: 1 }).targetTokens.length).toBeLessThanOrEqual(2);
-    expect(tr.translate('Je suis fatigué.', { maxLength: 512 }).text).toBe(tr.translate('Je suis fatigué.').text);
+    expect(tr.translate('Je suis fatigué.', { maxLength: 47 }).text).toBe(tr.translate('Je suis fatigué.').text);
     expect(tr.translate('Je suis fatigué.', { maxLength: undefined }).text).toBe(tr.translate('Je suis fatigué.').text);
     tr.dispose();
   });

@@ -40,6 +40,8 @@ export interface TranslationResult {
 }
 
 export interface Translator {
+  /** Most output pieces the model writes for a sentence: a larger max-length is named as a problem, and this used. */
+  readonly maxTargetTokens?: number;
   translate(text: string, options?: { beam?: number; maxLength?: number }): TranslationResult | Promise<TranslationResult>;
 }
 
@@ -163,6 +165,7 @@ form button { font-size: 13px; padding: 4px 10px; }
   /** The object that translates (see the file comment for its API). */
   set translator(t: Translator | null) {
     this.#translator = t;
+    this.#checkSettings();  // max-length is checked against this translator's limit
     this.#retranslate();
   }
   get translator(): Translator | null {
@@ -213,6 +216,7 @@ form button { font-size: 13px; padding: 4px 10px; }
       const t = await pending;
       if (id !== this.#loads) return;
       this.#translator = t;
+      this.#checkSettings();
       this.#status.textContent = '';
       this.emit('attn-loaded', { model: this.getAttribute('model'), src: this.getAttribute('src') });
     } catch (e) {
@@ -235,9 +239,7 @@ form button { font-size: 13px; padding: 4px 10px; }
     else if (name === 'placeholder') this.#input.placeholder = value ?? '';
     else {
       if (name === 'beam' || name === 'max-length') {
-        const problem = this.#settings()[name === 'beam' ? 'beamProblem' : 'maxLengthProblem'];
-        if (problem) this.attrProblems.set(name, problem);
-        else this.attrProblems.delete(name);
+        this.#checkSettings();
         this.#retranslate();
       }
       this.invalidate();
@@ -264,13 +266,13 @@ form button { font-size: 13px; padding: 4px 10px; }
     this.#go.disabled = true;
     this.#status.textContent = 'Translating…';
     try {
-      const { beam, maxLength } = this.#settings();
+      const { beam, maxLength, limit } = this.#settings();
       const r = await this.#translator.translate(text, { beam, maxLength });
       this.#result = r;
       this.#rows = alignmentRows(r.attention, r.targetTokens.length, r.sourceTokens.length);
       const unknown = this.unknownWords;
       // The live status says a translation was cut; the note by it says where and what to do.
-      const cut = cutNote(r, maxLength);
+      const cut = cutNote(r, maxLength, limit);
       this.#status.textContent = (unknown.length
         ? `Unknown to the model: ${unknown.map((u) => (u.bytes ? `${u.text} (spelled in raw bytes)` : u.text)).join(', ')}; marked with ?.`
         : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`) + (cut ? ' Cut at max-length.' : '');
@@ -301,12 +303,29 @@ form button { font-size: 13px; padding: 4px 10px; }
     }
   }
 
-  /** beam and max-length, falling back (and saying so) where they are no whole number from 1. */
-  #settings(): { beam: number; maxLength: number; beamProblem: string; maxLengthProblem: string } {
+  /**
+   * beam and max-length, falling back (and saying so) where they are no whole number from 1, or
+   * max-length is above the translator's limit (`maxTargetTokens`, when it has one): then the limit.
+   * The default max-length, 40, is the limit's when that is lower.
+   */
+  #settings(): { beam: number; maxLength: number; limit: number; beamProblem: string; maxLengthProblem: string } {
     const whole = (x: number) => Number.isInteger(x) && x >= 1;
     const b = numberAttr(this, 'beam', 1, 'a whole number, 1 or more', whole);
-    const m = numberAttr(this, 'max-length', 40, 'a whole number, 1 or more', whole);
-    return { beam: b.value, maxLength: m.value, beamProblem: b.problem, maxLengthProblem: m.problem };
+    const most = this.#translator?.maxTargetTokens;
+    const limit = typeof most === 'number' && most >= 1 ? most : Infinity;
+    const m = numberAttr(this, 'max-length', Number(this.getAttribute('max-length')) > limit ? limit : Math.min(40, limit),
+      limit < Infinity ? `a whole number from 1 to ${limit} (this model's limit)` : 'a whole number, 1 or more', (x) => whole(x) && x <= limit);
+    return { beam: b.value, maxLength: m.value, limit, beamProblem: b.problem, maxLengthProblem: m.problem };
+  }
+
+  /** The settings, with what is wrong in them noted for the next render (see problems()). */
+  #checkSettings(): void {
+    const s = this.#settings();
+    for (const [name, problem] of [['beam', s.beamProblem], ['max-length', s.maxLengthProblem]] as const) {
+      if (problem) this.attrProblems.set(name, problem);
+      else this.attrProblems.delete(name);
+    }
+    this.invalidate();
   }
 
   /** The source words of the last result the model does not know (see unknownRuns). */
@@ -399,13 +418,13 @@ form button { font-size: 13px; padding: 4px 10px; }
 
 /**
  * What to say by a translation that decoding stopped at `maxLength` pieces (its `cutAtMaxLength`),
- * or '' for one that ended on its own.
+ * or '' for one that ended on its own. At the model's `limit` there is no raising it.
  */
-function cutNote(r: TranslationResult, maxLength: number): string {
+function cutNote(r: TranslationResult, maxLength: number, limit: number): string {
   if (!r.cutAtMaxLength) return '';
   const n = r.sentences?.length ?? 1;
   const k = r.sentences?.filter((p) => p.cutAtMaxLength).length ?? 1;
-  return `${n > 1 ? `${k} of ${n} sentences cut` : 'Cut'} at ${maxLength} pieces: raise max-length for the rest.`;
+  return `${n > 1 ? `${k} of ${n} sentences cut` : 'Cut'} at ${maxLength} pieces${maxLength >= limit ? ", this model's limit" : ': raise max-length for the rest'}.`;
 }
 
 /** The [T, S] alignment of any TranslationAttention. */

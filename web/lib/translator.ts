@@ -35,9 +35,10 @@ export interface TranslateOptions {
   /** Beam width; 1 (default) is greedy decoding. */
   beam?: number;
   /**
-   * Most target tokens per sentence before end of sentence: an integer in [1, 512]; default 2 x
-   * source tokens + 10. The model's positions cap it (`maxSourceTokens` - 1: 47 for the shipped
-   * models). A translation stopped by it says so (`cutAtMaxLength`).
+   * Most target pieces per sentence before its '</s>': an integer from 1 to the translator's
+   * `maxTargetTokens` (the model's limit: 47 for the shipped models); a larger one is an Error.
+   * Default twice the sentence's source pieces plus 10, at most 100 and `maxTargetTokens`. A
+   * translation stopped by it says so (`cutAtMaxLength`).
    */
   maxLength?: number;
   /** GNMT length-penalty alpha for beam scores; default 0.6. */
@@ -212,6 +213,11 @@ export class Translator {
   readonly parameters: number;
   /** Most source pieces per sentence the model reads (48 for the shipped models); longer sentences are cut and flagged `truncated`. */
   readonly maxSourceTokens: number;
+  /**
+   * Most target pieces per sentence before its '</s>' (47 for the shipped models: the decoder reads
+   * '<s>' and the pieces so far at `maxSourceTokens` positions); `maxLength` goes up to it.
+   */
+  readonly maxTargetTokens: number;
   readonly info: TranslatorInfo;
   #m: NnModule | null;
   #id: number;
@@ -226,6 +232,8 @@ export class Translator {
     this.tgtLang = info.tgtLang;
     this.parameters = info.parameters;
     this.maxSourceTokens = Number(configValue(info.config, 'max_len') ?? 0) || 0;
+    // As the engine caps it (Translator::translate); 512 is beam_search's own bound.
+    this.maxTargetTokens = this.maxSourceTokens > 0 ? Math.min(512, this.maxSourceTokens - 1) : 512;
     finalizer.register(this, { m, id }, this);
   }
 
@@ -242,8 +250,9 @@ export class Translator {
     const maxLength = o.maxLength;  // undefined: the default, 2 x source tokens + 10 (0 to the engine)
     const lp = o.lengthPenalty ?? 0.6;
     if (typeof beam !== 'number' || !Number.isInteger(beam) || beam < 1 || beam > 64) throw argError(fn, 'options.beam', 'an integer in [1, 64]', beam);
-    if (maxLength !== undefined && (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > 512)) {
-      throw argError(fn, 'options.maxLength', 'an integer in [1, 512] (or undefined for the default)', maxLength);
+    const most = this.maxTargetTokens;
+    if (maxLength !== undefined && (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > most)) {
+      throw argError(fn, 'options.maxLength', `an integer from 1 to ${most}${most < 512 ? " (this model's limit)" : ''}, or undefined for the default`, maxLength);
     }
     if (typeof lp !== 'number' || !Number.isFinite(lp) || lp < 0 || lp > 10) throw argError(fn, 'options.lengthPenalty', 'a number in [0, 10]', lp);
     const m = this.#m;
