@@ -348,6 +348,46 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
     await expect(lib.loadTranslator(new URL('file:///nonexistent/x.atl'))).rejects.toThrowError(/^loadTranslator: could not read \/nonexistent\/x\.atl: ENOENT/);
   });
 
+  it('loads a Blob or a File (an <input type=file> pick, a drop): progress, the same checks of the bytes, signal; read failures say what was read', async () => {
+    const model = readFileSync(new URL('../../web/models/fra-eng-gru.atl', import.meta.url));
+    const progress: { loaded: number; total: number }[] = [];
+    for (const source of [new Blob([model]), new File([model], 'fra-eng-gru.atl')]) {
+      progress.length = 0;
+      const tr = await lib.loadTranslator(source, { onProgress: (p) => progress.push(p) });
+      expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
+      tr.dispose();
+      expect(progress.at(-1)).toEqual({ loaded: model.length, total: model.length });
+    }
+    // An untrusted file is checked like any other bytes.
+    await expect(lib.loadTranslator(new File([model.subarray(0, model.length - 100)], 'cut.atl'))).rejects.toThrow(/truncated/);
+    await expect(lib.loadTranslator(new File(['not a model, a text file'.repeat(50)], 'notes.txt'))).rejects.toThrow(/magic/);
+    // Cancelled before and during the read.
+    const reason = new Error('another file was dropped');
+    await expect(lib.loadTranslator(new Blob([model]), { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    const controller = new AbortController();
+    const events: number[] = [];
+    await expect(lib.loadTranslator(new Blob([model]), { signal: controller.signal, onProgress: (p) => { events.push(p.loaded); controller.abort(reason); } })).rejects.toBe(reason);
+    expect(events).toHaveLength(1);
+    // A file that cannot be read (gone from the disk since it was picked), or ends early.
+    const broken = (chunks: Uint8Array[], fail?: Error) => Object.assign(new File([model], 'picked.atl'), {
+      stream: () => new ReadableStream<Uint8Array>({
+        pull(c) {
+          const next = chunks.shift();
+          if (next) c.enqueue(next);
+          else if (fail) c.error(fail);
+          else c.close();
+        },
+      }),
+    });
+    await expect(lib.loadTranslator(broken([model.subarray(0, 1000)], new DOMException('the file changed', 'NotReadableError')))).rejects.toThrowError(
+      `loadTranslator: could not read the file "picked.atl" after 1000 of ${model.length} bytes: the file changed`);
+    await expect(lib.loadTranslator(broken([model.subarray(0, 1000)]))).rejects.toThrowError(`loadTranslator: reading the file "picked.atl" was cut short: 1000 of ${model.length} bytes`);
+    await expect(lib.loadTranslator(broken([model, model.subarray(0, 1)]))).rejects.toThrowError(`loadTranslator: the file "picked.atl" grew while it was read: more than ${model.length} bytes`);
+    const tr = await lib.loadTranslator(new Blob([model]));
+    expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
+    tr.dispose();
+  });
+
   describe('over HTTP', () => {
     let server: Server, base = '';
     const requests: string[] = [];

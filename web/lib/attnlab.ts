@@ -15,7 +15,7 @@ import { rope } from './rope.js';
 import { synthesizer } from './synthesizer.js';
 import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
-import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorName } from './translator.js';
+import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
 import type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
   GpuAdapterInfo, HeapStats, Int32Tensor, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
@@ -258,9 +258,9 @@ export class Attnlab {
   /**
    * Loads a translator: a model name ('fra-eng', 'eng-fra': the files of the attnlab-models
    * package, found by name in Node), a path (Node: against the working directory; browsers:
-   * against the page), a URL, or a model file's bytes.
+   * against the page), a URL, a model file's bytes, or a Blob / File (`<input type=file>`, a drop).
    */
-  loadTranslator(source: TranslatorName | string | URL | ArrayBuffer | Uint8Array, options?: LoadTranslatorOptions): Promise<Translator> {
+  loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator> {
     return loadTranslator(this.#nn('loadTranslator'), source, options).then((tr) => {
       // Weakly held: a translator dropped without dispose() is still collected (and freed).
       for (const r of this.#translators) {

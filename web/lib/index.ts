@@ -25,7 +25,7 @@ export type {
 export { Translator, translatorNames } from './translator.js';
 export type {
   AlignmentAttention, BeamResult, LoadProgress, LoadTranslatorOptions, SentenceTranslation, TransformerAttention,
-  TranslateOptions, TranslationResult, TranslatorArch, TranslatorInfo, TranslatorName,
+  TranslateOptions, TranslationResult, TranslatorArch, TranslatorInfo, TranslatorName, TranslatorSource,
 } from './translator.js';
 export type {
   CreateTrainerOptions, TrainerExample, TrainerOptions, TrainerProgress, TrainerResult, TrainerSession, TrainerTask,

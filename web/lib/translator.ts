@@ -1,5 +1,6 @@
 // Translators: models trained by attnlab's own C++ engine (GRU + attention, or Transformer),
-// loaded by name ('fra-eng', 'eng-fra': files of the attnlab-models package), a path, a URL or bytes, run in WebAssembly, returning
+// loaded by name ('fra-eng', 'eng-fra': files of the attnlab-models package), a path, a URL, bytes or a
+// Blob / File, run in WebAssembly, returning
 // the attention behind every output token.
 import { disposeSymbol } from './dispose.js';
 import { argError, describe } from './errors.js';
@@ -11,6 +12,11 @@ import type { NnModule, TranslationOut, TranslatorInfoOut } from './wasm-module.
 
 export type TranslatorArch = 'gru' | 'transformer';
 export type TranslatorName = 'fra-eng' | 'eng-fra';
+/**
+ * What `loadTranslator` reads: a model name, a path or URL (string or `URL`), a model file's
+ * bytes, or a Blob / File (from `<input type=file>` or a drop).
+ */
+export type TranslatorSource = TranslatorName | string | URL | ArrayBuffer | Uint8Array | Blob;
 
 /** The names `loadTranslator` knows; their files are in the `attnlab-models` package. */
 export const translatorNames: readonly TranslatorName[] = ['fra-eng', 'eng-fra'];
@@ -431,6 +437,44 @@ async function readBytes(url: URL, what: string, onProgress?: (p: LoadProgress) 
   return out;
 }
 
+/**
+ * A Blob or File (an <input type=file> pick, a drop) read in chunks: progress as they come and
+ * the signal cancels the read, as for a download. Straight into one buffer of the Blob's size.
+ */
+async function readBlob(blob: Blob, onProgress?: (p: LoadProgress) => void, signal?: AbortSignal): Promise<Uint8Array> {
+  const fn = 'loadTranslator';
+  const name = (blob as Partial<File>).name;
+  const what = typeof name === 'string' ? `the file ${describe(name)}` : 'the Blob';
+  const total = blob.size, out = new Uint8Array(total);
+  const reader = blob.stream().getReader();
+  // Ends a pending read (done) at once; the loop then throws the signal's reason.
+  const stop = () => void reader.cancel(signal?.reason).catch(() => undefined);
+  signal?.addEventListener('abort', stop, { once: true });
+  let loaded = 0;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        checkAborted(signal);
+        // A File whose disk file changed or went since it was picked (NotReadableError).
+        throw new Error(`${fn}: could not read ${what} after ${loaded} of ${total} bytes: ${reason(e)}`);
+      }
+      checkAborted(signal);
+      if (chunk.done) break;
+      if (loaded + chunk.value.byteLength > total) throw new Error(`${fn}: ${what} grew while it was read: more than ${total} bytes`);
+      out.set(chunk.value, loaded);
+      loaded += chunk.value.byteLength;
+      onProgress?.({ loaded, total });
+    }
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+  if (loaded !== total) throw new Error(`${fn}: reading ${what} was cut short: ${loaded} of ${total} bytes`);
+  return out;
+}
+
 /** What `attnlab-models` exports: each model's file as a URL next to its module. */
 type ModelsModule = { models: Record<TranslatorName, Record<TranslatorArch, URL | string>> };
 const MODELS_PACKAGE = 'attnlab-models';
@@ -522,8 +566,7 @@ async function resolveSource(source: string, arch: TranslatorArch): Promise<{ ur
 const LOAD_OPTIONS = ['arch', 'onProgress', 'signal'] as const;
 
 /** `nn`: the instance's nn module, instantiated on first use (after the arguments are checked). */
-export async function loadTranslator(nn: () => Promise<NnModule>, source: TranslatorName | string | URL | ArrayBuffer | Uint8Array,
-  options?: LoadTranslatorOptions): Promise<Translator> {
+export async function loadTranslator(nn: () => Promise<NnModule>, source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator> {
   const fn = 'loadTranslator';
   const o = checkOptions(fn, 'options', options, LOAD_OPTIONS) as LoadTranslatorOptions;
   const arch = checkOneOf(fn, 'options.arch', o.arch, ARCHS, 'transformer');
@@ -535,12 +578,13 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
   else if (isTyped(source, 'uint8')) bytes = source;
   else if (source instanceof URL) bytes = await readBytes(source, '', o.onProgress, signal);
+  else if (typeof Blob !== 'undefined' && source instanceof Blob) bytes = await readBlob(source, o.onProgress, signal);
   else if (typeof source === 'string') {
     const { url, what } = await resolveSource(source, arch);
     checkAborted(signal);
     bytes = await readBytes(url, what, o.onProgress, signal);
   } else {
-    throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer or a Uint8Array`, source);
+    throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer, a Uint8Array or a Blob`, source);
   }
   const m = await nn();
   checkAborted(signal);  // aborted while the module started
