@@ -27,6 +27,11 @@ const KERNELS: readonly KernelName[] = ['gaussian', 'boxcar', 'epanechnikov', 't
 /** A press that moves at most this far (CSS px), and a touch that lasts at most TAP_MS, is a tap. */
 const TAP_SLOP = 10;
 const TAP_MS = 500;
+/**
+ * A finger or pen down within this far (CSS px) of a point's centre takes the nearest point: the
+ * points are 5 to 11 px across on a phone, far smaller than a fingertip (WCAG 2.5.8's 24 px).
+ */
+const TOUCH_REACH = 16;
 
 /**
  * The number attributes: default, what is expected, and the test. A value that fails it falls
@@ -376,9 +381,25 @@ export class AttnRegression extends AttnElement {
     return idx === null || idx === undefined ? -1 : Number(idx);
   }
 
+  /** The point nearest a touch, if its centre is within TOUCH_REACH; else -1. */
+  #nearest(e: PointerEvent): number {
+    let best = -1;
+    let bestD = TOUCH_REACH;
+    this.#svg?.querySelectorAll('circle.pt').forEach((c) => {
+      const r = c.getBoundingClientRect();
+      const d = Math.hypot(e.clientX - (r.left + r.width / 2), e.clientY - (r.top + r.height / 2));
+      if (d <= bestD) {
+        best = Number(c.getAttribute('data-index'));
+        bestD = d;
+      }
+    });
+    return best;
+  }
+
   #down(e: PointerEvent): void {
     if (!this.#svg || e.button !== 0) return;
-    const i = this.#hit(e);
+    const hit = this.#hit(e);
+    const i = hit < 0 && e.pointerType !== 'mouse' ? this.#nearest(e) : hit;
     if (this.hasAttribute('readonly')) return;
     if (i >= 0) {
       this.#selected = i;
