@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launch } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
 
+const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
 const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
 const PHONE = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, reducedMotion: 'reduce', serviceWorkers: 'block' } as const;
 
@@ -64,7 +65,143 @@ async function finger(p: Phone, path: [number, number][]): Promise<void> {
   await cdp.detach();
 }
 
+interface Audit {
+  scrollWidth: number;
+  wide: string[];
+  lowContrast: string[];
+  smallTargets: string[];
+  animations: string[];
+}
+
+/**
+ * Measures the page as it is (all of it, not only what is on screen), through open shadow roots:
+ * elements reaching past the 360 px screen that no scrolling box holds; text below WCAG AA
+ * contrast (4.5:1, 3:1 from 24 px or 18.66 px bold) against what lies under it (SVG text: the
+ * shape under its centre, as a heatmap cell); targets under 24 x 24 px whose 24 px circle meets
+ * another target (2.5.8's spacing rule; a checkbox counts with its label, links inside a sentence
+ * are exempt); running animations.
+ */
+function audit(): Audit {
+  const all: Element[] = [];
+  const walk = (root: Document | ShadowRoot) => root.querySelectorAll('*').forEach((e) => { all.push(e); if (e.shadowRoot) walk(e.shadowRoot); });
+  walk(document);
+  const up = (e: Element): Element | null => e.parentElement ?? (e.parentNode instanceof ShadowRoot ? e.parentNode.host : null);
+  const name = (e: Element): string => {
+    const root = e.getRootNode();
+    const own = e.tagName.toLowerCase() + (e.id ? `#${e.id}` : e.getAttribute('class') ? `.${e.getAttribute('class')!.trim().split(/\s+/).join('.')}` : '');
+    return root instanceof ShadowRoot ? `${name(root.host)} >>> ${own}` : own;
+  };
+  const shown = (e: Element) => e.checkVisibility({ checkVisibilityCSS: true }) && !e.closest('.visually-hidden, .sr, .skip');
+  const W = screen.width;
+
+  const wide = all.filter((e) => {
+    if (!shown(e)) return false;
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || (r.right <= W + 1 && r.left >= -1)) return false;
+    for (let a = up(e); a && a !== document.body; a = up(a)) {
+      const q = a.getBoundingClientRect();
+      if (getComputedStyle(a).overflowX !== 'visible' && q.right <= W + 1 && q.left >= -1) return false;
+    }
+    return true;
+  }).map((e) => `${name(e)} [${Math.round(e.getBoundingClientRect().left)}, ${Math.round(e.getBoundingClientRect().right)}]`);
+
+  type RGBA = [number, number, number, number];
+  const parse = (c: string): RGBA | null => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return null;
+    const v = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    return [v[0], v[1], v[2], v[3] ?? 1];
+  };
+  const over = (top: RGBA, under: RGBA): RGBA => [0, 1, 2].map((k) => top[k] * top[3] + under[k] * (1 - top[3])).concat(1) as RGBA;
+  const lum = (c: RGBA) => [0, 1, 2].reduce((s, k, i) => {
+    const x = c[k] / 255;
+    return s + [0.2126, 0.7152, 0.0722][i] * (x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+  }, 0);
+  /** The colour behind `e`, its ancestors' backgrounds composited, and their opacity. */
+  const behind = (e: Element): { bg: RGBA; opacity: number } => {
+    const layers: RGBA[] = [];
+    let opacity = 1;
+    for (let a: Element | null = e; a; a = up(a)) {
+      const cs = getComputedStyle(a);
+      opacity *= Number(cs.opacity);
+      const c = parse(cs.backgroundColor);
+      if (c && c[3] > 0) layers.push(c);
+      if (c && c[3] >= 1) break;
+    }
+    let bg: RGBA = parse(getComputedStyle(document.documentElement).backgroundColor) ?? [255, 255, 255, 1];
+    if (bg[3] < 1) bg = [255, 255, 255, 1];
+    for (const l of layers.reverse()) bg = over(l, bg);
+    return { bg, opacity };
+  };
+  const lowContrast = new Set<string>();
+  for (const e of all) {
+    const text = [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent!.trim()).join(' ').trim();
+    if (!text || !shown(e) || e.closest(':disabled, option') || (e instanceof SVGElement && e.tagName !== 'text' && e.tagName !== 'tspan')) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const cs = getComputedStyle(e);
+    let { bg, opacity } = behind(e instanceof SVGElement ? e.closest('svg')! : e);
+    if (e instanceof SVGElement) {
+      const cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
+      const shape = [...e.closest('svg')!.querySelectorAll('rect, circle, path, polygon')].filter((u) => {
+        const q = u.getBoundingClientRect();
+        return (u.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) && getComputedStyle(u).fill !== 'none' && q.left <= cx && q.right >= cx && q.top <= cy && q.bottom >= cy;
+      }).pop();
+      const fill = shape && parse(getComputedStyle(shape).fill);
+      if (fill) bg = over([fill[0], fill[1], fill[2], Number(getComputedStyle(shape!).fillOpacity)], bg);
+      opacity *= Number(cs.fillOpacity);
+    }
+    const c = parse(e instanceof SVGElement ? cs.fill : cs.color);
+    if (!c) continue;
+    const fg = over([c[0], c[1], c[2], c[3] * opacity], bg);
+    const [a, b] = [lum(fg), lum(bg)];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const px = parseFloat(cs.fontSize);
+    const need = px >= 24 || (px >= 18.66 && Number(cs.fontWeight) >= 700) ? 3 : 4.5;
+    if (ratio < need) lowContrast.add(`${name(e)} "${text.slice(0, 24)}" ${ratio.toFixed(2)}:1 (${px} px, needs ${need})`);
+  }
+
+  const TARGET = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"])';
+  const targets = all.filter((e) => e.matches(TARGET) && shown(e)).map((e) => {
+    const q = e.getBoundingClientRect();
+    let box = { l: q.left, t: q.top, r: q.right, b: q.bottom };
+    if (e instanceof HTMLInputElement && (e.type === 'checkbox' || e.type === 'radio')) {
+      for (const label of e.labels ?? []) {
+        const m = label.getBoundingClientRect();
+        box = { l: Math.min(box.l, m.left), t: Math.min(box.t, m.top), r: Math.max(box.r, m.right), b: Math.max(box.b, m.bottom) };
+      }
+    }
+    const inSentence = e.tagName === 'A' && getComputedStyle(e).display === 'inline'
+      && [...(up(e)?.childNodes ?? [])].some((n) => n !== e && n.nodeType === Node.TEXT_NODE && n.textContent!.trim());
+    return { e, box, x: (box.l + box.r) / 2, y: (box.t + box.b) / 2, small: !inSentence && (box.r - box.l < 24 || box.b - box.t < 24), exempt: inSentence };
+  }).filter((t) => t.box.r > t.box.l);
+  const smallTargets = targets.filter((t) => t.small && targets.some((o) => o !== t && !o.e.contains(t.e) && !t.e.contains(o.e) && (
+    Math.hypot(Math.max(o.box.l - t.x, 0, t.x - o.box.r), Math.max(o.box.t - t.y, 0, t.y - o.box.b)) < 12
+    || (o.small && Math.hypot(o.x - t.x, o.y - t.y) < 24))))
+    .map((t) => `${name(t.e)} ${Math.round(t.box.r - t.box.l)}x${Math.round(t.box.b - t.box.t)}`);
+
+  const animations = document.getAnimations().filter((a) => a.playState === 'running').map((a) => String((a.effect as KeyframeEffect | null)?.target?.tagName));
+  return { scrollWidth: document.scrollingElement!.scrollWidth, wide, lowContrast: [...lowContrast], smallTargets, animations };
+}
+
 describe('the site on a phone', () => {
+
+  test.each(['light', 'dark'] as const)('every page, %s: nothing past the 360 px screen, text contrast AA, tap targets 24 px or spaced, no running animation, no console errors', async (scheme) => {
+    const found: Record<string, Partial<Audit> & { problems?: string[] }> = {};
+    for (const file of PAGES) {
+      const p = await phone(`${file}.html`, scheme);
+      // Widgets draw on the next animation frame; a page's first results arrive just after ready.
+      await p.page.waitForTimeout(1000);
+      const a = await p.page.evaluate(audit);
+      const bad: Partial<Audit> & { problems?: string[] } = {};
+      if (a.scrollWidth > 360) bad.scrollWidth = a.scrollWidth;
+      for (const k of ['wide', 'lowContrast', 'smallTargets', 'animations'] as const) if (a[k].length) bad[k] = a[k];
+      if (p.problems.length) bad.problems = p.problems;
+      if (Object.keys(bad).length) found[file] = bad;
+      await p.ctx.close();
+    }
+    expect(found).toEqual({});
+  }, 300_000);
   test('pooling: a fingertip beside a training point (not dead on its 10 px circle) drags it; the page holds still', async () => {
     const p = await phone('pooling.html');
     const { page } = p;

@@ -96,8 +96,13 @@ export function rgbString([r, g, b]: RGB): string {
   return `rgb(${Math.round(r)},${Math.round(g)},${Math.round(b)})`;
 }
 
-/** Black or white text, whichever reads better on this colour. */
+/**
+ * Black or white text, whichever has the higher WCAG contrast with this colour: at least 4.58:1 on
+ * any colour. (A threshold on gamma-encoded luma put white on viridis' mid greens, 3.1:1.)
+ */
 export function inkOn([r, g, b]: RGB): string {
-  const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  return l > 140 ? '#111' : '#fff';
+  const lin = (c: number) => (c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  const l = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  // (l + 0.05) / 0.05 against black, 1.05 / (l + 0.05) against white.
+  return (l + 0.05) ** 2 > 0.05 * 1.05 ? '#000' : '#fff';
 }
