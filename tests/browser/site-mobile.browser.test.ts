@@ -38,10 +38,18 @@ interface Phone {
   problems: string[];
 }
 
-/** A phone-sized page at `path`, ready (body[data-result="ok"]), recording console errors. */
-async function phone(path: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Phone> {
+/**
+ * A phone-sized page at `path`, ready (body[data-result="ok"]), recording console errors.
+ * `fontSize`: the reader's default font size (the browser's text-size setting), 16 px unless given.
+ */
+async function phone(path: string, colorScheme: 'light' | 'dark' = 'light', fontSize = 16): Promise<Phone> {
   const ctx = await browser.newContext({ ...PHONE, colorScheme });
   const page = await ctx.newPage();
+  if (fontSize !== 16) {
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Page.enable');
+    await cdp.send('Page.setFontSizes', { fontSizes: { standard: fontSize, fixed: Math.round(fontSize * 13 / 16) } });
+  }
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
@@ -202,6 +210,20 @@ describe('the site on a phone', () => {
     }
     expect(found).toEqual({});
   }, 300_000);
+  test('200% text (a 32 px default font size): the site follows it, and no page runs past the screen or cuts off a title', async () => {
+    const found: Record<string, unknown> = {};
+    for (const file of PAGES) {
+      const p = await phone(`${file}.html`, 'light', 32);
+      await p.page.waitForTimeout(1000);
+      const root = await p.page.evaluate(() => getComputedStyle(document.documentElement).fontSize);
+      const a = await p.page.evaluate(audit);
+      const bad = { ...(root !== '32px' ? { root } : {}), ...(a.scrollWidth > 360 ? { scrollWidth: a.scrollWidth } : {}), ...(a.wide.length ? { wide: a.wide.slice(0, 5) } : {}) };
+      if (Object.keys(bad).length) found[file] = bad;
+      await p.ctx.close();
+    }
+    expect(found).toEqual({});
+  }, 300_000);
+
   test('pooling: a fingertip beside a training point (not dead on its 10 px circle) drags it; the page holds still', async () => {
     const p = await phone('pooling.html');
     const { page } = p;

@@ -84,7 +84,7 @@ modelPanel.append(
       el('p', { class: 'stat', text: 'Rows are layers, columns heads. Choose a thumbnail to enlarge it.' }), modelView)),
   el('h3', { text: 'What each head does' }),
   el('p', { class: 'stat', text: 'Mean attention to the previous token (previous-token heads), to the first token (a resting place), to the token itself, and the induction score: attention from a repeated token to the token that followed its earlier occurrence (type a text that repeats itself to find induction-like heads).' }),
-  el('div', { class: 'controls' }, sortSel.wrap), headTable);
+  el('div', { class: 'controls' }, sortSel.wrap), el('div', { class: 'table-scroll' }, headTable));
 
 const genPanel = el('section', { class: 'panel', id: 'gen-panel', 'aria-labelledby': 'h-gen', hidden: true });
 const maxTok = slider({ id: 'max-tokens', label: 'Tokens', min: 1, max: 64, step: 1, value: 12 });

@@ -34,7 +34,7 @@ $('app').append(
   el('div', { class: 'controls' }, preset.wrap, runBtn, cancelBtn, progress),
   status,
   el('div', { class: 'side' },
-    el('section', { class: 'panel', 'aria-labelledby': 'h-chart' }, el('h2', { id: 'h-chart', text: 'Throughput' }), chart, table),
+    el('section', { class: 'panel', 'aria-labelledby': 'h-chart' }, el('h2', { id: 'h-chart', text: 'Throughput' }), chart, el('div', { class: 'table-scroll' }, table)),
     el('section', { class: 'panel eq', 'aria-labelledby': 'h-what' },
       el('h2', { id: 'h-what', text: 'What is measured' }),
       math('Attention of Q K V equals softmax of Q K transpose over root d, times V', t('softmax('), frac(row(t('Q'), sup('K', 'T')), row(t('√d'))), t(') V')),

@@ -125,8 +125,8 @@ export function initPage(file: string): void {
   window.addEventListener('error', (e) => showError(e.error ?? e.message));
   window.addEventListener('unhandledrejection', (e) => showError(e.reason));
   reportHeight();
-  // A box that scrolls sideways (a wide equation, a code sample) must be reachable by keyboard.
-  const focusScrollers = () => document.querySelectorAll<HTMLElement>('.eq, pre, .step-eq, math').forEach((e) => {
+  // A box that scrolls sideways (a wide equation, a code sample, a table) must be reachable by keyboard.
+  const focusScrollers = () => document.querySelectorAll<HTMLElement>('.eq, pre, .step-eq, math, .table-scroll').forEach((e) => {
     if (e.scrollWidth > e.clientWidth + 1) {
       e.tabIndex = 0;
       if (!e.hasAttribute('aria-label') && !e.hasAttribute('aria-labelledby')) e.setAttribute('aria-label', 'Scrollable content');
