@@ -49,6 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   target.insert(target.end(), {d.Sq, d.Sk});
   MaskSet masks;
   masks.causal = in.ConsumeBool();
+  // Mostly a cached decoder's offsets; sometimes anything, which must be an Error or hold.
+  masks.query_offset = in.ConsumeBool() ? 0 : in.ConsumeBool() ? fuzz::size(in) : in.ConsumeIntegral<int64_t>();
   std::vector<std::vector<uint8_t>> bools;
   std::vector<std::vector<float>> adds;
   std::vector<int32_t> lens;

@@ -33,6 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   MaskSet masks;
   masks.causal = in.ConsumeBool();
+  masks.query_offset = in.ConsumeBool() ? 0 : in.ConsumeBool() ? fuzz::size(in) : in.ConsumeIntegral<int64_t>();
   std::vector<uint8_t> kpm(static_cast<size_t>(std::max<int64_t>(B * S, 1)));
   for (auto& b : kpm) b = in.ConsumeIntegral<uint8_t>() & 1;
   const bool average = in.ConsumeBool();

@@ -26,6 +26,7 @@ std::vector<float> alibi_slopes(int64_t num_heads) {
 
 AdditiveMask alibi_bias(const float* slopes, int64_t num_heads, int64_t batch, int64_t Sq,
                         int64_t Sk, float* table, int64_t query_offset) {
+  check_query_offset(query_offset);
   require(num_heads >= 1 && batch % num_heads == 0, [&] {
     return "alibi: expected the heads (" + std::to_string(num_heads) +
            ") to divide the leading size " + std::to_string(batch);

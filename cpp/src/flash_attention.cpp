@@ -275,6 +275,7 @@ void attend_slice(const AttentionSlice& sl, int64_t i0, int64_t i1, int64_t Sk, 
 void attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice, int64_t Sq,
                    int64_t Sk, int64_t D, int64_t Dv, float scale, const MaskSet& masks,
                    ThreadPool* pool) {
+  check_query_offset(masks.query_offset);
   // Keys packed once per slice (O(Sk D), not O(Sq Sk)): the QK^T panels of every task. In chunks
   // of kPackRows keys, so a single long slice does not pack on one thread while the others wait.
   const int64_t panel_size = kernels::panels_size(Sk, D);

@@ -44,6 +44,12 @@ ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead
   return v;
 }
 
+void check_query_offset(int64_t query_offset) {
+  require(query_offset >= 0 && query_offset <= (int64_t{1} << 53), [&] {
+    return "query_offset: expected an integer from 0 to 2^53, got " + std::to_string(query_offset);
+  });
+}
+
 namespace {
 
 template <class F>

@@ -65,6 +65,7 @@ int64_t t5_bucket(int64_t rel, const T5Params& p) {
 AdditiveMask t5_bias(const float* weights, int64_t num_heads, const T5Params& p, int64_t batch,
                      int64_t Sq, int64_t Sk, float* table, int64_t query_offset) {
   check_t5(p);
+  check_query_offset(query_offset);
   require(num_heads >= 1 && batch % num_heads == 0, [&] {
     return "t5: expected the heads (" + std::to_string(num_heads) +
            ") to divide the leading size " + std::to_string(batch);
@@ -165,6 +166,7 @@ constexpr int64_t kRowsPerTask = 16;
 void shaw_attend_slices(int64_t batch, const std::function<AttentionSlice(int64_t)>& slice,
                         int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, float scale,
                         const MaskSet& masks, const ShawParams& shaw, ThreadPool* pool) {
+  check_query_offset(masks.query_offset);
   require(shaw.keys != nullptr, [] {
     return std::string("shaw.keys: expected the relative key embeddings [2k + 1, D], got none");
   });

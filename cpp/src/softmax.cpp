@@ -38,6 +38,7 @@ double exp_shift_row(double* s, int64_t n, double* max) {
 
 void masked_softmax(const float* x, float* y, int64_t batch, int64_t Sq, int64_t Sk,
                     const MaskSet& masks, ThreadPool* pool) {
+  check_query_offset(masks.query_offset);
   if (Sk == 0) return;  // no elements (and x, y may be null)
   parallel_for(pool, batch, [&](int64_t b) {
     for (int64_t i = 0; i < Sq; ++i) {

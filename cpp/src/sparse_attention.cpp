@@ -100,6 +100,10 @@ void sparse_attention(const float* q, const float* k, const float* v, int64_t ba
     return "q, k, v: expected batch >= 0 and feature sizes >= 1, got batch=" +
            std::to_string(batch) + " D=" + std::to_string(D) + " Dv=" + std::to_string(Dv);
   });
+  // Patterns place query i at key position i.
+  require(masks.query_offset == 0, [&] {
+    return "query_offset: expected 0 with a sparse pattern, got " + std::to_string(masks.query_offset);
+  });
   const int64_t Sq = p.Sq, Sk = p.Sk;
   const int64_t blocks = (Sq + kRowsPerTask - 1) / kRowsPerTask;
   parallel_for(pool, batch * blocks, [&](int64_t t) {

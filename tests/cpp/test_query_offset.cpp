@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "attnlab/alibi.hpp"
+#include "attnlab/error.hpp"
 #include "attnlab/attention.hpp"
 #include "attnlab/multihead.hpp"
 #include "attnlab/relative_position.hpp"
 #include "attnlab/softmax.hpp"
+#include "attnlab/sparse_attention.hpp"
 #include "reference.hpp"
 
 using namespace attnlab;
@@ -162,4 +164,33 @@ TEST(QueryOffset, MultiHeadRopeLastRows) {
   multi_head_attention(rows_of(x, B, S, E, S - n, n).data(), x.data(), x.data(), B, n, S, p, masks,
                        tail.data(), nullptr, true, nullptr, &rp);
   EXPECT_LE(ref::max_error(tail, widened(rows_of(full, B, S, E, S - n, n))), kTol);
+}
+
+// The core refuses what the bindings never pass (negative, past 2^53, a shifted sparse pattern):
+// a native caller gets an Error, not a negative key range written outside the output.
+TEST(QueryOffset, OutOfRangeIsAnError) {
+  const int64_t S = 4, D = 2;
+  const std::vector<float> x = ref::random(S * D, 3, -1.0f, 1.0f);
+  std::vector<float> out(S * D), w(S * S), table(2 * S - 1);
+  for (const int64_t bad : {int64_t{-1}, -(int64_t{1} << 62), (int64_t{1} << 53) + 1}) {
+    MaskSet m;
+    m.causal = true;
+    m.query_offset = bad;
+    EXPECT_THROW(attention(x.data(), x.data(), x.data(), {{1}, S, S, D, D, D}, Score::ScaledDot, {}, m,
+                           out.data(), w.data(), nullptr),
+                 Error);
+    EXPECT_THROW(masked_softmax(w.data(), w.data(), 1, S, S, m, nullptr), Error);
+    EXPECT_THROW(alibi_bias(nullptr, 1, 1, S, S, table.data(), bad), Error);
+    EXPECT_THROW(t5_bias(x.data(), 1, {2, 2, false}, 1, S, S, table.data(), bad), Error);
+  }
+  MaskSet shifted;
+  shifted.query_offset = 1;
+  EXPECT_THROW(sparse_attention(x.data(), x.data(), x.data(), 1, D, D, 1.0f,
+                                make_pattern({PatternType::Local, 1}, S, S), shifted, out.data(), nullptr, nullptr),
+               Error);
+  MaskSet ok;
+  ok.causal = true;
+  ok.query_offset = int64_t{1} << 53;  // the largest: every key visible, no overflow
+  attention(x.data(), x.data(), x.data(), {{1}, S, S, D, D, D}, Score::ScaledDot, {}, ok, out.data(), w.data(), nullptr);
+  for (float o : out) EXPECT_TRUE(std::isfinite(o));
 }

@@ -47,6 +47,10 @@ struct MaskSet {
 ValidLens make_valid_lens(const int32_t* data, int64_t length, const Shape& lead, int64_t Sq,
                           int64_t Sk, const std::string& name);
 
+// Refuses a query_offset outside [0, 2^53] (the integers the bindings can pass), so positions
+// such as i + query_offset + 1 never overflow; every op that reads MaskSet calls it.
+void check_query_offset(int64_t query_offset);
+
 // Number of keys visible to row i at leading index b before element-wise masks apply.
 inline int64_t visible_keys(const MaskSet& m, int64_t b, int64_t i, int64_t Sk) {
   int64_t hi = Sk;
