@@ -16,12 +16,13 @@ done
 # emscripten: the WASM toolchain (3.1.6; pulls clang-14, lld, binaryen, node-acorn).
 # libeigen3-dev: the core's only library. cmake/g++/make, libgtest/gmock, libbenchmark: native
 # build, tests and benchmarks; clang-14 + libclang-rt-14-dev: libFuzzer targets. chromium: browser tests (playwright-core drives /usr/bin/chromium).
+# firefox-esr: the Firefox stage (puppeteer-core drives /usr/bin/firefox-esr over WebDriver BiDi).
 # python3-torch/numpy/onnx: reference values for tests/golden (run with /usr/bin/python3, since
 # the `python3` on PATH may be a pyenv one without them). ca-certificates: npm over HTTPS.
 # libvulkan1: the Vulkan loader that the npm `webgpu` package (Dawn) opens in Node, to reach
 # chromium's SwiftShader ICD for the WebGPU tests (chromium bundles its own loader, Node does not).
 packages=(
-  emscripten libeigen3-dev chromium libvulkan1 cmake g++ make
+  emscripten libeigen3-dev chromium firefox-esr libvulkan1 cmake g++ make
   libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev
   python3 python3-torch python3-numpy python3-onnx ca-certificates
 )

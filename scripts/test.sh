@@ -39,3 +39,5 @@ stage js node_modules/.bin/vitest run --exclude 'tests/browser/**'
 # builds meet every float64 reference and golden vector the others do (issue 19).
 stage relaxed node_modules/.bin/vitest run --config tests/js/relaxed.vitest.config.ts --exclude 'tests/browser/**'
 stage browser node_modules/.bin/vitest run --config tests/browser/vitest.config.ts
+# Firefox ESR (Gecko, SpiderMonkey): the package, the widgets and the site, a few checks each.
+stage firefox node_modules/.bin/vitest run --config tests/firefox/vitest.config.ts

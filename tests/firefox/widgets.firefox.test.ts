@@ -1,0 +1,113 @@
+// The widgets in Firefox, on a plain page that loads only dist/components/index.js (the embed
+// snippet): a heatmap drawn as rects, one drawn as an image (past 300 cells), and the regression,
+// which loads attnlab itself. Each draws and exports an SVG that parses and a PNG whose pixels
+// are the picture's.
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { serveStatic, type StaticServer } from '../browser/static-server';
+import { launchFirefox, repoRoot } from './firefox';
+
+const N = 24;  // the large heatmap: N x N, 0 at the top left, 1 at the bottom right
+const large = Array.from({ length: N }, (_, i) => Array.from({ length: N }, (_, j) => (i * N + j) / (N * N - 1)));
+const PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>attnlab widgets in Firefox</title><link rel="icon" href="data:,">
+<script type="module" src="/dist/components/index.js"></script>
+<main>
+<attn-heatmap id="small" row-labels="je suis" col-labels="I am" data="[[1,0],[0.25,0.75]]" show-values></attn-heatmap>
+<attn-heatmap id="large" data="${JSON.stringify(large)}"></attn-heatmap>
+<attn-regression id="reg" kernel="gaussian" bandwidth="0.5" n="20"></attn-regression>
+</main></html>`;
+
+let browser: Browser;
+let server: StaticServer;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launchFirefox(), serveStatic(repoRoot, false, { pages: { '/widgets.html': PAGE } })]);
+  page = await browser.newPage();
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${(e as Error).message}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  await page.goto(`${server.url}widgets.html`);
+  await page.waitForFunction(() => (document.getElementById('reg') as unknown as { result: unknown }).result != null, { timeout: 30_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** In the page: the widget's SVG export parsed, its PNG decoded, and the PNG's pixels in its cells. */
+function exportOf(id: string) {
+  return page.evaluate(async (id) => {
+    const el = document.getElementById(id) as unknown as HTMLElement & { toSVG(): string; toPNG(): Promise<Blob> };
+    const live = el.shadowRoot!.querySelector('svg') as SVGSVGElement;
+    const svg = el.toSVG();
+    const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    const png = await el.toPNG();
+    const bitmap = await createImageBitmap(png);
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = canvas.getContext('2d')!;
+    ctx.drawImage(bitmap, 0, 0);
+    const pixels = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+    const at = (x: number, y: number) => Array.from(pixels.subarray((Math.floor(y * 2) * bitmap.width + Math.floor(x * 2)) * 4, (Math.floor(y * 2) * bitmap.width + Math.floor(x * 2)) * 4 + 3));
+    // Cells: each rect's fill and a pixel near its corner (its value is printed in the middle); or
+    // the image's first and last cells' centres.
+    const rects = [...doc.querySelectorAll('g.cells rect[fill^="rgb"]')].map((r) => {
+      const n = (a: string) => Number(r.getAttribute(a));
+      return { fill: r.getAttribute('fill'), png: at(n('x') + 4, n('y') + 4) };
+    });
+    const image = doc.querySelector('g.cells image');
+    const corners = image ? (() => {
+      const n = (a: string) => Number(image.getAttribute(a));
+      const cw = n('width') / (el as unknown as { data: number[][] }).data.length;
+      return [at(n('x') + cw / 2, n('y') + cw / 2), at(n('x') + n('width') - cw / 2, n('y') + n('height') - cw / 2)];
+    })() : null;
+    const colours = new Set<number>();
+    for (let i = 0; i < pixels.length; i += 4) colours.add((pixels[i] << 16) | (pixels[i + 1] << 8) | pixels[i + 2]);
+    return {
+      parses: doc.documentElement.localName === 'svg' && !doc.querySelector('parsererror'),
+      paths: doc.querySelectorAll('path').length,
+      type: png.type, size: [bitmap.width, bitmap.height],
+      expected: [Math.ceil(live.viewBox.baseVal.width * 2), Math.ceil(live.viewBox.baseVal.height * 2)],
+      rects, corners, colours: colours.size,
+    };
+  }, id);
+}
+
+const rgb = (fill: string) => fill.match(/\d+/g)!.map(Number);
+const near = (a: number[], b: number[]) => a.every((x, i) => Math.abs(x - b[i]) <= 2);
+
+test('heatmap drawn as rects: values, SVG and PNG exports whose cells are the widget\'s colours', async () => {
+  expect(await page.evaluate(() => (document.getElementById('small') as unknown as { valueAt(r: number, c: number): number }).valueAt(1, 1))).toBe(0.75);
+  const e = await exportOf('small');
+  expect(e).toMatchObject({ parses: true, type: 'image/png', size: e.expected });
+  expect(e.rects).toHaveLength(4);
+  for (const r of e.rects) expect(near(r.png, rgb(r.fill!)), `${r.fill} drawn as ${r.png}`).toBe(true);
+});
+
+test('heatmap drawn as an image: the PNG holds its cells (viridis from #440154 to #fde725)', async () => {
+  const e = await exportOf('large');
+  expect(e).toMatchObject({ parses: true, type: 'image/png', size: e.expected, rects: [] });
+  const [first, last] = e.corners!;
+  expect(near(first, [68, 1, 84]), `first cell ${first}`).toBe(true);
+  expect(near(last, [253, 231, 37]), `last cell ${last}`).toBe(true);
+});
+
+test('regression: attnlab loaded, a finite curve drawn and exported', async () => {
+  const r = await page.evaluate(() => {
+    const el = document.getElementById('reg') as unknown as { result: { output: Float32Array }; points: unknown[] };
+    return { n: el.points.length, finite: Array.from(el.result.output).every(Number.isFinite) };
+  });
+  expect(r).toEqual({ n: 20, finite: true });
+  const e = await exportOf('reg');
+  expect(e).toMatchObject({ parses: true, type: 'image/png', size: e.expected });
+  expect(e.paths).toBeGreaterThan(0);
+  expect(e.colours).toBeGreaterThan(20);  // curve, points, axes and text, antialiased: not a blank picture
+});
+
+test('no fault shown in any widget, no console errors or warnings', async () => {
+  const faults = await page.evaluate(() => ['small', 'large', 'reg'].map((id) => document.getElementById(id)!.shadowRoot!.querySelector('.fault:not([hidden])')?.textContent ?? ''));
+  expect(faults).toEqual(['', '', '']);
+  expect(problems).toEqual([]);
+});
