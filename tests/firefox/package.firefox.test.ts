@@ -1,5 +1,6 @@
 // The package in Firefox, from a CDN's layout (attnlab and attnlab-models side by side, as in
-// tests/browser/embed.browser.test.ts) on a plain page and on a cross-origin isolated one.
+// tests/browser/embed.browser.test.ts) on a plain page and on a cross-origin isolated one, and
+// from that CDN on a page of another origin.
 import { mkdtemp, mkdir, rm, symlink } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ let browser: Browser;
 let cdnRoot: string;
 let plain: StaticServer;
 let isolated: StaticServer;
+let course: StaticServer;
 
 beforeAll(async () => {
   cdnRoot = await mkdtemp(join(tmpdir(), 'attnlab-ff-cdn-'));
@@ -29,12 +31,16 @@ beforeAll(async () => {
   // which rewrites an import() in them).
   const pages = { '/page.html': `<!doctype html><meta charset="utf-8"><title>attnlab in Firefox</title><link rel="icon" href="data:,">
 <script type="module">window.attnlab = await import('${PKG}'); document.documentElement.dataset.ready = '';</script>` };
-  [browser, plain, isolated] = await Promise.all([launchFirefox(), serveStatic(cdnRoot, false, { pages }), serveStatic(cdnRoot, true, { pages })]);
+  // CORS and CORP as jsDelivr and unpkg send them, for the course page on another origin.
+  const headers = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+  [browser, plain, isolated] = await Promise.all([launchFirefox(), serveStatic(cdnRoot, false, { pages, headers }), serveStatic(cdnRoot, true, { pages, headers })]);
+  // A course page (localhost) that uses attnlab from the CDN (127.0.0.1): another origin.
+  course = await serveStatic(cdnRoot, false, { host: 'localhost', pages: { '/page.html': pages['/page.html'].replace(PKG, `${plain.url.slice(0, -1)}${PKG}`) } });
 });
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([plain?.close(), isolated?.close()]);
+  await Promise.all([plain?.close(), isolated?.close(), course?.close()]);
   if (cdnRoot) await rm(cdnRoot, { recursive: true, force: true });  // the links, not what they point at
 });
 
@@ -157,4 +163,24 @@ describe('attnlab in Firefox', () => {
     expect(problems).toEqual([]);
   });
 
+  test('the package from another origin (a CDN): the trainer and a checkpoint run in their Workers, with nothing in the console', async () => {
+    const { page, problems } = await open(course);
+    const r = await page.evaluate(async (model) => {
+      const { load, loadModel } = (window as any).attnlab;
+      const lib = await load();
+      let progress = 0;
+      const session = lib.createTrainer({ task: 'reverse', hidden: 16, evalEvery: 5, evalSize: 10, maxSeconds: 60, targetAccuracy: 1,
+        onProgress: () => { if (progress++ === 0) session.cancel(); } });
+      const done = await session.done;
+      const m = await loadModel(model);
+      const shape = (await m.forward('the cat', { attentions: true })).attentions.shape;
+      const runsIn = m.runsIn;
+      m.dispose();
+      lib.dispose();
+      return { crossOrigin: location.origin !== new URL(model).origin, trainer: { thread: done.thread, reason: done.reason, workerError: done.workerError ?? null }, model: { runsIn, shape } };
+    }, `${plain.url}npm/attnlab@${VERSION}/tests/pretrained/fixtures/gpt-neo-f32/`);
+    await page.close();
+    expect(r).toEqual({ crossOrigin: true, trainer: { thread: 'worker', reason: 'cancelled', workerError: null }, model: { runsIn: 'worker', shape: [2, 4, 6, 6] } });
+    expect(problems).toEqual([]);
+  });
 });

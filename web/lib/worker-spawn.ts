@@ -1,7 +1,7 @@
 // Starts a module Worker in a browser wherever one can start (the trainer's and the checkpoints'
 // Workers). First the caller's literal `new Worker(new URL('./x.js', import.meta.url), { type:
-// 'module' })`, which Vite and webpack recognise and bundle; where that is refused (the package
-// served from another origin than the page: SecurityError) a same-origin `blob:` module Worker
+// 'module' })`, which Vite and webpack recognise and bundle; where that cannot start (the package
+// served from another origin than the page, or an opaque-origin page) a same-origin `blob:` module Worker
 // whose only line imports the worker script by its absolute URL, so the script's own
 // import.meta.url, and with it the .wasm and the glue, still resolve on the package's origin; then
 // the same line as a data: URL. A Worker counts as started once it has posted {type: 'ready'}; an
@@ -42,8 +42,13 @@ function blobAttempt(scriptUrl: string): Attempt {
 export function spawnBrowserWorker<In, Out extends { type: string }>(direct: () => Worker, scriptUrl: string,
   on: SpawnedWorkerEvents<Out>): Promise<SpawnedWorker<In>> {
   if (typeof Worker === 'undefined') return Promise.reject(new Error('this environment has no Worker'));
+  // A Worker script from another origin than the page's never starts. Chromium says so by
+  // throwing; Firefox fires error, and logs an uncaught "Security Error" on the page's console that
+  // preventDefault() does not silence: so it is not tried.
+  const page = (globalThis as { location?: { origin: string } }).location?.origin;
+  const script = new URL(scriptUrl).origin;
   const attempts: Attempt[] = [
-    { how: 'the package URL', make: direct },
+    { how: 'the package URL', make: script === page ? direct : () => { throw new Error(`${script} is not the page's origin (${page})`); } },
     blobAttempt(scriptUrl),
     // An opaque-origin page (a sandboxed iframe without allow-same-origin) cannot start a Worker
     // from its own blob: URLs in Chromium; a data: URL Worker (opaque origin itself) can, and
