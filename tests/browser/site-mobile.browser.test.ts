@@ -224,6 +224,114 @@ describe('the site on a phone', () => {
     expect(found).toEqual({});
   }, 300_000);
 
+  test('the header: one row (the name and a Menu button), not the five rows the path took; 200% text, a fifth of the screen', async () => {
+    const heights: Record<string, number> = {};
+    for (const [file, font] of [['pooling', 16], ['index', 16], ['pooling', 32]] as const) {
+      const p = await phone(`${file}.html`, 'light', font);
+      heights[`${file} ${font}px`] = await p.page.evaluate(() => document.querySelector('header.site')!.getBoundingClientRect().height);
+      await p.ctx.close();
+      expect(p.problems).toEqual([]);
+    }
+    // One row is 3.2rem (51.2 px) and a border; a second row (a wrapped link, 23 px, or the
+    // button under the name) would pass 64. Unfolded the path took 188 px here, 633 px at 200% text.
+    expect(heights['pooling 16px']).toBeLessThanOrEqual(64);
+    expect(heights['index 16px']).toBeLessThanOrEqual(64);
+    expect(heights['pooling 32px']).toBeLessThanOrEqual(740 / 5);
+  }, 120_000);
+
+  test('the Menu button: a tap opens and closes the path, which then meets the tap-target and contrast rules, light and dark', async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      const p = await phone('scoring.html', scheme);
+      const { page } = p;
+      const state = () => page.evaluate(() => {
+        const b = document.querySelector<HTMLButtonElement>('header.site button.menu-toggle')!;
+        const links = [...document.querySelectorAll<HTMLAnchorElement>('header.site nav a')];
+        return {
+          expanded: b.getAttribute('aria-expanded'),
+          controls: document.getElementById(b.getAttribute('aria-controls')!)?.contains(links[0]) ?? false,
+          shown: links.filter((a) => a.checkVisibility() && a.getBoundingClientRect().right <= innerWidth).length,
+          theme: document.getElementById('theme-select')!.checkVisibility(),
+        };
+      });
+      expect(await state()).toEqual({ expanded: 'false', controls: true, shown: 0, theme: false });
+      await page.tap('header.site button.menu-toggle');
+      expect(await state()).toEqual({ expanded: 'true', controls: true, shown: 9, theme: true });
+      const a = await page.evaluate(audit);
+      expect({ lowContrast: a.lowContrast, smallTargets: a.smallTargets, scrollWidth: a.scrollWidth }).toEqual({ lowContrast: [], smallTargets: [], scrollWidth: 360 });
+      expect(await page.getAttribute('header.site nav a[aria-current="page"]', 'href')).toBe('./scoring.html');
+      await page.tap('header.site button.menu-toggle');
+      expect(await state()).toEqual({ expanded: 'false', controls: true, shown: 0, theme: false });
+      // The stylesheet folds the path only while its button says so: without the button, it shows.
+      await page.evaluate(() => document.querySelector('header.site button.menu-toggle')!.remove());
+      expect(await page.evaluate(() => [...document.querySelectorAll('header.site nav a')].filter((x) => x.checkVisibility()).length)).toBe(9);
+      await p.ctx.close();
+      expect(p.problems).toEqual([]);
+    }
+  }, 120_000);
+
+  test('the Menu button by keyboard: Enter and Space open it, Tab reaches every page and the theme switch, Escape closes it and returns focus', async () => {
+    const p = await phone('heads.html');
+    const { page } = p;
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement!;
+      return e.matches('button.menu-toggle') ? `Menu ${e.getAttribute('aria-expanded')}` : e.getAttribute('href') ?? e.id;
+    });
+    const hrefs = ['./pooling.html', './scoring.html', './heads.html', './translation.html', './models.html', './positional.html', './efficient.html', './performance.html', './embed.html'];
+    await page.keyboard.press('Tab'); // Skip to content
+    await page.keyboard.press('Tab'); // the site name
+    expect(await focused()).toBe('./index.html');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Menu false');
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('Menu true');
+    const reached: string[] = [];
+    for (let i = 0; i < hrefs.length + 1; i++) {
+      await page.keyboard.press('Tab');
+      reached.push(await focused());
+    }
+    expect(reached).toEqual([...hrefs, 'theme-select']);
+    expect(await page.evaluate(() => document.activeElement!.getBoundingClientRect().bottom <= innerHeight)).toBe(true);
+    await page.keyboard.press('Escape');
+    expect(await focused()).toBe('Menu false');
+    expect(await page.evaluate(() => document.querySelector('header.site nav a')!.checkVisibility())).toBe(false);
+    await page.keyboard.press(' ');
+    expect(await focused()).toBe('Menu true');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Escape'); // from a link in the menu
+    expect(await focused()).toBe('Menu false');
+    await page.keyboard.press(' ');
+    await page.keyboard.press('Escape'); // from the button itself
+    expect(await focused()).toBe('Menu false');
+    // Folded, the next Tab leaves the header for the page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest('main')))).toBe(true);
+    await p.ctx.close();
+    expect(p.problems).toEqual([]);
+  });
+
+  test('a wide screen keeps the header of one row, path and theme switch in view, no Menu button; embed mode has no header', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const page = await ctx.newPage();
+    await page.goto(`${site.url}pooling.html`);
+    await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+    expect(await page.evaluate(() => {
+      const header = document.querySelector('header.site')!;
+      const links = [...header.querySelectorAll('nav a')];
+      return {
+        button: header.querySelector('button.menu-toggle')!.checkVisibility(),
+        shown: links.filter((a) => a.checkVisibility()).length,
+        rows: new Set(links.map((a) => Math.round(a.getBoundingClientRect().top))).size,
+        theme: document.getElementById('theme-select')!.checkVisibility(),
+        height: header.getBoundingClientRect().height,
+      };
+    })).toEqual({ button: false, shown: 9, rows: 1, theme: true, height: expect.closeTo(52.2, 0) });
+    await page.goto(`${site.url}pooling.html#embed=1`);
+    await page.reload();
+    await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+    expect(await page.evaluate(() => document.querySelectorAll('header, .menu-toggle, .skip').length)).toBe(0);
+    await ctx.close();
+  });
+
   test('pooling: a fingertip beside a training point (not dead on its 10 px circle) drags it; the page holds still', async () => {
     const p = await phone('pooling.html');
     const { page } = p;

@@ -51,7 +51,29 @@ function header(current: string): HTMLElement {
   });
   const home = el('a', { href: './index.html', class: 'brand', text: 'attnlab' });
   if (current === 'index.html') home.setAttribute('aria-current', 'page');
-  return el('header', { class: 'site' }, el('div', { class: 'wrap' }, home, nav, theme));
+  const menu = el('div', { id: 'site-menu', class: 'menu' }, nav, theme);
+  return el('header', { class: 'site' }, el('div', { class: 'wrap' }, home, menuToggle(menu), menu));
+}
+
+/**
+ * On a narrow screen the path and the theme switch fold behind this button (site.css; it is hidden
+ * on a wide one): unfolded they took five rows, 188 px of a 740 px phone. The stylesheet folds the
+ * menu only while the button says aria-expanded="false", so the list never hides without its button.
+ */
+function menuToggle(menu: HTMLElement): HTMLButtonElement {
+  const button = el('button', { type: 'button', class: 'menu-toggle', 'aria-expanded': 'false', 'aria-controls': menu.id, text: 'Menu' });
+  const open = (yes: boolean) => button.setAttribute('aria-expanded', String(yes));
+  button.addEventListener('click', () => open(button.getAttribute('aria-expanded') !== 'true'));
+  // Escape from the button or anywhere in the open menu folds it and hands focus back to the
+  // button; not on a wide screen, where nothing is folded and the button is hidden.
+  const escape = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape' || button.getAttribute('aria-expanded') !== 'true' || getComputedStyle(button).display === 'none') return;
+    open(false);
+    button.focus();
+  };
+  button.addEventListener('keydown', escape);
+  menu.addEventListener('keydown', escape);
+  return button;
 }
 
 function reportHeight(): void {
@@ -96,7 +118,7 @@ export function showError(err: unknown): void {
 }
 
 /**
- * A keyboard user's first Tab: past the header's eleven stops, straight to the page. It moves
+ * A keyboard user's first Tab: past the header's stops (eleven on a wide screen), straight to the page. It moves
  * focus itself rather than follow #main: the pages keep their view's state in the URL's hash.
  */
 function skipLink(): HTMLAnchorElement {
