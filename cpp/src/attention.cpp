@@ -131,6 +131,7 @@ void attention(const float* q, const float* k, const float* v, const AttentionDi
                Score score, const ScoreParams& p, const MaskSet& masks, float* out,
                float* weights, ThreadPool* pool) {
   check_dims(d, score, p);
+  check_query_offset(masks.query_offset);  // here too: not every score goes through attend_slices
   const int64_t batch = d.batch();
 
   const Projected pr = project_inputs(q, k, d, score, p, pool);

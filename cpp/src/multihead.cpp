@@ -25,6 +25,7 @@ void multi_head_attention(const float* query, const float* key, const float* val
     return "multiHeadAttention: expected non-negative sizes, got B=" + std::to_string(B) +
            " L=" + std::to_string(L) + " S=" + std::to_string(S);
   });
+  check_query_offset(masks.query_offset);  // before the queries' rotation reads it
   require(p.in_proj_weight && p.out_proj_weight,
           [] { return "params: inProjWeight and outProjWeight are required"; });
   const int64_t hd = E / H;

@@ -180,6 +180,16 @@ TEST(QueryOffset, OutOfRangeIsAnError) {
                            out.data(), w.data(), nullptr),
                  Error);
     EXPECT_THROW(masked_softmax(w.data(), w.data(), 1, S, S, m, nullptr), Error);
+    // The additive score does not go through the fused kernel; with Sk = 0 nothing is scored.
+    ScoreParams add;
+    const std::vector<float> wq = ref::random(3 * D, 4, -1.0f, 1.0f), wv = ref::random(3, 5, -1.0f, 1.0f);
+    add.Wq = wq.data(), add.Wk = wq.data(), add.wv = wv.data(), add.hidden = 3;
+    EXPECT_THROW(attention(x.data(), x.data(), x.data(), {{1}, S, S, D, D, D}, Score::Additive, add, m, out.data(),
+                           nullptr, nullptr),
+                 Error);
+    EXPECT_THROW(attention(x.data(), x.data(), x.data(), {{1}, S, 0, D, D, D}, Score::ScaledDot, {}, m, out.data(),
+                           nullptr, nullptr),
+                 Error);
     EXPECT_THROW(alibi_bias(nullptr, 1, 1, S, S, table.data(), bad), Error);
     EXPECT_THROW(t5_bias(x.data(), 1, {2, 2, false}, 1, S, S, table.data(), bad), Error);
   }
