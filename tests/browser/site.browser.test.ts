@@ -73,15 +73,15 @@ function on<T>(page: Page, id: string, fn: (el: any) => T): Promise<T> {
   return page.evaluate(`(${fn.toString()})(document.getElementById(${JSON.stringify(id)}))`) as Promise<T>;
 }
 
-/** A proxy in front of `target` that counts what crosses the network (paths and body bytes), and holds back the paths `slow` matches 3 s. */
-async function countingProxy(target: string, slow?: RegExp): Promise<{ url: string; paths: () => string[]; bytes: () => number; close: () => Promise<void> }> {
+/** A proxy in front of `target` that counts what crosses the network (paths and body bytes), and holds back the paths `hold` matches until its promise settles. */
+async function countingProxy(target: string, hold?: { paths: RegExp; until: Promise<unknown> }): Promise<{ url: string; paths: () => string[]; bytes: () => number; close: () => Promise<void> }> {
   const to = new URL(target);
   const paths: string[] = [];
   let bytes = 0;
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', to).pathname;
     paths.push(path);
-    if (slow?.test(path)) await new Promise((r) => setTimeout(r, 3000));
+    if (hold?.paths.test(path)) await hold.until;
     const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.on('data', (c: Buffer) => { bytes += c.length; });
@@ -703,23 +703,29 @@ describe('demo site, cross-origin isolated', () => {
   }, 300_000);
 
   test('offline: a page used online works offline, its build, Worker and model included, with the HTTP cache cleared; a page never saved says so', async () => {
-    // The translator's build arrives late, as on a slow connection: still downloading, outside
-    // the service worker, when the service worker installs.
-    const net = await countingProxy(isolated.url, /attnlab-nn-.*\.wasm$/);
+    // A slow machine's order, on purpose: the translator Worker (started before the service worker
+    // controls the page, so outside it) asks for its build only after the install has collected
+    // the first visit's downloads from the HTTP cache. Its loader is held back until the install
+    // has kept the Worker's script (then it has looked for the build's .wasm too, and not found it).
+    let release!: () => void;
+    const net = await countingProxy(isolated.url, { paths: /attnlab-nn-.*\.mjs$/, until: new Promise<void>((r) => { release = r; }) });
     const v = await visit(browser, `${net.url}translation.html#dir=fra-eng&arch=gru`);
-    await ready(v, 90_000);
     const { page } = v;
-    const translated = () => page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
-    await translated();
-    // The service worker arrived after the page's downloads (it registers on load): it keeps them
-    // from the HTTP cache as it installs; the Worker kept the model.
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
-    const kept = () => page.evaluate(async () => {
+    /** Which of these files the service worker has not kept. */
+    const unkept = (...names: RegExp[]) => page.evaluate(async (sources) => {
       const urls: string[] = [];
       for (const key of await caches.keys()) if (key.startsWith('attnlab-runtime-')) urls.push(...(await (await caches.open(key)).keys()).map((r) => r.url));
-      return [/translator\.worker-.*\.js$/, /attnlab-nn-.*\.mjs$/, /attnlab-nn-.*\.wasm$/].every((re) => urls.some((u) => re.test(u)));
-    });
-    await expect.poll(kept, { timeout: 30_000 }).toBe(true);
+      return sources.filter((s) => !urls.some((u) => new RegExp(s).test(u)));
+    }, names.map((re) => re.source));
+    await expect.poll(() => unkept(/translator\.worker-.*\.js$/), { timeout: 30_000 }).toEqual([]);
+    await page.waitForTimeout(1000);  // the install's look for the .wasm, a disk cache miss, has long answered
+    release();
+    await ready(v, 90_000);
+    const translated = () => page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    await translated();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
+    // The page asked the service worker to keep what its Worker fetched since; the Worker kept the model.
+    await expect.poll(() => unkept(/translator\.worker-.*\.js$/, /attnlab-nn-.*\.mjs$/, /attnlab-nn-.*\.wasm$/), { timeout: 30_000 }).toEqual([]);
     // Only Cache Storage left: nothing comes from the browser's HTTP cache.
     await (await page.context().newCDPSession(page)).send('Network.clearBrowserCache');
     await page.context().setOffline(true);

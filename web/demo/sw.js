@@ -10,6 +10,9 @@
 //     fetched before this worker took control is collected from the browser's HTTP cache with
 //     no download (keepUsed), so that page works offline too. The translation models (.atl) pass
 //     by: the translator Worker keeps them in a cache of its own (translator.worker.ts);
+//   - message { type: 'attnlab:keep-used' }: keepUsed again. A Worker started before this worker
+//     controlled its page fetches past it, perhaps after the install looked (a slow machine), so
+//     the pages ask once it controls them, once ready and when hidden (site/shell.ts);
 //   - activate: older builds' caches are deleted, so a page never mixes two builds' files; the
 //     new build's install has already copied (same hash) or downloaded (new hash) the ON_DEMAND
 //     files the learner used, so those pages stay offline across a deploy.
@@ -93,6 +96,12 @@ self.addEventListener('activate', (event) => {
     for (const key of await caches.keys()) if (OURS.test(key) && key !== SHELL_CACHE && key !== RUNTIME_CACHE) await caches.delete(key);
     await self.clients.claim();
   })());
+});
+
+self.addEventListener('message', (event) => {
+  // Only this site's pages ask (a Client in this worker's scope); cheap, as keepUsed skips what it has.
+  if (event.data?.type !== 'attnlab:keep-used' || !event.source?.url?.startsWith(self.registration.scope)) return;
+  event.waitUntil(keepUsed());
 });
 
 // A page never saved (the API reference before a visit): say so, rather than show another

@@ -173,7 +173,24 @@ function registerServiceWorker(): void {
   } catch {
     return;
   }
-  sw?.register('./sw.js').catch(() => { /* no offline copy here; nothing else changes */ });
+  // A stubbed register() (Playwright's serviceWorkers: 'block') resolves with no registration.
+  sw?.register('./sw.js').then((reg) => reg && askToKeepUsed(reg), () => { /* no offline copy here; nothing else changes */ });
+}
+
+/**
+ * Asks the service worker to keep what this page's Workers fetched past it (sw.js, message
+ * 'attnlab:keep-used'): a Worker started before the service worker controlled the page never
+ * passes through it, and may download after the install collected the first visit's files. Asked
+ * when it takes control, each time the page reports ready (body[data-result], data-api) and when
+ * the page is hidden or left; before it is active, the ask waits for its controllerchange.
+ */
+function askToKeepUsed(reg: ServiceWorkerRegistration): void {
+  const ask = () => reg.active?.postMessage({ type: 'attnlab:keep-used' });
+  navigator.serviceWorker.addEventListener('controllerchange', ask);
+  new MutationObserver(ask).observe(document.body, { attributes: true, attributeFilter: ['data-result', 'data-api'] });
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') ask(); });
+  window.addEventListener('pagehide', ask);
+  ask();
 }
 
 let libPromise: Promise<Attnlab> | null = null;
