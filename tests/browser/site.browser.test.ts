@@ -743,6 +743,29 @@ describe('demo site, cross-origin isolated', () => {
     expect(v.problems.filter((p) => !/^HTTP 503: .*\/api\/index\.html$/.test(p) && !p.includes('status of 503'))).toEqual([]);
   }, 180_000);
 
+  test('offline: pages ask the service worker to keep what they used when their state changes, not at every redraw', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.addInitScript(() => {
+      const post = ServiceWorker.prototype.postMessage;
+      (globalThis as { keepAsks?: number }).keepAsks = 0;
+      ServiceWorker.prototype.postMessage = function (this: ServiceWorker, ...args: Parameters<ServiceWorker['postMessage']>) {
+        if ((args[0] as { type?: string })?.type === 'attnlab:keep-used') (globalThis as { keepAsks?: number }).keepAsks! += 1;
+        return post.apply(this, args);
+      } as ServiceWorker['postMessage'];
+    });
+    await page.goto(`${isolated.url}pooling.html`);
+    await page.waitForFunction(() => document.body.dataset.result === 'ok' && navigator.serviceWorker.controller !== null, undefined, { timeout: 60_000 });
+    // The worker took control and the page became ready: asked then.
+    await expect.poll(() => page.evaluate(() => (globalThis as { keepAsks?: number }).keepAsks!)).toBeGreaterThan(0);
+    const before = await page.evaluate(() => (globalThis as { keepAsks?: number }).keepAsks!);
+    // Twenty redraws (each sets data-result = 'ok' again): no more asks.
+    await page.focus('#bandwidth');
+    for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => location.hash.includes('h='));
+    expect(await page.evaluate(() => (globalThis as { keepAsks?: number }).keepAsks!)).toBe(before);
+    await page.close();
+  });
+
   test('security: the built pages carry the CSP, and it is enforced (no eval, no inline script)', async () => {
     const v = await visit(browser, `${isolated.url}pooling.html`);
     await ready(v);

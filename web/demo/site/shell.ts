@@ -181,13 +181,17 @@ function registerServiceWorker(): void {
  * Asks the service worker to keep what this page's Workers fetched past it (sw.js, message
  * 'attnlab:keep-used'): a Worker started before the service worker controlled the page never
  * passes through it, and may download after the install collected the first visit's files. Asked
- * when it takes control, each time the page reports ready (body[data-result], data-api) and when
+ * when it takes control, when the page's ready state changes (body[data-result], data-api) and when
  * the page is hidden or left; before it is active, the ask waits for its controllerchange.
  */
 function askToKeepUsed(reg: ServiceWorkerRegistration): void {
   const ask = () => reg.active?.postMessage({ type: 'attnlab:keep-used' });
   navigator.serviceWorker.addEventListener('controllerchange', ask);
-  new MutationObserver(ask).observe(document.body, { attributes: true, attributeFilter: ['data-result', 'data-api'] });
+  // On a change of value only: pages set data-result = 'ok' after every redraw (a drag on the
+  // pooling page, dozens a second), and each ask costs the worker a lookup of every ON_DEMAND file.
+  new MutationObserver((records) => {
+    if (records.some((r) => r.oldValue !== document.body.getAttribute(r.attributeName!))) ask();
+  }).observe(document.body, { attributes: true, attributeOldValue: true, attributeFilter: ['data-result', 'data-api'] });
   document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') ask(); });
   window.addEventListener('pagehide', ask);
   ask();
