@@ -48,6 +48,6 @@ test('a model file picked in <input type=file> loads and translates; a wrong fil
   };
   expect(await pick(join(repoRoot, 'web/models/fra-eng-gru.atl'))).toMatchObject({ text: "I'm tired.", last: 1 });
   expect(await pick({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a model'.repeat(100)) })).toEqual({
-    error: 'loadTranslator: model file: bad magic number (not an attnlab model file)' });
+    error: 'loadTranslator: model file "notes.txt": bad magic number (not an attnlab model file)' });
   expect(v.problems).toEqual([]);
 });

@@ -95,7 +95,9 @@ describe('model files', () => {
     const v = g.slice();
     v[8] = 7;
     await expect(lib.loadTranslator(v)).rejects.toThrow(/version 7|checksum/);
-    await expect(lib.loadTranslator(new Uint8Array(1000))).rejects.toThrow(/magic/);
+    // Bare bytes have no name: the engine's message as it is.
+    await expect(lib.loadTranslator(new Uint8Array(1000))).rejects.toThrowError(/^loadTranslator: model file: bad magic number \(not an attnlab model file\)$/);
+    await expect(lib.loadTranslator(new Uint8Array(1000).buffer)).rejects.toThrowError(/^loadTranslator: model file: bad magic number/);
     await expect(lib.loadTranslator('fra-eng', { arch: 'lstm' as 'gru' })).rejects.toThrow(/arch/);
   });
   it('leaves the heap where it was after load, translate and dispose', async () => {
@@ -346,6 +348,8 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
     await expect(lib.loadTranslator('./models/my-model.atl')).rejects.toThrowError(`loadTranslator: could not read ${missing} (from "./models/my-model.atl"): ENOENT`);
     await expect(lib.loadTranslator('./web/models')).rejects.toThrowError(`loadTranslator: could not read ${join(process.cwd(), 'web/models')} (from "./web/models"): EISDIR`);
     await expect(lib.loadTranslator(new URL('file:///nonexistent/x.atl'))).rejects.toThrowError(/^loadTranslator: could not read \/nonexistent\/x\.atl: ENOENT/);
+    // A file that is read but is no model: the error names it as given, among several loaded.
+    await expect(lib.loadTranslator('./package.json')).rejects.toThrowError(/^loadTranslator: model file "\.\/package\.json": bad magic number \(not an attnlab model file\)$/);
   });
 
   it('loads a Blob or a File (an <input type=file> pick, a drop): progress, the same checks of the bytes, signal; read failures say what was read', async () => {
@@ -359,8 +363,11 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
       expect(progress.at(-1)).toEqual({ loaded: model.length, total: model.length });
     }
     // An untrusted file is checked like any other bytes.
-    await expect(lib.loadTranslator(new File([model.subarray(0, model.length - 100)], 'cut.atl'))).rejects.toThrow(/truncated/);
-    await expect(lib.loadTranslator(new File(['not a model, a text file'.repeat(50)], 'notes.txt'))).rejects.toThrow(/magic/);
+    await expect(lib.loadTranslator(new File([model.subarray(0, model.length - 100)], 'cut.atl'))).rejects.toThrowError(/^loadTranslator: model file "cut\.atl": truncated/);
+    await expect(lib.loadTranslator(new File(['not a model, a text file'.repeat(50)], 'notes.txt'))).rejects.toThrowError(
+      /^loadTranslator: model file "notes\.txt": bad magic number \(not an attnlab model file\)$/);
+    // A Blob has no name: the engine's message as it is.
+    await expect(lib.loadTranslator(new Blob(['not a model, a text file'.repeat(50)]))).rejects.toThrowError(/^loadTranslator: model file: bad magic number/);
     // Cancelled before and during the read.
     const reason = new Error('another file was dropped');
     await expect(lib.loadTranslator(new Blob([model]), { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
@@ -396,6 +403,7 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
       server = createServer((req, res) => {
         requests.push(req.url ?? '');
         if (req.url === '/model.atl') res.end(model);
+        else if (req.url === '/notes.atl') res.end('not a model, a text file'.repeat(50));
         else if (req.url === '/stalls.atl') {
           // The first 1000 bytes, then nothing: a download only a signal can end.
           res.writeHead(200, { 'content-length': String(model.length) });
@@ -444,6 +452,9 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
       expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
       tr.dispose();
       await expect(lib.loadTranslator(`${base}/nope.atl`)).rejects.toThrowError(`loadTranslator: fetching ${base}/nope.atl (from "${base}/nope.atl") failed: HTTP 404 Not Found`);
+      // Downloaded but no model: the error names the URL (a string as given, a URL object's href).
+      await expect(lib.loadTranslator(`${base}/notes.atl`)).rejects.toThrowError(`loadTranslator: model file "${base}/notes.atl": bad magic number (not an attnlab model file)`);
+      await expect(lib.loadTranslator(new URL(`${base}/notes.atl`))).rejects.toThrowError(`loadTranslator: model file "${base}/notes.atl": bad magic number (not an attnlab model file)`);
       // A port nothing listens on: one just closed.
       const closed = createServer();
       await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

@@ -575,12 +575,21 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw argError(fn, 'options.signal', 'an AbortSignal', signal);
   checkAborted(signal);
   let bytes: Uint8Array;
+  // How the model file is named in the engine's errors, so a user loading several models sees
+  // which one is bad: the path or URL as given, a File's name; bare bytes have no name.
+  let name = '';
   if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
   else if (isTyped(source, 'uint8')) bytes = source;
-  else if (source instanceof URL) bytes = await readBytes(source, '', o.onProgress, signal);
-  else if (typeof Blob !== 'undefined' && source instanceof Blob) bytes = await readBlob(source, o.onProgress, signal);
-  else if (typeof source === 'string') {
+  else if (source instanceof URL) {
+    name = ` ${JSON.stringify(source.href)}`;
+    bytes = await readBytes(source, '', o.onProgress, signal);
+  } else if (typeof Blob !== 'undefined' && source instanceof Blob) {
+    const fileName = (source as Partial<File>).name;
+    if (typeof fileName === 'string') name = ` ${JSON.stringify(fileName)}`;
+    bytes = await readBlob(source, o.onProgress, signal);
+  } else if (typeof source === 'string') {
     const { url, what } = await resolveSource(source, arch);
+    name = (translatorNames as readonly string[]).includes(source) ? ` of '${source}' (${arch})` : ` ${JSON.stringify(source)}`;
     checkAborted(signal);
     bytes = await readBytes(url, what, o.onProgress, signal);
   } else {
@@ -592,7 +601,9 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
   try {
     new Uint8Array(m.memoryBuffer(), p, bytes.byteLength).set(bytes);
-    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), failIn(fn));
+    // The engine's messages begin 'model file: '; others (out of memory) get the prefix when named.
+    const fail = (message: string) => new Error(name ? `${fn}: model file${name}: ${message.replace(/^model file: /, '')}` : `${fn}: ${message}`);
+    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), fail);
     const { id, ...rest } = info;
     return new Translator(m, id, rest);
   } finally {
