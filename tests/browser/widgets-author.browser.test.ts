@@ -160,6 +160,70 @@ describe('the regression plot on a touch screen', () => {
       await ctx.close();
     }
   });
+
+  test('a double tap 6 px off a point removes it; a single tap, or two slow ones, there add and remove nothing; a pen double tap and a mouse double-click remove one point', async () => {
+    const ctx = await browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
+    const page = await ctx.newPage();
+    try {
+      await page.goto(`${server.url}tests/browser/fixtures/widget-faults.html`);
+      await page.evaluate(() => {
+        document.getElementById('stage')!.innerHTML = '<attn-regression id="r" points="[[1,1],[2,3],[3,2],[4,2]]"></attn-regression>';
+      });
+      await page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+      const cdp = await ctx.newCDPSession(page);
+      const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      /** A finger down and up at (x, y), no movement: a tap from a touch screen. */
+      const tap = async (x: number, y: number) => {
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+      };
+      const xs = () => page.evaluate(() => (document.getElementById('r') as unknown as { points: { x: number }[] }).points.map((p) => p.x));
+      const centre = (i: number) => page.evaluate((i) => {
+        const r = document.getElementById('r')!.shadowRoot!.querySelector(`circle[data-index="${i}"]`)!.getBoundingClientRect();
+        return [r.x + r.width / 2, r.y + r.height / 2, r.width];
+      }, i);
+      const [cx, cy, across] = await centre(1);
+      // Off the circle itself: the finger is near the point, not on it.
+      expect(across / 2).toBeLessThan(6);
+
+      await tap(cx + 6, cy);
+      await frames();
+      expect(await xs()).toEqual([1, 2, 3, 4]);
+      // Two taps 600 ms apart are two single taps.
+      await page.waitForTimeout(600);
+      await tap(cx + 6, cy);
+      await frames();
+      expect(await xs()).toEqual([1, 2, 3, 4]);
+
+      await page.waitForTimeout(600);
+      await tap(cx + 6, cy);
+      await page.waitForTimeout(80);
+      await tap(cx + 6, cy);
+      await frames();
+      expect(await xs()).toEqual([1, 3, 4]);
+      await page.waitForTimeout(400);
+      expect(await xs()).toEqual([1, 3, 4]);
+
+      // A pen double tap on the circle: the double tap removes the point, and the dblclick that
+      // follows it (still over the old circle, not yet redrawn) must not remove the next one.
+      await page.waitForTimeout(600);
+      const [px, py] = await centre(1);
+      for (const clickCount of [1, 2]) {
+        for (const type of ['mousePressed', 'mouseReleased']) {
+          await cdp.send('Input.dispatchMouseEvent', { type, x: px, y: py, button: 'left', clickCount, pointerType: 'pen' });
+        }
+      }
+      await frames();
+      expect(await xs()).toEqual([1, 4]);
+
+      const [mx, my] = await centre(1);
+      await page.mouse.dblclick(mx, my);
+      await frames();
+      expect(await xs()).toEqual([1]);
+    } finally {
+      await ctx.close();
+    }
+  });
 });
 
 describe('reading and focus order', () => {

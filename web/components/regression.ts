@@ -32,6 +32,12 @@ const TAP_MS = 500;
  * points are 5 to 11 px across on a phone, far smaller than a fingertip (WCAG 2.5.8's 24 px).
  */
 const TOUCH_REACH = 16;
+/**
+ * Two taps on the same point, the second down within this long (ms) of the first one's release,
+ * remove it: a finger's dblclick needs both taps on the circle itself, and never comes while a
+ * touch on a point prevents touchstart (see the constructor).
+ */
+const DOUBLE_TAP_MS = 350;
 
 /**
  * The number attributes: default, what is expected, and the test. A value that fails it falls
@@ -69,7 +75,11 @@ export class AttnRegression extends AttnElement {
   #dirty = true;
   #query: number | null = null;
   #selected = -1;
-  #drag: { index: number; id: number } | null = null;
+  #drag: { index: number; id: number; x: number; y: number; t: number } | null = null;
+  /** The last finger or pen tap on a point (index, release time): a second one removes it. */
+  #tap: { index: number; t: number } | null = null;
+  /** The last release's pointer type: a finger's or pen's dblclick is a double tap, handled in #up. */
+  #upType = '';
   /** A press on empty space: released where it began, it adds a point there (see #up). */
   #press: { id: number; x: number; y: number; t: number } | null = null;
   #svg: SVGSVGElement | null = null;
@@ -102,8 +112,10 @@ export class AttnRegression extends AttnElement {
       }
     });
     this.#plot.addEventListener('dblclick', (e) => {
-      const i = this.#hit(e);
-      if (i >= 0 && !this.hasAttribute('readonly')) this.#remove(i);
+      // The point under the pointer, not e.target: a press on a point captures the pointer (the
+      // drag), so the click and dblclick go to the plot.
+      const i = this.#hit(this.root.elementFromPoint(e.clientX, e.clientY));
+      if (i >= 0 && !this.hasAttribute('readonly') && this.#upType === 'mouse') this.#remove(i);
     });
     this.#plot.addEventListener('keydown', (e) => this.#key(e));
   }
@@ -360,7 +372,7 @@ export class AttnRegression extends AttnElement {
       const q = pts[this.#selected];
       this.#readout.textContent = `point ${this.#selected + 1} of ${N}: (${fmt(q.x, 2)}, ${fmt(q.y, 2)})`;
     } else {
-      this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click (tap) empty space to add one, double-click one to remove it.`;
+      this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click (tap) empty space to add one, double-click (double-tap) one to remove it.`;
     }
   }
 
@@ -375,9 +387,8 @@ export class AttnRegression extends AttnElement {
     return { x: x0 + ((sx - left) / w) * (x1 - x0), y: y1 - ((sy - top) / hh) * (y1 - y0) };
   }
 
-  #hit(e: MouseEvent): number {
-    const t = e.target as Element | null;
-    const idx = t?.getAttribute?.('data-index');
+  #hit(t: EventTarget | null): number {
+    const idx = (t as Element | null)?.getAttribute?.('data-index');
     return idx === null || idx === undefined ? -1 : Number(idx);
   }
 
@@ -398,12 +409,12 @@ export class AttnRegression extends AttnElement {
 
   #down(e: PointerEvent): void {
     if (!this.#svg || e.button !== 0) return;
-    const hit = this.#hit(e);
+    const hit = this.#hit(e.target);
     const i = hit < 0 && e.pointerType !== 'mouse' ? this.#nearest(e) : hit;
     if (this.hasAttribute('readonly')) return;
     if (i >= 0) {
       this.#selected = i;
-      this.#drag = { index: i, id: e.pointerId };
+      this.#drag = { index: i, id: e.pointerId, x: e.clientX, y: e.clientY, t: e.timeStamp };
       this.#plot.setPointerCapture(e.pointerId);
       e.preventDefault();
       return;
@@ -414,9 +425,19 @@ export class AttnRegression extends AttnElement {
   }
 
   #up(e: PointerEvent, cancelled: boolean): void {
-    if (this.#drag && this.#drag.id === e.pointerId) {
+    this.#upType = e.pointerType;
+    const drag = this.#drag;
+    if (drag && drag.id === e.pointerId) {
       this.#drag = null;
       this.#plot.releasePointerCapture(e.pointerId);
+      const tapped = !cancelled && e.pointerType !== 'mouse' && e.timeStamp - drag.t <= TAP_MS
+        && Math.hypot(e.clientX - drag.x, e.clientY - drag.y) <= TAP_SLOP;
+      const first = this.#tap;
+      this.#tap = tapped ? { index: drag.index, t: e.timeStamp } : null;
+      if (tapped && first && first.index === drag.index && drag.t - first.t <= DOUBLE_TAP_MS) {
+        this.#tap = null;
+        this.#remove(drag.index);
+      }
       return;
     }
     const press = this.#press;
