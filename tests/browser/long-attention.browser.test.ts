@@ -106,13 +106,16 @@ async function measure(S: number): Promise<{ head: Figures; model: Figures }> {
     mv.renderNow();
     await frames();
     const mOpen = performance.now() - t;
-    const focused = mv.shadowRoot!.activeElement;
+    // Enter moves focus into the enlarged view; back on the grid (as Shift+Tab would), the arrows
+    // move between thumbnails.
+    const openFocus = mv.shadowRoot!.activeElement?.getAttribute('role') ?? null;
+    thumb.focus();
     t = performance.now();
-    (focused ?? thumb).dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+    thumb.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
     await frames();
     const mKey = performance.now() - t;
     const model = { S, drawMs: mDraw, nodes: nodes(mv), hoverMs: mOpen, keyMs: mKey, heightPx: mv.getBoundingClientRect().height,
-      selected: (mv as unknown as { selected: unknown }).selected, focusedHead: mv.shadowRoot!.activeElement?.getAttribute('data-head') ?? null };
+      selected: (mv as unknown as { selected: unknown }).selected, openFocus, focusedHead: mv.shadowRoot!.activeElement?.getAttribute('data-head') ?? null };
     return { head, model } as unknown as { head: Figures; model: Figures };
   }, S);
 }
@@ -145,6 +148,7 @@ describe('head view and model view on long inputs, 12 layers x 12 heads', () => 
       expect(model.drawMs).toBeLessThan(BUDGET[S].model);
       expect(model.selected).toEqual({ layer: 3, head: 5 });
       expect(model.hoverMs).toBeLessThan(1000);
+      expect(model.openFocus).toBe('region');
       expect(model.focusedHead).toBe('6');
     }, 240_000);
   }
