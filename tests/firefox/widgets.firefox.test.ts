@@ -1,7 +1,10 @@
 // The widgets in Firefox, on a plain page that loads only dist/components/index.js (the embed
 // snippet): a heatmap drawn as rects, one drawn as an image (past 300 cells), and the regression,
 // which loads attnlab itself. Each draws and exports an SVG that parses and a PNG whose pixels
-// are the picture's.
+// are the picture's; their SVG and PNG buttons save those files through Firefox's downloads.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { serveStatic, type StaticServer } from '../browser/static-server';
@@ -20,11 +23,15 @@ const PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>attnla
 let browser: Browser;
 let server: StaticServer;
 let page: Page;
+let downloads: string;
 const problems: string[] = [];
 
 beforeAll(async () => {
+  downloads = await mkdtemp(join(tmpdir(), 'attnlab-ff-downloads-'));
   [browser, server] = await Promise.all([launchFirefox(), serveStatic(repoRoot, false, { pages: { '/widgets.html': PAGE } })]);
-  page = await browser.newPage();
+  // Downloads saved in `downloads` without asking (WebDriver BiDi's browser.setDownloadBehavior).
+  const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'allow', downloadPath: downloads } });
+  page = await context.newPage();
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warn') problems.push(`console ${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${(e as Error).message}`));
   page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
@@ -35,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  if (downloads) await rm(downloads, { recursive: true, force: true });
 });
 
 /** In the page: the widget's SVG export parsed, its PNG decoded, and the PNG's pixels in its cells. */
@@ -104,6 +112,46 @@ test('regression: attnlab loaded, a finite curve drawn and exported', async () =
   expect(e).toMatchObject({ parses: true, type: 'image/png', size: e.expected });
   expect(e.paths).toBeGreaterThan(0);
   expect(e.colours).toBeGreaterThan(20);  // curve, points, axes and text, antialiased: not a blank picture
+});
+
+/** Clicks the widget's SVG or PNG button and returns the file Firefox saved, once whole. */
+async function downloaded(id: string, kind: 'svg' | 'png'): Promise<{ name: string; bytes: Buffer }> {
+  const name = `${id}.${kind}`;
+  await page.evaluate((id) => document.getElementById(id)!.setAttribute('filename', id), id);
+  await (await page.$(`#${id} >>> button[aria-label$=" as ${kind.toUpperCase()}"]`))!.click();
+  // Firefox reserves the name with an empty file, writes name.part and renames it over that.
+  await expect.poll(async () => {
+    const files = await readdir(downloads);
+    return files.includes(name) && !files.includes(`${name}.part`) && (await readFile(join(downloads, name))).length > 0;
+  }, { timeout: 15_000 }).toBe(true);
+  return { name, bytes: await readFile(join(downloads, name)) };
+}
+
+test('the SVG and PNG buttons save files: the SVG is the widget\'s export and parses, the PNG decodes at its size', async () => {
+  for (const id of ['small', 'reg']) {
+    const svg = await downloaded(id, 'svg');
+    const s = await page.evaluate((id, text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      return {
+        parses: doc.documentElement.localName === 'svg' && !doc.querySelector('parsererror'),
+        same: text === (document.getElementById(id) as unknown as { toSVG(): string }).toSVG(),
+      };
+    }, id, svg.bytes.toString('utf8'));
+    expect(s, svg.name).toEqual({ parses: true, same: true });
+
+    const png = await downloaded(id, 'png');
+    expect([...png.bytes.subarray(0, 8)], png.name).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(png.bytes.length, png.name).toBeGreaterThan(2000);  // a picture, not an empty canvas
+    // IHDR, the first chunk: width and height, big-endian, twice the viewBox.
+    const ihdr = [png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)];
+    const p = await page.evaluate(async (id, base64) => {
+      const live = document.getElementById(id)!.shadowRoot!.querySelector('svg') as SVGSVGElement;
+      const bitmap = await createImageBitmap(await (await fetch(`data:image/png;base64,${base64}`)).blob());
+      return { decoded: [bitmap.width, bitmap.height], expected: [Math.ceil(live.viewBox.baseVal.width * 2), Math.ceil(live.viewBox.baseVal.height * 2)] };
+    }, id, png.bytes.toString('base64'));
+    expect({ ihdr, decoded: p.decoded }, png.name).toEqual({ ihdr: p.expected, decoded: p.expected });
+  }
+  expect((await readdir(downloads)).sort()).toEqual(['reg.png', 'reg.svg', 'small.png', 'small.svg']);
 });
 
 test('no fault shown in any widget, no console errors or warnings', async () => {
