@@ -12,10 +12,17 @@ const PREFS = {
   'extensions.systemAddon.update.enabled': false,
 };
 
-export function launchFirefox(): Promise<Browser> {
+// Pages see prefers-color-scheme: dark. Puppeteer's emulateMediaFeatures is CDP-only (it throws
+// over BiDi), so Firefox is told at launch, as a user's dark desktop would.
+const DARK = {
+  'ui.systemUsesDarkTheme': 1,
+  'layout.css.prefers-color-scheme.content-override': 0,
+};
+
+export function launchFirefox(options: { dark?: boolean } = {}): Promise<Browser> {
   return puppeteer.launch({
     browser: 'firefox', executablePath: '/usr/bin/firefox-esr', protocol: 'webDriverBiDi', headless: true,
-    extraPrefsFirefox: PREFS,
+    extraPrefsFirefox: { ...PREFS, ...(options.dark ? DARK : {}) },
   });
 }
 
