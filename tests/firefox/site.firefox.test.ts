@@ -1,8 +1,11 @@
 // The built demo site in Firefox, cross-origin isolated as it is hosted: the home page (attention
 // on the threaded build, its heatmap) and the pooling page's interactions (the bandwidth slider
 // from the keyboard, a training point dragged with the mouse, the bandwidth trained in a Worker);
-// in dark mode (the system's, Firefox launched dark): dark pages and widgets, text contrast AA.
+// in dark mode (the system's, Firefox launched dark): dark pages and widgets, text contrast AA;
+// offline once loaded, through the service worker, with the server gone.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -200,4 +203,54 @@ test('dark mode (the system\'s): the pages and their widgets turn dark, text con
   } finally {
     await dark.close();
   }
+});
+
+/** The site behind a switch: `down` makes it unreachable (every connection reset), as a network gone. */
+async function unplugged(target: string): Promise<{ url: string; down: boolean; refused: number; close(): Promise<void> }> {
+  const to = new URL(target);
+  const front = { url: '', down: false, refused: 0, close: () => new Promise<void>((ok) => server.close(() => ok())) };
+  const server = createServer((req, res) => {
+    if (front.down) {
+      front.refused += 1;
+      req.socket.destroy();
+      return;
+    }
+    const up = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  front.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return front;
+}
+
+test('offline: the home page, once loaded, reloads and computes with the server gone; a page never visited works too', async () => {
+  const net = await unplugged(site.url);  // its own origin: a first visit, no service worker yet
+  const { page, problems } = await visit('', { url: net.url });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, { timeout: 30_000 });
+  // Everything the page fetched is kept: the shell by the install, its build from the HTTP cache.
+  await expect.poll(() => page.evaluate(async () => {
+    const used = performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.startsWith(location.origin));
+    const kept = await Promise.all(used.map((u) => caches.match(u, { ignoreSearch: true })));
+    return used.filter((_, i) => !kept[i]);
+  }), { timeout: 30_000 }).toEqual([]);
+  net.down = true;
+  await page.reload();
+  await ready(page, problems);
+  const s = await page.evaluate(() => ({
+    isolated: crossOriginIsolated,
+    variant: document.getElementById('variant')?.textContent,
+    rows: JSON.parse(document.getElementById('result')!.dataset.exact!) as number[][],
+  }));
+  expect(s).toMatchObject({ isolated: true, variant: 'relaxed-simd-threads' });
+  for (const r of s.rows) expect(Math.abs(r.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-5);
+  await page.goto(`${net.url}pooling.html`);  // never visited: its shell, on the home page's build
+  await ready(page, problems);
+  expect(await on(page, 'weights', (el) => el.rowCount)).toBe(40);
+  expect(net.refused).toBeGreaterThan(0);  // the pages were asked of the network first, and it was gone
+  await page.close();
+  await net.close();
+  expect(problems).toEqual([]);
 });
