@@ -508,6 +508,34 @@ describe('demo site, cross-origin isolated', () => {
     expect(v.problems).toEqual([]);
   }, 120_000);
 
+  test("translation: the Worker's translator has the model's limits, so the widget names a max-length above 47 and uses 47", async () => {
+    const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=gru&text=${encodeURIComponent('Il fait beau aujourd’hui.')}`);
+    await ready(v, 90_000);
+    const { page } = v;
+    await page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
+    expect(await on(page, 'translate', (el) => [el.translator.maxSourceTokens, el.translator.maxTargetTokens])).toEqual([48, 47]);
+    // Without the limit the widget passed 100 on, which the library refuses ("Translation failed").
+    await page.evaluate(() => {
+      const w = document.getElementById('translate')!;
+      w.addEventListener('attn-translated', () => { (window as unknown as { __again: boolean }).__again = true; });
+      w.setAttribute('max-length', '100');
+    });
+    const look = () => on(page, 'translate', (el) => ({
+      fault: el.shadowRoot.querySelector('.fault').textContent as string,
+      readout: el.shadowRoot.querySelector('.readout').textContent as string,
+      again: (window as unknown as { __again?: boolean }).__again,
+      busy: el.shadowRoot.querySelector('button[type=submit]').disabled as boolean,
+    }));
+    await expect.poll(look, { timeout: 30_000 }).toEqual({
+      fault: "<attn-translate>: max-length: expected a whole number from 1 to 47 (this model's limit), got '100'; using 47",
+      readout: expect.stringMatching(/^\d+ output tokens, greedy\.$/),
+      again: true,
+      busy: false,
+    });
+    await page.close();
+    expect(v.problems).toEqual([]);
+  });
+
   test('translation: a character the vocabulary lacks (spelled in bytes) is flagged as unknown', async () => {
     const text = 'je suis 猫 fatigué 🍕 .';
     const v = await visit(browser, `${isolated.url}translation.html#dir=fra-eng&arch=transformer&text=${encodeURIComponent(text)}`);

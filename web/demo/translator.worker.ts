@@ -14,11 +14,13 @@ export type TranslatorRequest =
 export type TranslatorReply =
   | { type: 'missing' }
   | { type: 'progress'; loaded: number; total: number }
-  | { type: 'ready'; info: string }
+  // The model's limits (Translator's maxSourceTokens and maxTargetTokens): <attn-translate> checks
+  // its max-length against maxTargetTokens, which the page's proxy must therefore have too.
+  | { type: 'ready'; info: string; maxSourceTokens?: number; maxTargetTokens?: number }
   | { type: 'result'; id: number; result: TranslationResult }
   | { type: 'error'; id?: number; message: string };
 
-type LoadTranslator = (source: string | URL | Uint8Array, options: { arch?: string; onProgress?: (p: { loaded: number; total: number }) => void }) => Promise<Translator & { dispose?(): void; info?: { parameters?: number } }>;
+type LoadTranslator = (source: string | URL | Uint8Array, options: { arch?: string; onProgress?: (p: { loaded: number; total: number }) => void }) => Promise<Translator & { dispose?(): void; info?: { parameters?: number }; maxSourceTokens?: number }>;
 
 const post = (m: TranslatorReply) => (self as unknown as Worker).postMessage(m);
 
@@ -83,7 +85,8 @@ self.onmessage = async (e: MessageEvent<TranslatorRequest>) => {
       const tr = await loadTranslator.call(lib, bytes, {});
       translator = tr;
       const params = tr.info?.parameters;
-      post({ type: 'ready', info: `${m.name} ${m.arch}${params ? `, ${(params / 1e6).toFixed(2)} M parameters` : ''}` });
+      post({ type: 'ready', info: `${m.name} ${m.arch}${params ? `, ${(params / 1e6).toFixed(2)} M parameters` : ''}`,
+        maxSourceTokens: tr.maxSourceTokens, maxTargetTokens: tr.maxTargetTokens });
     } else if (m.type === 'translate') {
       if (!translator) throw new Error('no translator loaded');
       const result = await translator.translate(m.text, { beam: m.beam, maxLength: m.maxLength });

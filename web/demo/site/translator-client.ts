@@ -21,6 +21,17 @@ export class WorkerTranslator implements Translator {
   #nextId = 1;
   #waiting = new Map<number, { resolve: (r: TranslationResult) => void; reject: (e: Error) => void }>();
   #opening: { resolve: (info: string) => void; reject: (e: Error) => void } | null = null;
+  #maxSourceTokens: number | undefined;
+  #maxTargetTokens: number | undefined;
+
+  /** Most source pieces the loaded model reads of a sentence (undefined until one is ready). */
+  get maxSourceTokens(): number | undefined {
+    return this.#maxSourceTokens;
+  }
+  /** Most output pieces the loaded model writes for a sentence: <attn-translate> holds max-length to it. */
+  get maxTargetTokens(): number | undefined {
+    return this.#maxTargetTokens;
+  }
 
   /**
    * Starts a fresh Worker and loads `name` ('fra-eng', …) into it. Resolves with a line describing
@@ -41,6 +52,8 @@ export class WorkerTranslator implements Translator {
           options.onProgress?.(m.loaded, m.total);
         } else if (m.type === 'ready') {
           this.#opening = null;
+          this.#maxSourceTokens = m.maxSourceTokens;
+          this.#maxTargetTokens = m.maxTargetTokens;
           resolve(m.info);
         } else if (m.type === 'result') {
           this.#waiting.get(m.id)?.resolve(m.result);
@@ -76,6 +89,7 @@ export class WorkerTranslator implements Translator {
   cancel(): void {
     this.#worker?.terminate();
     this.#worker = null;
+    this.#maxSourceTokens = this.#maxTargetTokens = undefined;
     this.#opening?.reject(new Cancelled());
     this.#opening = null;
     this.#waiting.forEach((w) => w.reject(new Cancelled()));
