@@ -3,7 +3,8 @@
 // (tests/pretrained/fixtures), served with the built package from one local origin: forward's
 // logits and attentions equal the page's bit for bit, fillMask's too, generate() streams its
 // tokens (equal to the page's, each with its attention), progress is forwarded, an AbortSignal
-// cancels a load that is under way (its Worker ended), and dispose() ends the Worker.
+// cancels a load that is under way (its Worker ended), dispose() ends the Worker, and a bad
+// file's Error names it as the page's own load does.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, repoRoot } from './helpers';
@@ -169,6 +170,33 @@ describe('loadModel in a browser Worker', () => {
     expect(r.tooLong).toBe("forward: 33 tokens exceed the model's 32 positions");
     expect(r.badOption).toBe('loadModel: options.worker: expected a boolean, got "yes"');
     expect(r.still).toEqual([3, 96]);
+  });
+
+  it('names the file behind a bad load as the caller gave it, from the Worker as on the page', async () => {
+    const r = await page.evaluate(async () => {
+      const { lib, fixture } = window as unknown as { lib: typeof import('attnlab'); fixture: (n: string) => string };
+      const gpt2 = fixture('gpt2-f32');
+      const bytes = new Uint8Array(await (await fetch(gpt2 + 'model.safetensors')).arrayBuffer()).slice(0, -64);
+      const tokenizer = { vocab: gpt2 + 'vocab.json', merges: gpt2 + 'merges.txt' };
+      const cases = {
+        otherWeights: { config: gpt2 + 'config.json', weights: fixture('bert-model-f32') + 'model.safetensors', ...tokenizer },
+        notAConfig: { config: gpt2 + 'vocab.json', weights: gpt2 + 'model.safetensors', ...tokenizer },
+        file: { config: gpt2 + 'config.json', weights: new File([bytes], 'gpt2-small.safetensors'), ...tokenizer },
+        blob: { config: gpt2 + 'config.json', weights: new Blob([bytes]), ...tokenizer },
+      };
+      const out: Record<string, string[]> = {};
+      for (const [name, files] of Object.entries(cases))
+        out[name] = await Promise.all([true, false].map((worker) => lib.loadModel(files, { worker }).then(() => 'loaded', (e: Error) => e.message)));
+      return out;
+    });
+    const [w, p] = ['/tests/pretrained/fixtures/bert-model-f32/model.safetensors', '/tests/pretrained/fixtures/gpt2-f32/vocab.json'];
+    expect(r.otherWeights[0]).toMatch(new RegExp(`^loadModel: files\\.weights "${w}": checkpoint: missing tensor '`));
+    expect(r.notAConfig[0]).toMatch(new RegExp(`^loadModel: files\\.config "${p}": no architectures and model_type`));
+    expect(r.file[0]).toMatch(/^loadModel: files\.weights "gpt2-small\.safetensors": safetensors: tensor '.*': .*truncated file\?$/);
+    expect(r.blob[0]).toMatch(/^loadModel: safetensors: tensor '.*': .*truncated file\?$/);  // no name to give
+    for (const [worker, page] of Object.values(r)) expect(worker).toBe(page);
+    await expect.poll(workers).toBe(pageWorkers);
+    expect(problems).toEqual([]);
   });
 
   it('where no Worker may start (CSP worker-src \'none\'), runs on the page by default and says why; worker: true rejects', async () => {

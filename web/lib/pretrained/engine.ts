@@ -4,7 +4,7 @@
 // through WorkerEngine (worker-engine.ts): the model object above sees one interface either way.
 import { filled } from '../filled.js';
 import { instantiatePretrained, type PretrainedInfoOut, type PretrainedRunOut, type PretrainedWasm } from './module.js';
-import { Chunks, type Opened } from './sources.js';
+import { Chunks, fileError, type FileName, type Opened } from './sources.js';
 
 /** One forward over `ids` (decoders: appended to the KV cache with `extend`). */
 export interface RunCall {
@@ -29,6 +29,8 @@ export interface EngineOptions {
   threads: number;
   /** int8 weights for the dense layers and the output projection (loadModel's quantize: 'int8'). */
   quantize: boolean;
+  /** config.json and model.safetensors as the errors name them (the Worker's too). */
+  files: { config: FileName; weights: FileName };
   onProgress?: (p: { loaded: number; total: number }) => void;
   signal?: AbortSignal;
 }
@@ -36,10 +38,6 @@ export interface EngineOptions {
 // The binding's error message as the call's Error: the engine's own messages may already name
 // the call (forward's argument checks).
 export const failIn = (call: string) => (message: string) => new Error(message.startsWith(call + ': ') ? message : `${call}: ${message}`);
-
-function check(err: string, call: string): void {
-  if (err) throw failIn(call)(err);
-}
 
 const STAGING = 1 << 20;  // bytes per copy into the heap while streaming the weights
 // The heap's ceiling (-sMAXIMUM_MEMORY=2GB), less room for the calls' own buffers.
@@ -52,6 +50,12 @@ const HEAP_LIMIT = 2 ** 31, HEAP_MARGIN = 96 << 20;
  */
 export async function openEngine(configText: string, weights: Opened, options: EngineOptions): Promise<LocalEngine> {
   const { signal, onProgress } = options;
+  // The engine's messages about the checkpoint name the file they are about: config.json's own
+  // begin 'config.json: ', the rest ('safetensors: ', 'checkpoint: ') are the weights'.
+  const { files } = options;
+  const fail = (message: string) => fileError(message.startsWith('config.json: ') ? files.config : files.weights, message);
+  // Before the header is read the bytes have no other prefix: unnamed, they are model.safetensors.
+  const failEarly = (message: string) => fileError(files.weights, message, `loadModel: model.safetensors: ${message}`);
   const wasm = await instantiatePretrained(options.variant, options.threads).catch((e: unknown) => {
     void weights.stream.cancel().catch(() => {});  // a URL's download stops too
     throw e;
@@ -65,14 +69,18 @@ export async function openEngine(configText: string, weights: Opened, options: E
     const first = await chunks.exactly(8);
     heap().set(first, stage);
     const { length: n } = filled<{ length: number }>((out) => wasm.pretrainedHeaderLength(stage, size || Number.MAX_SAFE_INTEGER, out),
-      failIn('loadModel: model.safetensors'));
+      failEarly);
     const header = await chunks.exactly(n);
-    if (header.length < n) throw new Error(`loadModel: model.safetensors: the file ends inside its ${n}-byte header (truncated)`);
+    if (header.length < n) throw failEarly(`the file ends inside its ${n}-byte header (truncated)`);
     let fileSize = size;
     if (!fileSize) {
-      // No Content-Length: the data section ends where the last tensor does.
-      const h = JSON.parse(new TextDecoder().decode(header)) as Record<string, { data_offsets?: number[] }>;
-      fileSize = 8 + n + Math.max(0, ...Object.values(h).map((t) => t.data_offsets?.[1] ?? 0));
+      // No Content-Length: the data section ends where the last tensor does. A header that is
+      // not JSON is left to pretrainedOpen, whose message says where.
+      let h: Record<string, { data_offsets?: number[] }> = {};
+      try {
+        h = JSON.parse(new TextDecoder().decode(header)) as typeof h;
+      } catch { /* reported below */ }
+      fileSize = 8 + n + Math.max(0, ...Object.values(h ?? {}).map((t) => t?.data_offsets?.[1] ?? 0));
     }
     const hp = wasm._malloc(n);
     heap().set(header, hp);
@@ -80,7 +88,7 @@ export async function openEngine(configText: string, weights: Opened, options: E
     let info: PretrainedInfoOut;
     try {
       info = filled<PretrainedInfoOut>((out) => wasm.pretrainedOpen({ config: configText, header: hp, headerLength: n, fileSize, maxBytes, quantize: options.quantize }, out),
-        failIn('loadModel'));
+        fail);
     } finally {
       wasm._free(hp);
     }
@@ -91,12 +99,14 @@ export async function openEngine(configText: string, weights: Opened, options: E
       for (let at = 0; at < c.byteLength; at += STAGING) {
         const piece = c.subarray(at, Math.min(c.byteLength, at + STAGING));
         heap().set(piece, stage);
-        check(wasm.pretrainedFeed(id, offset, stage, piece.byteLength), 'loadModel');
+        const err = wasm.pretrainedFeed(id, offset, stage, piece.byteLength);
+        if (err) throw fail(err);
         offset += piece.byteLength;
       }
       onProgress?.({ loaded: 8 + n + offset, total: size });
     }
-    check(wasm.pretrainedFinish(id), 'loadModel');
+    const err = wasm.pretrainedFinish(id);
+    if (err) throw fail(err);
     return new LocalEngine(wasm, info);
   } catch (e) {
     chunks.cancel();

@@ -8,7 +8,7 @@ import { checkOptions } from '../tensor.js';
 import { ByteLevelBpe } from './bpe.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 import type { PretrainedInfoOut, PretrainedRunOut } from './module.js';
-import { isFileSource, open, readText, type FileSource } from './sources.js';
+import { fileError, fileName, isFileSource, label, open, readText, type FileName, type FileSource } from './sources.js';
 import { WordPiece } from './wordpiece.js';
 import { NoWorker, WorkerEngine } from './worker-engine.js';
 
@@ -155,11 +155,13 @@ function resolveFiles(input: unknown): CheckpointFiles {
   throw argError('loadModel', 'files', 'a base URL, a list of Files, or { config, weights, tokenizer | vocab [, merges] }', input);
 }
 
-async function loadTokenizer(f: CheckpointFiles, family: ModelInfo['family'], signal?: AbortSignal): Promise<Tokenizer> {
+/** The tokenizer, and the file its vocabulary came from (for loadModel's size check). */
+async function loadTokenizer(f: CheckpointFiles, family: ModelInfo['family'], signal?: AbortSignal): Promise<{ tokenizer: Tokenizer; file: FileName }> {
   let tokenizerJson: string | null = null;
+  const tokenizerFile = fileName('files.tokenizer', f.tokenizer);
   if (f.tokenizer !== undefined) {
     try {
-      tokenizerJson = await readText(f.tokenizer, 'files.tokenizer', signal);
+      tokenizerJson = await readText(f.tokenizer, tokenizerFile, signal);
     } catch (e) {
       // A base URL guesses tokenizer.json; older repositories have only the vocabulary files.
       if (f.vocab === undefined && typeof f.tokenizer !== 'string') throw e;
@@ -167,25 +169,47 @@ async function loadTokenizer(f: CheckpointFiles, family: ModelInfo['family'], si
     }
   }
   if (tokenizerJson !== null) {
-    const t = JSON.parse(tokenizerJson) as { model?: { type?: string; vocab?: Record<string, number>; merges?: (string | [string, string])[] }; normalizer?: { lowercase?: boolean } };
-    const m = t.model;
-    if (m?.type === 'BPE' && m.vocab && m.merges) return new ByteLevelBpe(m.vocab, m.merges);
-    if (m?.type === 'WordPiece' && m.vocab) {
-      const tokens: string[] = [];
-      for (const [tok, id] of Object.entries(m.vocab)) tokens[id] = tok;
-      return new WordPiece(tokens, t.normalizer?.lowercase ?? WordPiece.looksUncased(tokens));
-    }
-    throw new Error(`loadModel: tokenizer.json: model type ${describe(m?.type)} is not supported (BPE, WordPiece)`);
+    const json = tokenizerJson;
+    const tokenizer = named(tokenizerFile, () => {
+      const t = JSON.parse(json) as { model?: { type?: string; vocab?: Record<string, number>; merges?: (string | [string, string])[] }; normalizer?: { lowercase?: boolean } } | null;
+      const m = t?.model;
+      if (m?.type === 'BPE' && m.vocab && m.merges) return new ByteLevelBpe(m.vocab, m.merges);
+      if (m?.type === 'WordPiece' && m.vocab) {
+        const tokens: string[] = [];
+        for (const [tok, id] of Object.entries(m.vocab)) tokens[id] = tok;
+        return new WordPiece(tokens, t?.normalizer?.lowercase ?? WordPiece.looksUncased(tokens));
+      }
+      throw fileError(tokenizerFile, `tokenizer.json: model type ${describe(m?.type)} is not supported (BPE, WordPiece)`);
+    });
+    return { tokenizer, file: tokenizerFile };
   }
   const base = typeof f.config === 'string' ? f.config.replace(/config\.json$/, '') : null;
   if (family === 'bert') {
     const vocab = f.vocab ?? (base ? base + 'vocab.txt' : undefined);
     if (vocab === undefined) throw argError('loadModel', 'files', 'tokenizer.json or vocab.txt for a BERT model', 'neither');
-    return WordPiece.fromVocabTxt(await readText(vocab, 'files.vocab', signal));
+    const file = fileName('files.vocab', vocab);
+    const text = await readText(vocab, file, signal);
+    return { tokenizer: named(file, () => WordPiece.fromVocabTxt(text)), file };
   }
   const vocab = f.vocab ?? (base ? base + 'vocab.json' : undefined), merges = f.merges ?? (base ? base + 'merges.txt' : undefined);
   if (vocab === undefined || merges === undefined) throw argError('loadModel', 'files', 'tokenizer.json, or vocab.json and merges.txt', 'neither');
-  return ByteLevelBpe.fromFiles(await readText(vocab, 'files.vocab', signal), await readText(merges, 'files.merges', signal));
+  const vocabFile = fileName('files.vocab', vocab), mergesFile = fileName('files.merges', merges);
+  const vocabText = await readText(vocab, vocabFile, signal), mergesText = await readText(merges, mergesFile, signal);
+  return { tokenizer: named(vocabFile, () => ByteLevelBpe.fromFiles(vocabText, mergesText), mergesFile), file: vocabFile };
+}
+
+/**
+ * A tokenizer built from a file's text, its errors (the JSON's, or ByteLevelBpe: merges[3]: ...)
+ * as loadModel's naming that file: the merges' errors name `mergesFile`.
+ */
+function named<T>(file: FileName, make: () => T, mergesFile?: FileName): T {
+  try {
+    return make();
+  } catch (e) {
+    if (!(e instanceof Error) || e.message.startsWith('loadModel: ')) throw e;
+    const f = mergesFile && e.message.startsWith('ByteLevelBpe: merges[') ? mergesFile : file;
+    throw new Error(`loadModel: ${label(f)}: ${e instanceof SyntaxError ? 'invalid JSON: ' : ''}${e.message}`);
+  }
 }
 
 /**
@@ -215,11 +239,14 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
   const { signal } = options;
   if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw argError('loadModel', 'options.signal', 'an AbortSignal', signal);
   const f = resolveFiles(files);
-  const configText = typeof f.config === 'object' && !isFileSource(f.config) ? JSON.stringify(f.config) : await readText(f.config as FileSource, 'files.config', signal);
-  const weights = await open(f.weights, 'files.weights', signal);
+  const parsed = typeof f.config === 'object' && !isFileSource(f.config);
+  const names = { config: fileName('files.config', parsed ? undefined : f.config), weights: fileName('files.weights', f.weights) };
+  const configText = parsed ? JSON.stringify(f.config) : await readText(f.config as FileSource, names.config, signal);
+  const weights = await open(f.weights, names.weights, signal);
   // The build is chosen here, not in the Worker, so a Worker's numbers equal this thread's.
   const engineOptions: EngineOptions = {
-    variant: v ?? (fastestSingleThreaded() as EngineOptions['variant']), threads, quantize: options.quantize === 'int8', onProgress: options.onProgress, signal,
+    variant: v ?? (fastestSingleThreaded() as EngineOptions['variant']), threads, quantize: options.quantize === 'int8', files: names,
+    onProgress: options.onProgress, signal,
   };
   let engine: Engine;
   let workerError: string | undefined;
@@ -232,9 +259,9 @@ export async function loadModel(files: CheckpointInput, options: LoadModelOption
     engine = await openEngine(configText, weights, engineOptions);
   }
   try {
-    const tokenizer = await loadTokenizer(f, engine.info.family, signal);
+    const { tokenizer, file } = await loadTokenizer(f, engine.info.family, signal);
     if (tokenizer.vocabSize > engine.info.vocab)
-      throw new Error(`loadModel: the tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary ${engine.info.vocab}`);
+      throw fileError(file, `the tokenizer has ${tokenizer.vocabSize} tokens, the model's vocabulary ${engine.info.vocab}`);
     return new PretrainedModel(engine, tokenizer, engine instanceof WorkerEngine ? 'worker' : 'caller', workerError);
   } catch (e) {
     engine.dispose();

@@ -19,6 +19,35 @@ export function isFileSource(x: unknown): x is FileSource {
     (typeof Blob !== 'undefined' && x instanceof Blob) || (typeof Response !== 'undefined' && x instanceof Response);
 }
 
+/**
+ * How loadModel's errors name one of the checkpoint's files, so a user loading several can tell
+ * which was bad: its role (the argument, 'files.weights') and the name the caller gave it, if any:
+ * a string as written (a base URL's resolved file), a URL's href, a File's name, a fetched
+ * Response's URL. Bytes, a plain Blob and a parsed config have no name.
+ */
+export interface FileName {
+  role: string;
+  name: string;
+}
+
+export function fileName(role: string, src: unknown): FileName {
+  const name = typeof src === 'string' ? src : src instanceof URL ? src.href
+    : typeof File !== 'undefined' && src instanceof File ? src.name
+      : typeof Response !== 'undefined' && src instanceof Response ? src.url : '';
+  return { role, name };
+}
+
+/** 'files.weights "https://host/gpt2/model.safetensors"', or the role alone. */
+export const label = (f: FileName) => (f.name ? `${f.role} ${JSON.stringify(f.name)}` : f.role);
+
+/**
+ * loadModel's Error about a file's contents. A named file is named in place of the message's own
+ * 'config.json: ' or 'tokenizer.json: '; an unnamed one keeps `unnamed` (the message as it was).
+ */
+export function fileError(f: FileName, message: string, unnamed = `loadModel: ${message}`): Error {
+  return new Error(f.name ? `loadModel: ${label(f)}: ${message.replace(/^(config|tokenizer)\.json: /, '')}` : unnamed);
+}
+
 type NodeFs = { openAsBlob: (path: string) => Promise<Blob>; promises: { stat: (path: string) => Promise<{ isFile: () => boolean }> } };
 type NodeUrl = { fileURLToPath: (u: URL) => string };
 type NodePath = { resolve: (...p: string[]) => string };
@@ -31,20 +60,21 @@ function localPath(src: string | URL): string | null {
   return nodeBuiltin<NodePath>('node:path').resolve((globalThis as unknown as { process: { cwd: () => string } }).process.cwd(), src as string);
 }
 
-export async function open(src: FileSource, what: string, signal?: AbortSignal): Promise<Opened> {
+export async function open(src: FileSource, file: FileName, signal?: AbortSignal): Promise<Opened> {
+  const what = label(file);
   if (typeof src === 'string' || src instanceof URL) {
     const path = localPath(src);
     if (path !== null) {
       // Read from disk as it is consumed, like a File from a picker.
       const fs = nodeBuiltin<NodeFs>('node:fs');
-      let file: Blob;
+      let blob: Blob;
       try {
         if (!(await fs.promises.stat(path)).isFile()) throw Object.assign(new Error('not a file'), { code: 'not a file' });
-        file = await fs.openAsBlob(path);
+        blob = await fs.openAsBlob(path);
       } catch (e) {
         throw new Error(`loadModel: ${what}: could not read ${path}: ${(e as { code?: string }).code ?? String(e)}`);
       }
-      return open(file, what, signal);
+      return open(blob, file, signal);
     }
     let res: Response;
     try {
@@ -52,10 +82,10 @@ export async function open(src: FileSource, what: string, signal?: AbortSignal):
     } catch (e) {
       if (signal?.aborted) throw e;
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`loadModel: ${what}: could not fetch ${String(src)}: ${cause?.code ?? cause?.message ?? String(e)}`);
+      throw new Error(`loadModel: ${what}: could not be fetched: ${cause?.code ?? cause?.message ?? String(e)}`);
     }
-    if (!res.ok) throw new Error(`loadModel: ${what}: ${String(src)} answered HTTP ${res.status}`);
-    return open(res, what, signal);
+    if (!res.ok) throw new Error(`loadModel: ${what}: the server answered HTTP ${res.status}`);
+    return open(res, file, signal);
   }
   if (src instanceof Uint8Array || src instanceof ArrayBuffer) {
     const bytes = src instanceof Uint8Array ? src : new Uint8Array(src);
@@ -119,8 +149,8 @@ export class Chunks {
   }
 }
 
-export async function readText(src: FileSource, what: string, signal?: AbortSignal): Promise<string> {
-  const { stream } = await open(src, what, signal);
+export async function readText(src: FileSource, file: FileName, signal?: AbortSignal): Promise<string> {
+  const { stream } = await open(src, file, signal);
   const c = new Chunks(stream, signal);
   const parts: Uint8Array[] = [];
   for (let p = await c.next(); p; p = await c.next()) parts.push(p);

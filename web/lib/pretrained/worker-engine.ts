@@ -56,7 +56,7 @@ export class WorkerEngine implements Engine {
     if (signal?.aborted) abort();  // while the Worker was starting
     try {
       // The stream itself moves to the Worker: the page keeps no copy of the weights.
-      worker.post({ type: 'load', config: configText, weights: weights.stream, size: weights.size, variant: options.variant, threads: options.threads, quantize: options.quantize },
+      worker.post({ type: 'load', config: configText, weights: weights.stream, size: weights.size, variant: options.variant, threads: options.threads, quantize: options.quantize, files: options.files },
         [weights.stream as unknown as Transferable]);
       return await loaded;
     } catch (e) {

@@ -3,10 +3,10 @@
 // page never holds model.safetensors; results come back in transferred buffers. Cancel and
 // dispose are the page terminating the Worker: nothing here needs to listen for them.
 import type { PretrainedInfoOut, PretrainedRunOut } from './module.js';
-import type { RunCall } from './engine.js';
+import type { EngineOptions, RunCall } from './engine.js';
 
 export type ModelWorkerRequest =
-  | { type: 'load'; config: string; weights: ReadableStream<Uint8Array>; size: number; variant: 'scalar' | 'simd' | 'relaxed-simd'; threads: number; quantize: boolean }
+  | { type: 'load'; config: string; weights: ReadableStream<Uint8Array>; size: number; variant: 'scalar' | 'simd' | 'relaxed-simd'; threads: number; quantize: boolean; files: EngineOptions['files'] }
   | { type: 'run'; seq: number; run: RunCall };
 
 export type ModelWorkerMessage =

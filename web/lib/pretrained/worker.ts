@@ -12,7 +12,7 @@ let engine: LocalEngine | null = null;
 scope.onmessage = ({ data: m }) => {
   if (m.type === 'load') {
     openEngine(m.config, { size: m.size, stream: m.weights }, {
-      variant: m.variant, threads: m.threads, quantize: m.quantize,
+      variant: m.variant, threads: m.threads, quantize: m.quantize, files: m.files,
       onProgress: ({ loaded, total }) => scope.postMessage({ type: 'progress', loaded, total }),
     }).then((e) => {
       engine = e;
