@@ -1,0 +1,155 @@
+// The packed package as a Node or TypeScript user meets it: `npm pack`, installed from the tarball
+// into a fresh project outside the checkout, then required from CommonJS, imported in a worker
+// thread, imported without side effects, and type-checked (skipLibCheck off, no @webgpu/types)
+// under every moduleResolution a consumer may have. tests/browser/package.browser.test.ts
+// bundles it (Vite build and dev server); tests/js/readme.test.ts runs the README's examples.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../..');
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+
+interface Packed { filename: string; files: { path: string }[] }
+
+const run = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', timeout: 180_000, stdio: ['ignore', 'pipe', 'pipe'] });
+
+let dir = '';
+let app = '';
+let packed: Packed;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'attnlab-consumer-'));
+  packed = (JSON.parse(run('npm', ['pack', '--json', '--loglevel=error', '--pack-destination', dir], root)) as Packed[])[0];
+  app = join(dir, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  run('npm', ['install', '--offline', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', join(dir, packed.filename)], app);
+  // Node's types, as a Node project has them (not DOM's); nothing else from the checkout.
+  mkdirSync(join(app, 'node_modules/@types'));
+  symlinkSync(join(root, 'node_modules/@types/node'), join(app, 'node_modules/@types/node'), 'dir');
+}, 300_000);
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const node = (file: string, code: string) => {
+  writeFileSync(join(app, file), code);
+  return run(process.execPath, [file], app);
+};
+
+describe('the tarball', () => {
+  it('holds every file its package.json points at, and no source maps', () => {
+    const files = new Set(packed.files.map((f) => f.path));
+    const pkg = JSON.parse(run(process.execPath, ['-p', 'JSON.stringify(require("attnlab/package.json"))'], app));
+    const targets = [pkg.main, pkg.types, ...Object.values(pkg.exports as Record<string, string | Record<string, string>>)
+      .flatMap((e) => typeof e === 'string' ? [e] : Object.values(e)),
+    ...Object.values(pkg.typesVersions?.['*'] ?? {}).flat() as string[]];
+    for (const t of targets) expect(files, t).toContain(t.replace(/^\.\//, ''));
+    expect([...files].filter((f) => f.endsWith('.map'))).toEqual([]);
+  });
+});
+
+describe('Node', () => {
+  it('require() gives the same API (Node 20.19+ loads ES modules that way)', () => {
+    const out = node('req.cjs', `
+      const { load } = require('attnlab');
+      require('attnlab/components');  // defines nothing where there is no DOM, and does not throw
+      load({ variant: 'simd' }).then((lib) => {
+        const x = { data: Float32Array.from({ length: 8 }, (_, i) => i / 8), shape: [2, 4] };
+        console.log(JSON.stringify(lib.attention(x, x, x).output.shape));
+        lib.dispose();
+      });`);
+    expect(out.trim()).toBe('[2,4]');
+  });
+
+  it('runs in worker threads, each with its own instance', () => {
+    writeFileSync(join(app, 'thread.mjs'), `
+      import { parentPort, workerData } from 'node:worker_threads';
+      import { load } from 'attnlab';
+      const lib = await load({ variant: workerData });
+      const x = { data: Float32Array.from({ length: 24 }, (_, i) => Math.sin(i)), shape: [2, 3, 4] };
+      parentPort.postMessage({ variant: lib.variant, out: Array.from(lib.attention(x, x, x, { causal: true }).output.data) });
+      lib.dispose();`);
+    const out = node('threads.mjs', `
+      import { Worker } from 'node:worker_threads';
+      const results = await Promise.all(['scalar', 'simd-threads'].map((v) => new Promise((resolve, reject) => {
+        const w = new Worker(new URL('./thread.mjs', import.meta.url), { workerData: v });
+        w.once('message', resolve);
+        w.once('error', reject);
+      })));
+      console.log(JSON.stringify(results));`);
+    const [scalar, threaded] = JSON.parse(out) as { variant: string; out: number[] }[];
+    expect([scalar.variant, threaded.variant]).toEqual(['scalar', 'simd-threads']);
+    expect(scalar.out.slice(0, 4)).toEqual([0, Math.fround(Math.sin(1)), Math.fround(Math.sin(2)), Math.fround(Math.sin(3))]);
+    threaded.out.forEach((x, i) => expect(x).toBeCloseTo(scalar.out[i], 6));
+  });
+
+  it('importing it prints nothing and adds no globals or process listeners', () => {
+    const out = node('quiet.mjs', `
+      const events = ['exit', 'beforeExit', 'uncaughtException', 'unhandledRejection', 'warning', 'message', 'SIGINT', 'SIGTERM'];
+      const listeners = () => events.map((e) => process.listenerCount(e));
+      const globals = new Set(Reflect.ownKeys(globalThis));
+      const before = listeners();
+      const printed = [];
+      for (const k of ['log', 'info', 'warn', 'error', 'debug']) console[k] = (...a) => printed.push(k + ': ' + a.join(' '));
+      process.stderr.write = (s) => { printed.push('stderr: ' + s); return true; };
+      await import('attnlab');
+      await import('attnlab/components');
+      const added = Reflect.ownKeys(globalThis).filter((k) => !globals.has(k)).map(String);
+      process.stdout.write(JSON.stringify({ printed, added, before, after: listeners() }));`);
+    const r = JSON.parse(out);
+    expect(r.printed).toEqual([]);
+    expect(r.added).toEqual([]);
+    expect(r.after).toEqual(r.before);
+  });
+});
+
+describe('TypeScript consumers (strict, skipLibCheck off, no @webgpu/types)', () => {
+  // Asynchronously: a synchronous tsc would keep Vitest's worker from answering its runner.
+  const check = async (name: string, options: Record<string, unknown>, code: string) => {
+    writeFileSync(join(app, `${name}.ts`), code);
+    writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', ...options },
+      files: [`${name}.ts`],
+    }));
+    try {
+      return (await promisify(execFile)(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: app, encoding: 'utf8', timeout: 120_000 })).stdout;
+    } catch (e) {
+      return String((e as { stdout?: string }).stdout ?? e);
+    }
+  };
+  // Every subpath in "exports"; the widgets' types need the DOM's.
+  const everything = `
+    import { load, loadModel, type Tensor, type AttentionResult } from 'attnlab';
+    import * as widgets from 'attnlab/components';
+    const t: Tensor = { data: new Float32Array(8), shape: [2, 4] };
+    export const run = async (): Promise<AttentionResult> => (await load()).attention(t, t, t, { causal: true });
+    // @ts-expect-error: an unknown score name is a type error, so the types are not 'any'
+    export const bad = async () => (await load()).attention(t, t, t, { score: 'cosine' });
+    export { loadModel, widgets };
+  `;
+
+  it.each([
+    ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+    ['node16', { module: 'node16', moduleResolution: 'node16' }],
+    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+    // "moduleResolution": "node" (node10) reads no "exports": typesVersions maps the subpaths.
+    ['node10', { module: 'esnext', moduleResolution: 'node10' }],
+  ])('%s resolves the types of every export', async (name, options) => {
+    expect(await check(`all-${name}`, { ...options, lib: ['es2022', 'dom'], types: [] }, everything)).toBe('');
+  }, 120_000);
+
+  it("a Node project's (Node's types, not the DOM's) type-checks the main entry", async () => {
+    expect(await check('node-only', { module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022'], types: ['node'] }, `
+      import { load, type Tensor } from 'attnlab';
+      const lib = await load();
+      const t: Tensor = { data: new Float32Array(8), shape: [2, 4] };
+      console.log(lib.attention(t, t, t).output.shape);
+    `)).toBe('');
+  }, 120_000);
+});
