@@ -41,7 +41,7 @@ describe('load', () => {
   it.each([
     [{ variant: 'gpu' }, /^load: options\.variant: expected one of 'scalar', 'simd', 'simd-threads', 'relaxed-simd', 'relaxed-simd-threads', got "gpu"$/],
     [{ threads: 0 }, /^load: options\.threads: expected an integer in \[1, 64\], got 0$/],
-    [{ thread: 2 }, /^load: options: unknown option 'thread'; expected variant, threads, backend, gpu$/],
+    [{ thread: 2 }, /^load: options: unknown option 'thread'; expected variant, threads, backend, gpu, gpuCache$/],
     // A single-threaded build asked for with threads: an error, not one thread in silence.
     [{ variant: 'simd', threads: 4 }, /^load: options\.threads: 4 needs a threaded build, and options\.variant 'simd' has no threads; use 'simd-threads', or leave out threads$/],
     [{ variant: 'relaxed-simd', threads: 2 }, /^load: options\.threads: 2 needs a threaded build, and options\.variant 'relaxed-simd' has no threads; use 'relaxed-simd-threads', or leave out threads$/],

@@ -18,11 +18,12 @@ import { createTrainer, type CreateTrainerOptions, type TrainerSession } from '.
 import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
 import type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
-  GpuAdapterInfo, HeapStats, Int32Tensor, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
+  GpuAdapterInfo, GpuStats, HeapStats, Int32Tensor, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
   MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
 } from './types.js';
 import type { NnModule, WasmModule } from './wasm-module.js';
 import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
+import { gpuCacheSettings } from './webgpu/buffers.js';
 
 const VARIANTS: readonly Variant[] = variantChain().reverse();  // 'scalar', 'simd', ..., 'relaxed-simd-threads'
 const BACKENDS: readonly NonNullable<LoadOptions['backend']>[] = ['wasm', 'webgpu', 'auto'];
@@ -290,6 +291,23 @@ export class Attnlab {
     return { used: m.heapUsed() + (nn?.heapUsed() ?? 0), total: m.memoryBuffer().byteLength + (nn?.memoryBuffer().byteLength ?? 0) };
   }
 
+  /**
+   * GPU memory of the `…Async` ops: `used` by calls running now, `cached` in free buffers kept for
+   * the next calls (`options.gpuCache` of load() bounds it); null on the WebAssembly backend.
+   */
+  gpuStats(): GpuStats | null {
+    this.#mod('gpuStats');
+    return this.#gpu?.stats ?? null;
+  }
+
+  /**
+   * Frees the GPU buffers kept for reuse now, e.g. before the app needs the memory; the next
+   * call allocates afresh, calls running keep theirs. Does nothing on WebAssembly or once disposed.
+   */
+  trimGpuCache(): void {
+    this.#gpu?.trim();
+  }
+
   /** True once dispose() ran. */
   get disposed(): boolean {
     return this.#m === null;
@@ -329,7 +347,7 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const fn = 'load';
   if (typeof options !== 'object' || options === null) throw argError(fn, 'options', 'an object', options);
   for (const key of Object.keys(options)) {
-    if (!['variant', 'threads', 'backend', 'gpu'].includes(key)) throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads, backend, gpu`);
+    if (!['variant', 'threads', 'backend', 'gpu', 'gpuCache'].includes(key)) throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads, backend, gpu, gpuCache`);
   }
   const backend = options.backend ?? 'wasm';
   if (!BACKENDS.includes(backend)) throw argError(fn, 'options.backend', `one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`, backend);
@@ -337,6 +355,7 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   if (g !== undefined && (typeof g !== 'object' || g === null || typeof (g as { requestAdapter?: unknown }).requestAdapter !== 'function')) {
     throw argError(fn, 'options.gpu', "a WebGPU entry point with requestAdapter() (navigator.gpu, or create([]) from the npm 'webgpu' package)", g);
   }
+  const gpuCache = gpuCacheSettings(fn, options.gpuCache);
   const requested = options.variant;
   if (requested !== undefined && !VARIANTS.includes(requested)) throw argError(fn, 'options.variant', `one of ${VARIANTS.map((v) => `'${v}'`).join(', ')}`, requested);
   if (options.threads !== undefined) {
@@ -349,7 +368,7 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
     }
   }
   // The GPU first: when 'webgpu' finds no adapter, no WebAssembly threads were started in vain.
-  const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu);
+  const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu, gpuCache);
   // From the requested build (else the fastest) down to scalar, the first that starts here.
   const fellBack: string[] = [];
   for (const variant of variantChain(requested)) {

@@ -30,6 +30,6 @@ export type {
 export type {
   CreateTrainerOptions, TrainerExample, TrainerOptions, TrainerProgress, TrainerResult, TrainerSession, TrainerTask,
 } from './trainer.js';
-export type { Backend, GpuAdapterInfo, GpuProvider } from './types.js';
+export type { Backend, GpuAdapterInfo, GpuCacheOptions, GpuProvider, GpuStats } from './types.js';
 export { GpuUnavailableError } from './webgpu/errors.js';
 export * from './pretrained/index.js';

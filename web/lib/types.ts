@@ -50,6 +50,8 @@ export interface LoadOptions {
   backend?: Backend | 'auto';
   /** For `'webgpu'` and `'auto'`: the WebGPU entry point. Default: `navigator.gpu`. */
   gpu?: GpuProvider;
+  /** For `'webgpu'` and `'auto'`: how many GPU buffers to keep between calls, and for how long. */
+  gpuCache?: GpuCacheOptions;
   /**
    * Which build to run. Default: the fastest this engine can run: `'relaxed-simd-threads'` where
    * relaxed SIMD (Chromium >= 114, Node >= 21) and threads can run (always in Node; in a browser
@@ -384,6 +386,25 @@ export interface NadarayaWatsonResult {
   output: Tensor;
   /** Normalised kernel weights [..., Nq, Nk]; all zero for a query with no key in support. */
   weights: Tensor;
+}
+
+/**
+ * GPU buffers kept for reuse, so that repeated calls of the same sizes allocate nothing. A buffer
+ * no call took during the next 16 calls is freed whatever these say; `trimGpuCache()` frees them all.
+ */
+export interface GpuCacheOptions {
+  /** Bytes of free buffers kept at most; past it the least recently used go. Default 128 MiB; 0 keeps none. */
+  maxBytes?: number;
+  /** Milliseconds without a GPU call after which every free buffer is freed. Default 1000; `Infinity`: never. */
+  idleMs?: number;
+}
+
+/** GPU memory of an instance's `…Async` ops, in bytes. */
+export interface GpuStats {
+  /** In buffers of calls running now. */
+  used: number;
+  /** In free buffers kept for the next calls (see `LoadOptions.gpuCache`). */
+  cached: number;
 }
 
 export interface HeapStats {

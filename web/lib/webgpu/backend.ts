@@ -5,7 +5,7 @@
 import type { AttentionArgs } from '../attention.js';
 import type { MultiHeadArgs } from '../multihead.js';
 import type { MaskedSoftmaxArgs } from '../softmax.js';
-import type { AttentionResult, GpuAdapterInfo, GpuProvider, Tensor } from '../types.js';
+import type { AttentionResult, GpuAdapterInfo, GpuCacheOptions, GpuProvider, GpuStats, Tensor } from '../types.js';
 import { attentionUnsupported, gpuAttention } from './attention.js';
 import { GpuDevice } from './device.js';
 import { GpuOverflowError, GpuUnavailableError } from './errors.js';
@@ -17,25 +17,37 @@ export type GpuPolicy = 'webgpu' | 'auto';
 export class WebGpuBackend {
   readonly #gpu: GPU;
   readonly #policy: GpuPolicy;
+  readonly #cache: Required<GpuCacheOptions>;
   #dev: GpuDevice | null;
   #opening: Promise<GpuDevice> | null = null;
   #disposed = false;
 
-  private constructor(gpu: GPU, policy: GpuPolicy, dev: GpuDevice) {
+  private constructor(gpu: GPU, policy: GpuPolicy, cache: Required<GpuCacheOptions>, dev: GpuDevice) {
     this.#gpu = gpu;
     this.#policy = policy;
+    this.#cache = cache;
     this.#dev = dev;
   }
 
   /** A backend on `gpu`'s adapter, or null when `gpu` offers none. */
-  static async open(gpu: GpuProvider, policy: GpuPolicy): Promise<WebGpuBackend | null> {
-    const dev = await GpuDevice.open(gpu as GPU);
-    return dev && new WebGpuBackend(gpu as GPU, policy, dev);
+  static async open(gpu: GpuProvider, policy: GpuPolicy, cache: Required<GpuCacheOptions>): Promise<WebGpuBackend | null> {
+    const dev = await GpuDevice.open(gpu as GPU, cache);
+    return dev && new WebGpuBackend(gpu as GPU, policy, cache, dev);
   }
 
   /** The adapter of the current device. */
   get adapterInfo(): GpuAdapterInfo {
     return this.#dev?.adapterInfo ?? { vendor: '', architecture: '', device: '', description: '' };
+  }
+
+  /** GPU memory of the current device's buffer pool (none while a lost device awaits its replacement). */
+  get stats(): GpuStats {
+    return this.#dev?.pool.stats ?? { used: 0, cached: 0 };
+  }
+
+  /** Frees the buffers cached for reuse; calls in flight keep theirs. */
+  trim(): void {
+    this.#dev?.pool.trim();
   }
 
   attention(a: AttentionArgs, wasm: () => AttentionResult): Promise<AttentionResult> {
@@ -80,7 +92,7 @@ export class WebGpuBackend {
     if (this.#disposed) throw disposed();
     if (this.#dev && !this.#dev.lost) return this.#dev;
     this.#dev = null;
-    this.#opening ??= GpuDevice.open(this.#gpu).catch((e: unknown) => {
+    this.#opening ??= GpuDevice.open(this.#gpu, this.#cache).catch((e: unknown) => {
       throw new GpuUnavailableError(`${fn}: the GPU device was lost and a new one could not be opened: ${e instanceof Error ? e.message : String(e)}`);
     }).then((dev) => {
       if (!dev) throw new GpuUnavailableError(`${fn}: the GPU device was lost and no WebGPU adapter is available to replace it`);
@@ -113,7 +125,9 @@ function finite(r: unknown): boolean {
  * The backend load() asked for: null with 'auto' when WebGPU is missing; with 'webgpu', a clear
  * error instead.
  */
-export async function openWebGpu(fn: string, policy: GpuPolicy, provided: GpuProvider | undefined): Promise<WebGpuBackend | null> {
+export async function openWebGpu(
+  fn: string, policy: GpuPolicy, provided: GpuProvider | undefined, cache: Required<GpuCacheOptions>,
+): Promise<WebGpuBackend | null> {
   const gpu = provided ?? (globalThis as { navigator?: { gpu?: GpuProvider } }).navigator?.gpu;
   if (!gpu) {
     if (policy === 'auto') return null;
@@ -121,7 +135,7 @@ export async function openWebGpu(fn: string, policy: GpuPolicy, provided: GpuPro
   }
   let backend: WebGpuBackend | null;
   try {
-    backend = await WebGpuBackend.open(gpu, policy);
+    backend = await WebGpuBackend.open(gpu, policy, cache);
   } catch (e) {
     if (policy === 'auto') return null;
     throw new GpuUnavailableError(`${fn}: options.backend: 'webgpu': could not open a WebGPU device: ${e instanceof Error ? e.message : String(e)}`);

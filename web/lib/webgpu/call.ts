@@ -112,7 +112,7 @@ export class GpuCall {
     const mapped = await maps;
     let failure: Error | null = null;
     if (oom) {
-      this.#dev.pool.clear();
+      this.#dev.pool.trim();
       failure = new GpuUnavailableError(`${this.#fn}: out of GPU memory (${oom.message}); cached buffers were freed, so a smaller call may succeed`);
     } else if (validation) {
       failure = new Error(`${this.#fn}: internal error: WebGPU rejected a command of attnlab's: ${validation.message}`);
@@ -122,8 +122,7 @@ export class GpuCall {
       failure = new GpuUnavailableError(`${this.#fn}: the GPU device was lost (${why}); the next call opens a new one`);
     }
     if (failure) {
-      // Buffers of a failed call may be invalid or still mapped: never recycle them.
-      for (const b of this.#taken) b.destroy();
+      this.#dev.pool.discard(this.#taken);
       this.#taken.length = 0;
       throw failure;
     }
@@ -144,7 +143,7 @@ export class GpuCall {
   }
 
   #releaseAll(): void {
-    for (const b of this.#taken) this.#dev.pool.release(b);
+    this.#dev.pool.release(this.#taken);
     this.#taken.length = 0;
   }
 }

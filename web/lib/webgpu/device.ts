@@ -1,7 +1,7 @@
 /// <reference types="@webgpu/types" />
 // One GPUDevice and what lives on it: the buffer pool and the compiled pipelines. Losing the device
 // loses all of it; the backend then opens a new GpuDevice.
-import type { GpuAdapterInfo } from '../types.js';
+import type { GpuAdapterInfo, GpuCacheOptions } from '../types.js';
 import { BufferPool } from './buffers.js';
 import type { KernelSpec } from './kernels.js';
 
@@ -14,18 +14,21 @@ export class GpuDevice {
   lost: string | null = null;
   readonly #pipelines = new Map<string, Promise<GPUComputePipeline>>();
 
-  private constructor(device: GPUDevice, info: GpuAdapterInfo) {
+  private constructor(device: GPUDevice, info: GpuAdapterInfo, cache: Required<GpuCacheOptions>) {
     this.device = device;
     this.adapterInfo = info;
-    this.pool = new BufferPool(device);
+    this.pool = new BufferPool(device, cache);
     device.lost.then((e) => {
       this.lost = `${e.reason}: ${e.message}`;
-      this.pool.clear();
+      this.pool.trim();
     });
   }
 
-  /** A device on the first adapter `gpu` offers, with that adapter's largest buffers; null when none. */
-  static async open(gpu: GPU): Promise<GpuDevice | null> {
+  /**
+   * A device on the first adapter `gpu` offers, with that adapter's largest buffers and a buffer
+   * pool with `cache`'s limits; null when none.
+   */
+  static async open(gpu: GPU, cache: Required<GpuCacheOptions>): Promise<GpuDevice | null> {
     const adapter = await gpu.requestAdapter();
     if (!adapter) return null;
     const l = adapter.limits;
@@ -39,7 +42,7 @@ export class GpuDevice {
     const info = adapter.info ?? {};
     return new GpuDevice(device, {
       vendor: info.vendor ?? '', architecture: info.architecture ?? '', device: info.device ?? '', description: info.description ?? '',
-    });
+    }, cache);
   }
 
   get maxBindingBytes(): number {
@@ -64,7 +67,7 @@ export class GpuDevice {
   }
 
   destroy(): void {
-    this.pool.clear();
+    this.pool.trim();
     this.device.destroy();
   }
 }
