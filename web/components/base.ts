@@ -109,14 +109,17 @@ export function numberAttr(el: Element, name: string, fallback: number, expected
   return ok(x) ? { value: x, problem: '' } : { value: fallback, problem: `${badAttr(name, expected, text)}; using ${fallback}` };
 }
 
+// Text follows the reader's default font size (`medium`: the browser's text-size setting, which
+// fixed px ignored), 13 px at the usual 16. Sizes inside are in em of that, written as
+// calc(11em / 13) for what was 11 px. Not rem: a page's html { font-size: 62.5% } would shrink it.
 const BASE_CSS = `
-:host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: 13px/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
+:host { display: block; position: relative; min-width: 0; background: var(--bg); color: var(--fg); border-radius: 6px; font: medium/1.4 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; }
 :host([hidden]) { display: none; }
-.frame { position: relative; color: var(--fg); display: flex; flex-direction: column; }
-.bar { display: flex; justify-content: flex-end; gap: 4px; height: 24px; margin-bottom: 2px; order: -1; }
+.frame { position: relative; color: var(--fg); display: flex; flex-direction: column; font-size: 0.8125em; }
+.bar { display: flex; justify-content: flex-end; gap: 4px; min-height: 24px; margin-bottom: 2px; order: -1; }
 :host([no-export]) .bar { display: none; }
 .bar[hidden] { display: none; }
-button { font: inherit; font-size: 11px; padding: 1px 6px; border-radius: 4px; cursor: pointer; min-height: 24px; min-width: 24px;
+button { font: inherit; font-size: calc(11em / 13); padding: 1px 6px; border-radius: 4px; cursor: pointer; min-height: 24px; min-width: 24px;
   border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
 button:focus-visible, [tabindex]:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 svg { display: block; max-width: 100%; overflow: visible; user-select: none; -webkit-user-select: none; }
@@ -140,6 +143,7 @@ function themeCSS(p: Palette): string {
 
 const concrete = new Map<string, string | null>();
 let probe: CanvasRenderingContext2D | null = null;
+let ruler: CanvasRenderingContext2D | null = null;
 
 /**
  * A CSS colour as sRGB, `#rrggbb` (or `rgba(…)` when translucent), or null when the text is no
@@ -256,6 +260,12 @@ export abstract class AttnElement extends ElementBase {
   #resize: ResizeObserver | null = null;
   #unTheme: (() => void) | null = null;
   #lastWidth = 0;
+  #lastFont = 0;
+  /**
+   * The widget's text size over the usual 13 px (the reader's default font size over 16), read at
+   * each render: SVG text and the room laid out for it are multiplied by it.
+   */
+  protected textScale = 1;
 
   constructor() {
     super();
@@ -333,7 +343,7 @@ export abstract class AttnElement extends ElementBase {
     // in between, and a page whose scroll bar comes and goes with the widget's height would
     // otherwise redraw back and forth for ever.
     this.#resize = new ResizeObserver(() => {
-      if (Math.abs(this.#width() - this.#lastWidth) > 24) this.invalidate();
+      if (Math.abs(this.#width() - this.#lastWidth) > 24 || this.#fontPx() !== this.#lastFont) this.invalidate();
     });
     this.#resize.observe(this);
     this.invalidate();
@@ -407,6 +417,8 @@ export abstract class AttnElement extends ElementBase {
     this.#readPalette();
     const w = this.#width();
     this.#lastWidth = w;
+    this.#lastFont = this.#fontPx();
+    this.textScale = this.#lastFont / 13;
     try {
       this.render(w);
       if (this.#announceFrom) {
@@ -423,6 +435,18 @@ export abstract class AttnElement extends ElementBase {
 
   #width(): number {
     return Math.max(120, Math.round(this.clientWidth || 480));
+  }
+
+  #fontPx(): number {
+    return parseFloat(getComputedStyle(this.frame).fontSize) || 13;
+  }
+
+  /** How wide `text` is drawn `px` high in the widget's font: for SVG text that must fit a width. */
+  protected textWidth(text: string, px: number): number {
+    ruler ??= document.createElement('canvas').getContext('2d');
+    if (!ruler) return text.length * px * 0.6;
+    ruler.font = `${px}px ${getComputedStyle(this.frame).fontFamily}`;
+    return ruler.measureText(text).width;
   }
 
   protected emit<T>(type: string, detail: T): void {

@@ -157,9 +157,10 @@ export class AttnBeamTree extends AttnElement {
     };
     place(root);
     const depth = Math.max(1, ...this.#beams.map((b) => b.tokens.length));
-    const rowH = 26;
-    const colW = Math.max(64, Math.min(110, (width - 90) / (depth + 1)));
-    const W = Math.ceil(colW * (depth + 1) + 90);
+    const k = this.textScale;
+    const rowH = 26 * k;
+    const colW = k * Math.max(64, Math.min(110, (width / k - 90) / (depth + 1)));
+    const W = Math.ceil(colW * (depth + 1) + 90 * k);
     const H = Math.max(40, row * rowH + 16);
     const X = (d: number) => 10 + d * colW;
     const Y = (y: number) => 12 + y * rowH + rowH / 2;
@@ -167,7 +168,7 @@ export class AttnBeamTree extends AttnElement {
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
     svg.append(s('title', {}, label));
     const edges = s('g', { fill: 'none' });
-    const nodes = s('g', { 'font-size': 12 });
+    const nodes = s('g', { 'font-size': 12 * k });
     const walk = (n: Node) => {
       const onChosen = n.leaves.includes(chosen);
       const onFocus = n.leaves.includes(this.#focus);
@@ -175,19 +176,19 @@ export class AttnBeamTree extends AttnElement {
         const cOn = c.leaves.includes(chosen);
         const cF = c.leaves.includes(this.#focus);
         edges.append(s('path', {
-          d: `M${X(n.depth) + 44},${Y(n.y)} C${X(n.depth) + colW * 0.7},${Y(n.y)} ${X(c.depth) - colW * 0.3},${Y(c.y)} ${X(c.depth) - 2},${Y(c.y)}`,
+          d: `M${X(n.depth) + 44 * k},${Y(n.y)} C${X(n.depth) + colW * 0.7},${Y(n.y)} ${X(c.depth) - colW * 0.3},${Y(c.y)} ${X(c.depth) - 2},${Y(c.y)}`,
           stroke: cF ? p.highlight : cOn ? p.accent : p.line, 'stroke-width': cOn || cF ? 2.5 : 1.2,
         }));
         walk(c);
       }
       nodes.append(s('text', {
-        x: X(n.depth), y: Y(n.y) + 4, fill: onFocus ? p.highlight : onChosen ? p.fg : p.muted,
+        x: X(n.depth), y: Y(n.y) + 4 * k, fill: onFocus ? p.highlight : onChosen ? p.fg : p.muted,
         'font-weight': onChosen ? 'bold' : undefined,
       }, n.token.length > 10 ? `${n.token.slice(0, 9)}…` : n.token));
       if (!n.children.length && n.leaves.length) {
         const i = n.leaves[0];
-        nodes.append(s('text', { x: X(n.depth) + Math.min(colW - 6, 7.5 * n.token.length + 6), y: Y(n.y) + 4, fill: p.muted, 'font-size': 11, 'data-leaf': i }, fmt(this.#beams[i].score, 2)));
-        nodes.append(s('rect', { x: X(n.depth) - 4, y: Y(n.y) - rowH / 2, width: colW + 40, height: rowH, fill: 'transparent', 'data-leaf': i }));
+        nodes.append(s('text', { x: X(n.depth) + Math.min(colW - 6, k * (7.5 * n.token.length + 6)), y: Y(n.y) + 4 * k, fill: p.muted, 'font-size': 11 * k, 'data-leaf': i }, fmt(this.#beams[i].score, 2)));
+        nodes.append(s('rect', { x: X(n.depth) - 4, y: Y(n.y) - rowH / 2, width: colW + 40 * k, height: rowH, fill: 'transparent', 'data-leaf': i }));
       }
     };
     walk(root);

@@ -77,7 +77,7 @@ export class AttnHeadView extends AttnElement {
   protected css(): string {
     return `.heads { display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 6px; align-items: center; }
 .heads button { display: inline-flex; align-items: center; gap: 4px; }
-.heads button .sw { width: 10px; height: 10px; border-radius: 2px; display: inline-block; }
+.heads button .sw { width: calc(10em / 11); height: calc(10em / 11); border-radius: 2px; display: inline-block; }
 .heads button[aria-pressed="false"] { opacity: 0.6; text-decoration: line-through; }
 .plot { outline: none; border-radius: 4px; }
 .plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
@@ -288,11 +288,12 @@ export class AttnHeadView extends AttnElement {
     this.#plot.setAttribute('aria-label', `${label}: ${L.length} query tokens on the left, ${R.length} key tokens on the right. Up and down arrows pick a query token (Page Up and Page Down: 10 at a time, Home and End: the first and last), left and right arrows switch between query and key tokens; Escape shows all.`);
     const n = Math.max(L.length, R.length);
     const compact = n > COMPACT;
-    const rowH = compact ? Math.max(4, Math.min(22, Math.floor(1600 / n))) : 22;
-    const step = compact ? Math.ceil(13 / rowH) : 1;  // every step-th label
+    const k = this.textScale;
+    const rowH = compact ? Math.max(4, Math.min(22, Math.floor(1600 / n))) : 22 * k;
+    const step = compact ? Math.ceil(13 * k / rowH) : 1;  // every step-th label
     const H = n * rowH + 12;
-    const textW = Math.min(150, Math.max(40, 7.2 * Math.max(1, ...L.map((t) => t.length), ...R.map((t) => t.length)) + 10));
-    const W = Math.max(260, Math.min(width, 560));
+    const textW = k * Math.min(150, Math.max(40, 7.2 * Math.max(1, ...L.map((t) => t.length), ...R.map((t) => t.length)) + 10));
+    const W = Math.max(260, Math.min(width, 560 * k));
     this.#geom = { rowH, W, n, compact };
     const xl = textW;
     const xr = W - textW;
@@ -364,16 +365,16 @@ export class AttnHeadView extends AttnElement {
       svg.append(lines);
     }
     this.#lines = count;
-    const text = s('g', { 'font-size': compact ? 11 : 13, fill: p.fg });
+    const text = s('g', { 'font-size': (compact ? 11 : 13) * k, fill: p.fg });
     // A side's labels: every step-th, and the picked token's always (backed, in the compact layout,
     // so it reads over the lines).
     const labels = (side: 'left' | 'right', tokens: string[], x: number, anchor: 'end' | undefined, back: [number, number]) =>
       tokens.forEach((t, i) => {
         const picked = focus?.side === side && focus.index === i;
         if (i % step !== 0 && !picked) return;
-        if (compact && picked) text.append(s('rect', { x: back[0], y: yl(i) - 8, width: back[1], height: 16, fill: p.bg, 'fill-opacity': 0.9 }));
+        if (compact && picked) text.append(s('rect', { x: back[0], y: yl(i) - 8 * k, width: back[1], height: 16 * k, fill: p.bg, 'fill-opacity': 0.9 }));
         text.append(s('text', {
-          x, y: yl(i) + 4, 'text-anchor': anchor, 'data-side': side, 'data-index': i,
+          x, y: yl(i) + 4 * k, 'text-anchor': anchor, 'data-side': side, 'data-index': i,
           'font-weight': picked ? 'bold' : undefined,
         }, t));
       });

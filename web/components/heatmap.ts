@@ -34,7 +34,8 @@ export class AttnHeatmap extends AttnElement {
   #min: number | null = null;
   #max: number | null = null;
   #digits = 2;
-  #cellSize = 44;
+  /** The cell-size attribute's, or null: 44 px at the usual text size, grown with it. */
+  #cellSize: number | null = null;
   /** What is wrong with the matrix given (attribute or property); '' when nothing is. */
   #dataProblem = '';
   #cursor: { row: number; col: number } | null = null;
@@ -172,7 +173,7 @@ export class AttnHeatmap extends AttnElement {
           ? numberAttr(this, name, 2, 'an integer from 0 to 100', (x) => Number.isInteger(x) && x >= 0 && x <= 100)
           : numberAttr(this, name, 44, 'a number of pixels above 0', (x) => x > 0);
         if (name === 'digits') this.#digits = r.value;
-        else this.#cellSize = r.value;
+        else this.#cellSize = value === null || value.trim() === '' || r.problem ? null : r.value;
         if (r.problem) problems.set(name, r.problem);
         else problems.delete(name);
         break;
@@ -240,22 +241,23 @@ export class AttnHeatmap extends AttnElement {
     }
     const rowLabels = this.rowLabels;
     const colLabels = this.colLabels;
-    const font = 12;
+    const k = this.textScale;
+    const font = 12 * k;
     const charW = font * 0.6;
     const rowTitle = this.getAttribute('row-title');
     const colTitle = this.getAttribute('col-title');
     const maxRow = Math.min(14, Math.max(1, ...rowLabels.map((l) => l.length)));
     const maxCol = Math.min(14, Math.max(1, ...colLabels.map((l) => l.length)));
-    const legendW = 56;
-    const left = maxRow * charW + 8 + (rowTitle ? 18 : 0);
-    const maxCell = this.#cellSize;
+    const legendW = 56 * k;
+    const left = maxRow * charW + 8 + (rowTitle ? 18 * k : 0);
+    const maxCell = this.#cellSize ?? 44 * k;
     let cw = Math.max(2, Math.min(maxCell, (width - left - legendW - 4) / C));
     const rotate = maxCol * charW > cw - 2;
-    const top = (rotate ? Math.min(maxCol * charW * 0.75 + 8, 90) : font + 8) + (colTitle ? 18 : 0);
+    const top = (rotate ? Math.min(maxCol * charW * 0.75 + 8, 90 * k) : font + 8) + (colTitle ? 18 * k : 0);
     const ch = cw;
     // Thin the labels when cells are smaller than the text: every step-th one.
-    const rowStep = Math.max(1, Math.ceil(13 / ch));
-    const colStep = Math.max(1, Math.ceil(13 / cw));
+    const rowStep = Math.max(1, Math.ceil(13 * k / ch));
+    const colStep = Math.max(1, Math.ceil(13 * k / cw));
     const showColLabels = true;
     const showRowLabels = true;
     const gw = cw * C;
@@ -273,7 +275,7 @@ export class AttnHeatmap extends AttnElement {
     const masked: [number, number][] = [];
     const asRects = R * C <= (this.hasAttribute('show-values') ? RECT_LIMIT : IMAGE_ABOVE);
     if (asRects) {
-      const showValues = this.hasAttribute('show-values') && cw >= 30;
+      const showValues = this.hasAttribute('show-values') && cw >= 30 * k;
       const digits = this.#digits;
       for (let i = 0; i < R; i++) {
         for (let j = 0; j < C; j++) {
@@ -286,7 +288,7 @@ export class AttnHeatmap extends AttnElement {
           const rgb = scaleRGB(scale, t(this.#rows[i][j]), p.dark);
           cells.append(s('rect', { x: x.toFixed(2), y: y.toFixed(2), width: (cw + 0.3).toFixed(2), height: (ch + 0.3).toFixed(2), fill: rgbString(rgb) }));
           if (showValues) {
-            cells.append(s('text', { x: (x + cw / 2).toFixed(1), y: (y + ch / 2 + 4).toFixed(1), 'text-anchor': 'middle', 'font-size': 10, fill: inkOn(rgb), 'pointer-events': 'none' }, fmt(this.#rows[i][j], digits)));
+            cells.append(s('text', { x: (x + cw / 2).toFixed(1), y: (y + ch / 2 + 4 * k).toFixed(1), 'text-anchor': 'middle', 'font-size': 10 * k, fill: inkOn(rgb), 'pointer-events': 'none' }, fmt(this.#rows[i][j], digits)));
           }
         }
       }
@@ -316,7 +318,7 @@ export class AttnHeatmap extends AttnElement {
 
     const labels = s('g', { 'font-size': font, fill: p.fg });
     if (showRowLabels) {
-      rowLabels.forEach((l, i) => i % rowStep === 0 && labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4, 'text-anchor': 'end', 'data-row': i }, clip(l))));
+      rowLabels.forEach((l, i) => i % rowStep === 0 && labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4 * k, 'text-anchor': 'end', 'data-row': i }, clip(l))));
     }
     if (showColLabels) {
       colLabels.forEach((l, j) => {
@@ -329,9 +331,9 @@ export class AttnHeatmap extends AttnElement {
     }
     if (rowTitle) {
       const y = top + gh / 2;
-      labels.append(s('text', { x: 12, y, transform: `rotate(-90 12 ${y})`, 'text-anchor': 'middle', fill: p.muted }, rowTitle));
+      labels.append(s('text', { x: 12 * k, y, transform: `rotate(-90 ${12 * k} ${y})`, 'text-anchor': 'middle', fill: p.muted }, rowTitle));
     }
-    if (colTitle) labels.append(s('text', { x: left + gw / 2, y: 12, 'text-anchor': 'middle', fill: p.muted }, colTitle));
+    if (colTitle) labels.append(s('text', { x: left + gw / 2, y: 12 * k, 'text-anchor': 'middle', fill: p.muted }, colTitle));
     svg.append(labels);
 
     // Colour bar.
@@ -342,8 +344,8 @@ export class AttnHeatmap extends AttnElement {
     for (let k = 0; k <= 8; k++) grad.append(s('stop', { offset: k / 8, 'stop-color': rgbString(scaleRGB(scale, k / 8, p.dark)) }));
     svg.append(s('defs', {}, grad),
       s('rect', { x: lx, y: top, width: 10, height: lh, fill: `url(#${gid})`, stroke: p.line }),
-      s('text', { x: lx + 14, y: top + 9, 'font-size': 10, fill: p.muted }, fmt(hi, 2)),
-      s('text', { x: lx + 14, y: top + lh, 'font-size': 10, fill: p.muted }, fmt(lo, 2)));
+      s('text', { x: lx + 14, y: top + 9 * k, 'font-size': 10 * k, fill: p.muted }, fmt(hi, 2)),
+      s('text', { x: lx + 14, y: top + lh, 'font-size': 10 * k, fill: p.muted }, fmt(lo, 2)));
 
     this.#overlay = s('g', { 'pointer-events': 'none' });
     svg.append(this.#overlay);

@@ -135,16 +135,17 @@ export class AttnModelView extends AttnElement {
     const nh = Math.max(0, ...layers.map((l) => l.length));
     const label = this.getAttribute('label') ?? 'Attention by layer and head';
     const layerName = this.getAttribute('layer-name') ?? 'Layer';
-    const left = 64;
-    const top = 20;
+    const k = this.textScale;
+    const left = 64 * k;
+    const top = 20 * k;
     const gap = 8;
-    const cell = Math.max(36, Math.min(110, (width - left - 4) / Math.max(1, nh) - gap));
+    const cell = Math.max(36 * k, Math.min(110, (width - left - 4) / Math.max(1, nh) - gap));
     const W = Math.ceil(left + nh * (cell + gap));
     const H = Math.ceil(top + nl * (cell + gap));
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'group', 'aria-label': `${label}: ${nl} layers by ${nh} heads. Choose a thumbnail to enlarge it.` });
-    const text = s('g', { 'font-size': 12, fill: p.muted });
-    for (let hd = 0; hd < nh; hd++) text.append(s('text', { x: left + hd * (cell + gap) + cell / 2, y: 13, 'text-anchor': 'middle' }, `Head ${hd + 1}`));
-    for (let l = 0; l < nl; l++) text.append(s('text', { x: left - 8, y: top + l * (cell + gap) + cell / 2 + 4, 'text-anchor': 'end' }, `${layerName} ${l + 1}`));
+    const text = s('g', { 'font-size': 12 * k, fill: p.muted });
+    for (let hd = 0; hd < nh; hd++) text.append(s('text', { x: left + hd * (cell + gap) + cell / 2, y: 13 * k, 'text-anchor': 'middle' }, `Head ${hd + 1}`));
+    for (let l = 0; l < nl; l++) text.append(s('text', { x: left - 8, y: top + l * (cell + gap) + cell / 2 + 4 * k, 'text-anchor': 'end' }, `${layerName} ${l + 1}`));
     svg.append(text);
     layers.forEach((heads, l) => heads.forEach((m, hd) => {
       const x = left + hd * (cell + gap);

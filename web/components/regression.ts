@@ -277,12 +277,13 @@ export class AttnRegression extends AttnElement {
     const label = this.getAttribute('label') ?? 'Nadaraya-Watson regression';
     this.#plot.setAttribute('aria-label', `${label}, ${this.kernel} kernel, bandwidth ${fmt(this.bandwidth, 2)}, ${pts.length} training points. `
       + 'Left and right arrows move the query; Page Up and Page Down pick a point; with a point picked, arrows move it; A adds a point, Delete removes it.');
+    const k = this.textScale;
     const W = width;
     const H = Math.round(Math.min(420, Math.max(220, width * 0.55)));
-    const left = 40;
+    const left = 40 * k;
     const top = 10;
     const w = W - left - 12;
-    const hgt = H - top - 28;
+    const hgt = H - top - 28 * k;
     const [x0, x1] = this.#xDomain(pts);
     const ys = [...pts.map((q) => q.y), ...(r ? Array.from(r.output) : []), -1, 7];
     const y0 = Math.floor(Math.min(...ys));
@@ -294,15 +295,15 @@ export class AttnRegression extends AttnElement {
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
     svg.append(s('title', {}, label));
     // Axes and grid.
-    const axes = s('g', { 'font-size': 11, fill: p.muted });
+    const axes = s('g', { 'font-size': 11 * k, fill: p.muted });
     for (let t = Math.ceil(x0); t <= x1; t++) {
       axes.append(s('line', { x1: X(t), x2: X(t), y1: top, y2: top + hgt, stroke: p.grid }),
-        s('text', { x: X(t), y: top + hgt + 16, 'text-anchor': 'middle' }, String(t)));
+        s('text', { x: X(t), y: top + hgt + 16 * k, 'text-anchor': 'middle' }, String(t)));
     }
     const ystep = y1 - y0 > 12 ? 4 : 2;
     for (let t = Math.ceil(y0 / ystep) * ystep; t <= y1; t += ystep) {
       axes.append(s('line', { x1: left, x2: left + w, y1: Y(t), y2: Y(t), stroke: p.grid }),
-        s('text', { x: left - 6, y: Y(t) + 4, 'text-anchor': 'end' }, String(t)));
+        s('text', { x: left - 6, y: Y(t) + 4 * k, 'text-anchor': 'end' }, String(t)));
     }
     axes.append(s('rect', { x: left, y: top, width: w, height: hgt, fill: 'none', stroke: p.line }));
     svg.append(axes);
@@ -351,12 +352,12 @@ export class AttnRegression extends AttnElement {
     });
     svg.append(g);
     // Legend.
-    const lg = s('g', { 'font-size': 11, fill: p.fg });
+    const lg = s('g', { 'font-size': 11 * k, fill: p.fg });
     const lx = left + 10;
-    lg.append(s('line', { x1: lx, x2: lx + 18, y1: top + 12, y2: top + 12, stroke: p.accent, 'stroke-width': 2.5 }),
-      s('text', { x: lx + 24, y: top + 16 }, `prediction (${this.kernel}, h = ${fmt(this.bandwidth, 2)})`),
-      s('line', { x1: lx, x2: lx + 18, y1: top + 28, y2: top + 28, stroke: p.muted, 'stroke-width': 1.5, 'stroke-dasharray': '5 4' }),
-      s('text', { x: lx + 24, y: top + 32 }, 'truth 2 sin x + x'));
+    lg.append(s('line', { x1: lx, x2: lx + 18 * k, y1: top + 12 * k, y2: top + 12 * k, stroke: p.accent, 'stroke-width': 2.5 }),
+      s('text', { x: lx + 24 * k, y: top + 16 * k }, `prediction (${this.kernel}, h = ${fmt(this.bandwidth, 2)})`),
+      s('line', { x1: lx, x2: lx + 18 * k, y1: top + 28 * k, y2: top + 28 * k, stroke: p.muted, 'stroke-width': 1.5, 'stroke-dasharray': '5 4' }),
+      s('text', { x: lx + 24 * k, y: top + 32 * k }, 'truth 2 sin x + x'));
     svg.append(lg);
     this.#svg = svg;
     this.#plot.replaceChildren(svg);
