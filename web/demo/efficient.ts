@@ -163,6 +163,7 @@ function drawLsh(n: number): void {
   lshStat.dataset.pairs = String(pairs);
 }
 
+const COST_SIZES = [256, 512, 1024, 2048] as const;
 let worker: Worker | null = null;
 const results = new Map<Method, [number, number][]>();
 function stop(msg: string): void {
@@ -174,7 +175,8 @@ function stop(msg: string): void {
 }
 function drawChart(): void {
   const series: Series[] = METHODS.filter((m) => results.has(m.method)).map((m) => ({ name: m.title.split(' ')[0], color: m.color, points: results.get(m.method)! }));
-  lineChart(chart, series, { width: 520, height: 300, xLog: true, yLog: true, xLabel: 'sequence length S', yLabel: 'ms per call', label: 'Milliseconds per attention call against sequence length, per method' });
+  lineChart(chart, series, { width: 520, height: 300, xLog: true, yLog: true, xLabel: 'sequence length S', yLabel: 'ms per call', label: 'Milliseconds per attention call against sequence length, per method',
+    xTicks: COST_SIZES, xEmpty: [COST_SIZES[0], COST_SIZES[COST_SIZES.length - 1]], emptyNote: 'Measure the cost to plot each method here.' });
 }
 runBtn.addEventListener('click', () => {
   if (worker) return;
@@ -202,7 +204,7 @@ runBtn.addEventListener('click', () => {
     }
   };
   const methods = METHODS.map((m) => m.method).filter((m) => (m !== 'lsh' && m !== 'synthesizer') || (api && lshApi(api)));
-  const req: CostRequest = { sizes: [256, 512, 1024, 2048], dim: 32, methods, window: 16, block: 16, minMs: 120 };
+  const req: CostRequest = { sizes: [...COST_SIZES], dim: 32, methods, window: 16, block: 16, minMs: 120 };
   worker.postMessage(req);
 });
 cancelBtn.addEventListener('click', () => stop('Cancelled.'));

@@ -92,10 +92,12 @@ $('app').append(
 // --- behaviour -----------------------------------------------------------------------------
 let lib: Awaited<ReturnType<typeof getLib>> | null = null;
 let lossHistory: [number, number][] = [];
+const TRAIN_STEPS = 80;
 
 function drawLoss(): void {
   lineChart(lossChart, [{ name: 'leave-one-out loss', color: 'var(--accent)', points: lossHistory }], {
     width: 420, height: 200, xLabel: 'step', yLabel: 'loss', label: 'Training loss by step',
+    xEmpty: [0, TRAIN_STEPS], emptyNote: 'Train the bandwidth to plot its loss here.',
   });
 }
 drawLoss();
@@ -200,7 +202,7 @@ trainBtn.addEventListener('click', () => {
     stopTraining('Training failed to start.');
     showError(e.message || 'training worker failed');
   };
-  const req: TrainRequest = { points: reg.points, kernel: reg.kernel, bandwidth: start, steps: 80, lr: 0.08, delayMs: 20 };
+  const req: TrainRequest = { points: reg.points, kernel: reg.kernel, bandwidth: start, steps: TRAIN_STEPS, lr: 0.08, delayMs: 20 };
   worker.postMessage(req);
 });
 cancelBtn.addEventListener('click', () => {

@@ -39,7 +39,11 @@ function ticks(lo: number, hi: number, log: boolean): number[] {
 
 const fmtTick = (v: number) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(Number(v.toPrecision(3))));
 
-export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: number; height?: number; xLabel?: string; yLabel?: string; xLog?: boolean; yLog?: boolean; yMin?: number; yMax?: number; label: string }): void {
+export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: number; height?: number; xLabel?: string; yLabel?: string; xLog?: boolean; yLog?: boolean; yMin?: number; yMax?: number; label: string;
+  /** The x range to show while there are no points (an axis of 1 to 10 said nothing), and the note then written on the plot. */
+  xEmpty?: [number, number]; emptyNote?: string;
+  /** Where to mark the x axis (the sizes measured) instead of 1-2-5 steps. */
+  xTicks?: readonly number[] }): void {
   const W = opts.width ?? 420;
   const H = opts.height ?? 220;
   const left = 52;
@@ -47,7 +51,7 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
   const top = 12;
   const bottom = 40 + (series.length > 1 ? 18 * Math.ceil(series.length / 2) : 0);
   const all = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
-  let [x0, x1] = all.length ? [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))] : [1, 10];
+  let [x0, x1] = all.length ? [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))] : opts.xEmpty ?? [1, 10];
   let [y0, y1] = all.length ? [Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[1]))] : [opts.yLog ? 1 : 0, 10];
   if (opts.yMin !== undefined) y0 = opts.yMin;
   if (opts.yMax !== undefined) y1 = Math.max(y1, opts.yMax);
@@ -63,7 +67,7 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
   svg.setAttribute('aria-label', opts.label);
   svg.append(node('title', {}, opts.label));
   const g = node('g', { 'font-size': 11, style: 'fill: var(--muted)' });
-  for (const t of ticks(x0, x1, Boolean(opts.xLog))) {
+  for (const t of opts.xTicks?.filter((v) => v >= x0 && v <= x1) ?? ticks(x0, x1, Boolean(opts.xLog))) {
     g.append(node('line', { x1: X(t), x2: X(t), y1: top, y2: H - bottom, style: 'stroke: var(--line)', 'stroke-width': 0.6 }));
     g.append(node('text', { x: X(t), y: H - bottom + 14, 'text-anchor': 'middle' }, fmtTick(t)));
   }
@@ -74,6 +78,7 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
   g.append(node('rect', { x: left, y: top, width: W - left - right, height: H - top - bottom, fill: 'none', style: 'stroke: var(--line)' }));
   if (opts.xLabel) g.append(node('text', { x: (left + W - right) / 2, y: H - bottom + 30, 'text-anchor': 'middle' }, opts.xLabel));
   if (opts.yLabel) g.append(node('text', { x: 12, y: (top + H - bottom) / 2, transform: `rotate(-90 12 ${(top + H - bottom) / 2})`, 'text-anchor': 'middle' }, opts.yLabel));
+  if (!all.length && opts.emptyNote) g.append(node('text', { x: (left + W - right) / 2, y: (top + H - bottom) / 2, 'text-anchor': 'middle', 'data-empty': '' }, opts.emptyNote));
   svg.append(g);
   series.forEach((s, k) => {
     const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
