@@ -1,6 +1,7 @@
 // The package as a user meets it: `npm pack`, installed from the tarball into a fresh project
 // (no workspace links), then used from Node ESM, type-checked with tsc --strict, bundled by Vite
-// with no configuration and run in Chromium, and loaded in several Web Workers at once.
+// with no configuration and run in Chromium, and loaded in several Web Workers at once; and
+// served by Vite's dev server, with and without the README's optimizeDeps setting.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
-import { build, preview, type PreviewServer } from 'vite';
+import { build, createServer, preview, type InlineConfig, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -168,5 +169,55 @@ describe('the npm tarball', () => {
     }
     await page.close();
   });
-});
 
+  it("runs under Vite's dev server with the README's optimizeDeps setting, and load() names that setting without it", async () => {
+    // The dev server's optimizer bundles attnlab into node_modules/.vite/deps/, away from dist/wasm/.
+    const dev = join(dir, 'app', 'dev');
+    mkdirSync(dev);
+    writeFileSync(join(dev, 'index.html'), `<!doctype html><meta charset="utf-8"><title>dev</title><link rel="icon" href="data:,">
+      <script type="module" src="./main.js"></script>`);
+    writeFileSync(join(dev, 'main.js'), `
+      import { load } from 'attnlab';
+      const x = { data: Float32Array.from({ length: 2 * 5 * 8 }, (_, i) => Math.cos(i)), shape: [2, 5, 8] };
+      try {
+        const lib = await load();
+        const page = Array.from(lib.attention(x, x, x, { causal: true }).output.data);
+        const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+        const fromWorker = await new Promise((resolve, reject) => {
+          worker.onmessage = (e) => resolve(e.data);
+          worker.onerror = (e) => reject(new Error(e.message));
+        });
+        document.body.dataset.result = JSON.stringify({ variant: lib.variant, page, fromWorker });
+      } catch (e) {
+        document.body.dataset.result = JSON.stringify({ error: e.message });
+      }
+    `);
+    writeFileSync(join(dev, 'worker.js'), `
+      import { load } from 'attnlab';
+      const lib = await load({ variant: 'simd-threads', threads: 2 });
+      const x = { data: Float32Array.from({ length: 2 * 5 * 8 }, (_, i) => Math.cos(i)), shape: [2, 5, 8] };
+      postMessage({ variant: lib.variant, output: Array.from(lib.attention(x, x, x, { causal: true }).output.data) });
+    `);
+    const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+    const serve = async (config: InlineConfig) => {
+      const devServer = await createServer({ root: dev, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, headers }, ...config });
+      const page = await browser.newPage();
+      try {
+        await devServer.listen();
+        await page.goto(devServer.resolvedUrls!.local[0]);
+        await page.waitForSelector('body[data-result]', { state: 'attached', timeout: 45_000 });
+        return JSON.parse((await page.getAttribute('body', 'data-result'))!);
+      } finally {
+        await page.close();
+        await devServer.close();
+      }
+    };
+    const plain = await serve({});
+    expect(plain.error).toMatch(/^load: no WebAssembly build could start: .*\/\.vite\/deps\/wasm\/attnlab-simd\.mjs: Vite's dev server pre-bundled attnlab into \.vite\/deps\/, away from its WebAssembly files; add optimizeDeps: \{ exclude: \['attnlab'\] \} to vite\.config\)/);
+    const excluded = await serve({ optimizeDeps: { exclude: ['attnlab'] } });
+    expect(excluded.error).toBeUndefined();
+    expect(excluded.variant).toBe('relaxed-simd-threads');
+    expect(excluded.fromWorker.variant).toBe('simd-threads');
+    excluded.page.forEach((x: number, i: number) => expect(x).toBeCloseTo(excluded.fromWorker.output[i], 5));
+  });
+});

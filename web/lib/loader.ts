@@ -22,7 +22,13 @@ export interface GlueAssets<M> {
  * its default 'iife' worker format, with no configuration.
  */
 export const importGlue = <M>(url: URL): Promise<{ default: (options: FactoryOptions) => Promise<M> }> =>
-  import(/* @vite-ignore */ /* webpackIgnore: true */ url.href);
+  import(/* @vite-ignore */ /* webpackIgnore: true */ url.href).catch((e: unknown) => {
+    // Vite's dev server pre-bundles attnlab into node_modules/.vite/deps/, where the relative
+    // URLs point at nothing: say the one setting that fixes it.
+    if (!url.pathname.includes('/.vite/deps/')) throw e;
+    throw new Error(`${e instanceof Error ? e.message : String(e)}: Vite's dev server pre-bundled attnlab into .vite/deps/, ` +
+      `away from its WebAssembly files; add optimizeDeps: { exclude: ['attnlab'] } to vite.config`);
+  });
 
 const assets: Record<Variant, GlueAssets<WasmModule>> = {
   scalar: {
