@@ -1,17 +1,14 @@
 // The demo page in Debian's Chromium, served two ways: the Vite dev server, and `vite build`
 // output behind `vite preview`. Both must be cross-origin isolated, run the 'relaxed-simd-threads'
 // build, and show a correct causal softmax, without console errors or failed requests.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rm } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
-import { build, createServer, preview } from 'vite';
+import { createServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildSite, siteConfig as configFile } from './site-server';
 import { DIM, SEQ, exampleInputs } from '../../web/demo/example';
 
-const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
 // Port 0: the OS picks a free one, so parallel runs and a running `npm start` don't collide.
 const listen = { host: '127.0.0.1', port: 0, strictPort: true };
 
@@ -114,8 +111,7 @@ describe('demo built by vite build, served by vite preview', () => {
   let server: Awaited<ReturnType<typeof preview>>;
   beforeAll(async () => {
     // A temporary outDir: the test leaves nothing in the work tree.
-    outDir = await mkdtemp(join(tmpdir(), 'attnlab-demo-'));
-    await build({ configFile, logLevel: 'warn', build: { outDir } });
+    outDir = await buildSite('demo');
     server = await preview({ configFile, logLevel: 'warn', build: { outDir }, preview: listen });
   });
   afterAll(async () => {

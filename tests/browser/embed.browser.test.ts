@@ -8,14 +8,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { build, createServer, preview, type PreviewServer } from 'vite';
+import { createServer, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launch, repoRoot } from './helpers';
+import { buildSite, siteConfig as configFile } from './site-server';
 import { serveStatic, type StaticServer } from './static-server';
 
-const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
 const VERSION = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version as string;
 /** attnlab's folder on the local CDN, as https://cdn.jsdelivr.net/npm/attnlab@VERSION/ is on the real one. */
 const cdnPkg = (server: StaticServer) => `${server.url}npm/attnlab@${VERSION}/`;
@@ -133,14 +132,13 @@ function expectTrainer(t: { thread: string; reason: string; progress: number; af
 }
 
 beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'attnlab-embed-'));
   // A CDN's layout (jsDelivr): each package in its own versioned folder, side by side.
   cdnRoot = await mkdtemp(join(tmpdir(), 'attnlab-cdn-'));
   mkdirSync(join(cdnRoot, 'npm'));
   symlinkSync(repoRoot, join(cdnRoot, 'npm', `attnlab@${VERSION}`));
   symlinkSync(join(repoRoot, 'web', 'models'), join(cdnRoot, 'npm', `attnlab-models@${VERSION}`));
-  [browser, cdn, corsOnlyCdn] = await Promise.all([launch(), serveStatic(cdnRoot, false, { headers: CDN_HEADERS }),
-    serveStatic(cdnRoot, false, { headers: { 'Access-Control-Allow-Origin': '*' } }), build({ configFile, logLevel: 'warn', build: { outDir } })]);
+  [browser, cdn, corsOnlyCdn, outDir] = await Promise.all([launch(), serveStatic(cdnRoot, false, { headers: CDN_HEADERS }),
+    serveStatic(cdnRoot, false, { headers: { 'Access-Control-Allow-Origin': '*' } }), buildSite('embed')]);
   const pages = { '/course.html': coursePage(cdnPkg(cdn)), '/course-cors-only.html': coursePage(cdnPkg(corsOnlyCdn)) };
   [course, isolatedCourse] = await Promise.all([
     serveStatic(outDir, false, { host: 'localhost', pages }),

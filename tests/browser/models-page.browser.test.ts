@@ -3,34 +3,15 @@
 // the model view with a summary of each head; generate streams tokens with their attention;
 // BERT's [MASK] is filled; a URL load shows the size first and is cancelled mid-download; keyboard
 // only; no console errors and no serious axe findings, light and dark.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page, Route } from 'playwright-core';
-import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { axe, launch, ready, screenshot, visit } from './helpers';
-import { serveStatic, type StaticServer } from './static-server';
+import type { Page, Route } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { axe, ready, screenshot, visit } from './helpers';
+import { useSite } from './site-server';
 
-const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
 const fixture = (name: string, file: string) => fileURLToPath(new URL(`../pretrained/fixtures/${name}/${file}`, import.meta.url));
 
-let browser: Browser;
-let outDir: string;
-let site: StaticServer;
-
-beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'attnlab-models-'));
-  await build({ configFile, logLevel: 'warn', build: { outDir } });
-  [browser, site] = await Promise.all([launch(), serveStatic(outDir, true)]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  if (outDir) await rm(outDir, { recursive: true, force: true });
-});
+const site = useSite('models');
 
 /** Evaluates `fn` on the element with this id (a string expression: the site's CSP forbids `new Function`). */
 function on<T>(page: Page, id: string, fn: (el: any) => T): Promise<T> {
@@ -41,7 +22,7 @@ const status = (page: Page) => page.evaluate(() => document.getElementById('stat
 
 describe('Real models page', () => {
   test('a checkpoint from the file input: heads drawn, head summary, generation streamed, keyboard only', async () => {
-    const v = await visit(browser, `${site.url}models.html`);
+    const v = await visit(site.browser, `${site.isolated.url}models.html`);
     await ready(v);
     const { page } = v;
     expect(await page.textContent('#tiny-note')).toContain('tiny random-weight checkpoints');
@@ -83,7 +64,7 @@ describe('Real models page', () => {
   });
 
   test('the tiny BERT from the offline choices fills [MASK]; dark mode', async () => {
-    const v = await visit(browser, `${site.url}models.html`, { colorScheme: 'dark' });
+    const v = await visit(site.browser, `${site.isolated.url}models.html`, { colorScheme: 'dark' });
     await ready(v);
     const { page } = v;
     await page.selectOption('#tiny', 'bert');
@@ -104,7 +85,7 @@ describe('Real models page', () => {
   });
 
   test('files dropped on the drop zone open a checkpoint (GPT-Neo with tokenizer.json)', async () => {
-    const v = await visit(browser, `${site.url}models.html`);
+    const v = await visit(site.browser, `${site.isolated.url}models.html`);
     await ready(v);
     const { page } = v;
     const { readFileSync } = await import('node:fs');
@@ -123,7 +104,7 @@ describe('Real models page', () => {
 
   test('a URL: the size is shown before the download, and Cancel stops the download', async () => {
     // No service worker: requests it answered would bypass the route below.
-    const page = await browser.newPage({ serviceWorkers: 'block' });
+    const page = await site.browser.newPage({ serviceWorkers: 'block' });
     const problems: string[] = [];
     page.on('console', (m) => { if (m.type() === 'error' && !m.location().url.endsWith('/tokenizer.json')) problems.push(m.text()); });
     page.on('pageerror', (e) => problems.push(e.message));
@@ -145,7 +126,7 @@ describe('Real models page', () => {
       }
       return route.fulfill({ status: 404, body: 'not found' });
     });
-    await page.goto(`${site.url}models.html`);
+    await page.goto(`${site.isolated.url}models.html`);
     await page.waitForSelector('body[data-result="ok"]');
     // Nothing typed: a prompt, not a request for the page's own folder.
     await page.click('#check-url');
@@ -153,7 +134,7 @@ describe('Real models page', () => {
     await page.fill('#url', 'not a url');
     await page.click('#check-url');
     expect(await page.textContent('#status')).toBe('Not an http(s) URL: not a url');
-    await page.fill('#url', `${site.url}remote/`);
+    await page.fill('#url', `${site.isolated.url}remote/`);
     expect(await page.isDisabled('#open-url')).toBe(true);
     await page.click('#check-url');
     await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'checked');
@@ -174,7 +155,7 @@ describe('Real models page', () => {
   });
 
   test('a checkpoint opened from a URL is kept: the next visit opens it without downloading', async () => {
-    const context = await browser.newContext({ serviceWorkers: 'block' });
+    const context = await site.browser.newContext({ serviceWorkers: 'block' });
     const page = await context.newPage();
     const problems: string[] = [];
     // The tiny BERT answers tokenizer.json with 404 and has vocab.txt (the page then asks for it).
@@ -189,9 +170,9 @@ describe('Real models page', () => {
       return route.fulfill({ path: fixture('bert-mlm-bf16', name), headers: { 'content-length': String(statSync(fixture('bert-mlm-bf16', name)).size) } });
     });
     const openIt = async () => {
-      await page.goto(`${site.url}models.html`);
+      await page.goto(`${site.isolated.url}models.html`);
       await page.waitForSelector('body[data-result="ok"]');
-      await page.fill('#url', `${site.url}kept/`);
+      await page.fill('#url', `${site.isolated.url}kept/`);
       await page.click('#check-url');
       await page.waitForFunction(() => document.getElementById('status')!.dataset.state === 'checked');
       const label = await page.textContent('#open-url');

@@ -2,35 +2,14 @@
 // hasTouch), light and dark, prefers-reduced-motion: reduce. Every page: no sideways scrolling,
 // text contrast (SVG text included, which axe-core skips) and tap targets (WCAG 2.5.8); the main
 // interaction by touch; the reader's own font size honoured.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launch } from './helpers';
-import { serveStatic, type StaticServer } from './static-server';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { useSite } from './site-server';
 
 const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
-const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
 const PHONE = { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, reducedMotion: 'reduce', serviceWorkers: 'block' } as const;
 
-let browser: Browser;
-let outDir: string;
-let site: StaticServer;
-
-beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'attnlab-site-mobile-'));
-  await build({ configFile, logLevel: 'warn', build: { outDir } });
-  [browser, site] = await Promise.all([launch(), serveStatic(outDir, true)]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  if (outDir) await rm(outDir, { recursive: true, force: true });
-});
+const site = useSite('site-mobile');
 
 interface Phone {
   ctx: BrowserContext;
@@ -43,7 +22,7 @@ interface Phone {
  * `fontSize`: the reader's default font size (the browser's text-size setting), 16 px unless given.
  */
 async function phone(path: string, colorScheme: 'light' | 'dark' = 'light', fontSize = 16): Promise<Phone> {
-  const ctx = await browser.newContext({ ...PHONE, colorScheme });
+  const ctx = await site.browser.newContext({ ...PHONE, colorScheme });
   const page = await ctx.newPage();
   if (fontSize !== 16) {
     const cdp = await ctx.newCDPSession(page);
@@ -53,7 +32,7 @@ async function phone(path: string, colorScheme: 'light' | 'dark' = 'light', font
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  await page.goto(`${site.url}${path}`);
+  await page.goto(`${site.isolated.url}${path}`);
   await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 }).catch((e: Error) => {
     throw new Error(`${path}: ${e.message}\n${problems.join('\n')}`);
   });
@@ -310,9 +289,9 @@ describe('the site on a phone', () => {
   });
 
   test('a wide screen keeps the header of one row, path and theme switch in view, no Menu button; embed mode has no header', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
     const page = await ctx.newPage();
-    await page.goto(`${site.url}pooling.html`);
+    await page.goto(`${site.isolated.url}pooling.html`);
     await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
     expect(await page.evaluate(() => {
       const header = document.querySelector('header.site')!;
@@ -325,7 +304,7 @@ describe('the site on a phone', () => {
         height: header.getBoundingClientRect().height,
       };
     })).toEqual({ button: false, shown: 9, rows: 1, theme: true, height: expect.closeTo(52.2, 0) });
-    await page.goto(`${site.url}pooling.html#embed=1`);
+    await page.goto(`${site.isolated.url}pooling.html#embed=1`);
     await page.reload();
     await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
     expect(await page.evaluate(() => document.querySelectorAll('header, .menu-toggle, .skip').length)).toBe(0);

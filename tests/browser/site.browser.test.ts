@@ -8,35 +8,23 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { axe, launch, ready, screenshot, visit, type Visit } from './helpers';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { axe, ready, screenshot, visit, type Visit } from './helpers';
+import { buildSite, useSite } from './site-server';
 import { serveStatic, type StaticServer } from './static-server';
 import { CONTENT_SECURITY_POLICY } from '../../web/demo/csp';
 
-const configFile = fileURLToPath(new URL('../../web/demo/vite.config.ts', import.meta.url));
 const PAGES = ['index', 'pooling', 'scoring', 'heads', 'translation', 'models', 'positional', 'efficient', 'performance', 'embed'];
 
+// For the CSP test: a same-origin script that tries to compile a string.
+const site = useSite('site', (dir) => writeFile(join(dir, 'probe.js'), "try { eval('1'); window.__eval = 'ran'; } catch (e) { window.__eval = e.name; }\n"));
 let browser: Browser;
 let outDir: string;
 let isolated: StaticServer;
 let plain: StaticServer;
-
-beforeAll(async () => {
-  outDir = await mkdtemp(join(tmpdir(), 'attnlab-site-'));
-  await build({ configFile, logLevel: 'warn', build: { outDir } });
-  // For the CSP test: a same-origin script that tries to compile a string.
-  await writeFile(join(outDir, 'probe.js'), "try { eval('1'); window.__eval = 'ran'; } catch (e) { window.__eval = e.name; }\n");
-  [browser, isolated, plain] = await Promise.all([launch(), serveStatic(outDir, true), serveStatic(outDir, false)]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await isolated?.close();
-  await plain?.close();
-  if (outDir) await rm(outDir, { recursive: true, force: true });
+beforeAll(() => {
+  ({ browser, outDir, isolated, plain } = site);
 });
 
 /**
@@ -663,9 +651,8 @@ describe('demo site, cross-origin isolated', () => {
     // The site deployed, then a second build (another version string in the embed page) copied
     // over it: every page's shell changes with the file list; the WebAssembly builds do not.
     const site = await mkdtemp(join(tmpdir(), 'attnlab-deploy-'));
-    const next = await mkdtemp(join(tmpdir(), 'attnlab-next-'));
     await cp(outDir, site, { recursive: true });
-    await build({ configFile, logLevel: 'warn', define: { __ATTNLAB_VERSION__: JSON.stringify('9.9.9-next') }, build: { outDir: next } });
+    const next = await buildSite('next', { __ATTNLAB_VERSION__: JSON.stringify('9.9.9-next') });
     const server = await serveStatic(site, true);
     const net = await countingProxy(server.url);
     const v = await visit(browser, `${net.url}index.html`);

@@ -1,34 +1,10 @@
 // The widgets given what course authors get wrong: attribute typos, bad data, a widget whose
 // drawing fails. Each widget must say what is wrong in itself, keep the others drawing, and leave
 // nothing uncaught and no NaN in its SVG.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { launch, repoRoot, visit, type Visit } from './helpers';
-import { serveStatic, type StaticServer } from './static-server';
+import { describe, expect, test } from 'vitest';
+import { useWidgetPage } from './widget-page';
 
-let browser: Browser;
-let server: StaticServer;
-let v: Visit;
-
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launch(), serveStatic(repoRoot, false)]);
-  v = await visit(browser, `${server.url}tests/browser/fixtures/widget-faults.html`);
-  await v.page.waitForFunction(() => customElements.get('attn-translate') !== undefined);
-});
-
-afterAll(async () => {
-  await v?.page.close();
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(async () => {
-  await v.page.evaluate(() => document.getElementById('stage')!.replaceChildren());
-  v.problems.length = 0;
-});
-
-/** Puts `html` on the page. */
-const stage = (html: string) => v.page.evaluate((x) => { document.getElementById('stage')!.innerHTML = x; }, html);
+const { v, stage } = useWidgetPage();
 
 /** What a widget shows: whether it drew an SVG, its fault line, its readout, its export bar. */
 const look = (selector: string) => v.page.evaluate((sel) => {

@@ -1,34 +1,11 @@
 // The widgets on a course page as its author and its readers meet them: the author's stylesheet
 // restyling them (--attn-… custom properties), a reader on a touch screen, a reader using the
 // keyboard or a screen reader (reading order, focus).
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { launch, repoRoot, visit, type Visit } from './helpers';
-import { serveStatic, type StaticServer } from './static-server';
+import { describe, expect, test } from 'vitest';
+import { useWidgetPage } from './widget-page';
 
-let browser: Browser;
-let server: StaticServer;
-let v: Visit;
-
-beforeAll(async () => {
-  [browser, server] = await Promise.all([launch(), serveStatic(repoRoot, false)]);
-  v = await visit(browser, `${server.url}tests/browser/fixtures/widget-faults.html`);
-  await v.page.waitForFunction(() => customElements.get('attn-translate') !== undefined);
-});
-
-afterAll(async () => {
-  await v?.page.close();
-  await browser?.close();
-  await server?.close();
-});
-
-beforeEach(async () => {
-  await v.page.evaluate(() => document.getElementById('stage')!.replaceChildren());
-  v.problems.length = 0;
-});
-
-/** Puts `html` on the page. */
-const stage = (html: string) => v.page.evaluate((x) => { document.getElementById('stage')!.innerHTML = x; }, html);
+const widgetPage = useWidgetPage();
+const { v, stage } = widgetPage;
 
 describe("an author's CSS custom properties", () => {
   test('restyle what the widgets draw (SVG, heatmap pixels, exports), in either theme; a value that is no colour is ignored', async () => {
@@ -97,10 +74,10 @@ describe("an author's CSS custom properties", () => {
 
 describe('the regression plot on a touch screen', () => {
   test('a swipe scrolls the page and adds no point; a tap adds one; a finger drags a point; the mouse still clicks and drags', async () => {
-    const ctx = await browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
+    const ctx = await widgetPage.browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
     const page = await ctx.newPage();
     try {
-      await page.goto(`${server.url}tests/browser/fixtures/widget-faults.html`);
+      await page.goto(widgetPage.url);
       await page.evaluate(() => {
         document.getElementById('stage')!.innerHTML = `<div style="height: 300px"></div>
           <attn-regression id="r" points="[[1,1],[2,3],[4,2]]"></attn-regression><div style="height: 2000px"></div>`;
@@ -162,10 +139,10 @@ describe('the regression plot on a touch screen', () => {
   });
 
   test('a double tap 6 px off a point removes it; a single tap, or two slow ones, there add and remove nothing; a pen double tap and a mouse double-click remove one point', async () => {
-    const ctx = await browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
+    const ctx = await widgetPage.browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
     const page = await ctx.newPage();
     try {
-      await page.goto(`${server.url}tests/browser/fixtures/widget-faults.html`);
+      await page.goto(widgetPage.url);
       await page.evaluate(() => {
         document.getElementById('stage')!.innerHTML = '<attn-regression id="r" points="[[1,1],[2,3],[3,2],[4,2]]"></attn-regression>';
       });
