@@ -1,6 +1,7 @@
 // The widgets' text as a reader who needs it larger meets it: the browser's default font size
 // (its text-size setting, here through the DevTools protocol) raised from 16 to 24 px makes every
-// widget's text 1.5 times as large, SVG text included, and leaves it as it was at 16 px.
+// widget's text 1.5 times as large, SVG text included, and leaves it as it was at 16 px; and at
+// 180 CSS px wide (a 360 px phone zoomed to 200%) nothing in a widget runs past the screen.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launch, repoRoot } from './helpers';
@@ -24,7 +25,7 @@ const WIDGETS = `
   <attn-head-view id="hv" tokens="the cat sat" data="[[[0.8,0.1,0.1],[0.2,0.7,0.1],[0.3,0.3,0.4]],[[0.1,0.1,0.8],[0.6,0.2,0.2],[0.1,0.8,0.1]]]"></attn-head-view>
   <attn-model-view id="mv" tokens="a b" data="[[[[1,0],[0.5,0.5]],[[0,1],[0.2,0.8]]],[[[0.6,0.4],[0.4,0.6]],[[0.9,0.1],[0.1,0.9]]]]"></attn-model-view>
   <attn-beam-tree id="beams" data='[{"tokens":["i","am","a","student"],"score":-1.2},{"tokens":["i","am","student"],"score":-2.5},{"tokens":["i","study"],"score":-3.1}]'></attn-beam-tree>
-  <attn-regression id="reg" points="[[1,1],[2,3],[4,2],[4.5,5]]"></attn-regression>
+  <attn-regression id="reg" kernel="epanechnikov" points="[[1,1],[2,3],[4,2],[4.5,5]]"></attn-regression>
   <attn-translate id="tr" value="je suis étudiant"></attn-translate>`;
 
 /**
@@ -91,6 +92,38 @@ function textSizes(): Record<string, number> {
   return out;
 }
 
+/**
+ * What runs past the right edge of the screen, through the widgets' shadow roots: any shown
+ * element reaching past it that no scrolling box within the screen holds; and the document and
+ * each widget host if wider inside than out.
+ */
+function overflow(): string[] {
+  const W = document.documentElement.clientWidth;
+  const out: string[] = [];
+  const doc = document.scrollingElement!;
+  if (doc.scrollWidth > doc.clientWidth) out.push(`document: scrollWidth ${doc.scrollWidth} > ${doc.clientWidth}`);
+  const up = (e: Element): Element | null => e.parentElement ?? (e.parentNode instanceof ShadowRoot ? e.parentNode.host : null);
+  const name = (e: Element): string => {
+    const root = e.getRootNode();
+    const own = e.tagName.toLowerCase() + (e.id ? `#${e.id}` : e.getAttribute('class') ? `.${e.getAttribute('class')!.trim().split(/\s+/).join('.')}` : '');
+    return root instanceof ShadowRoot ? `${name(root.host)} >>> ${own}` : own;
+  };
+  const walk = (root: Document | ShadowRoot) => root.querySelectorAll('*').forEach((e) => {
+    if (e.shadowRoot) {
+      if (e.scrollWidth > e.clientWidth) out.push(`${name(e)}: scrollWidth ${e.scrollWidth} > ${e.clientWidth}`);
+      walk(e.shadowRoot);
+    }
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || r.right <= W + 0.5 || !e.checkVisibility({ checkVisibilityCSS: true }) || e.closest('.sr')) return;
+    for (let a = up(e); a && a !== document.body; a = up(a)) {
+      if (getComputedStyle(a).overflowX !== 'visible' && a.getBoundingClientRect().right <= W + 0.5) return;
+    }
+    out.push(`${name(e)}: right edge ${Math.round(r.right)} > ${W}`);
+  });
+  walk(document);
+  return out;
+}
+
 describe("the widgets' text follows the reader's font size", () => {
   test('at 16 px as before; at 24 px every sample 1.5 times as large (HTML and SVG text, nested widgets too)', async () => {
     const sizes: Record<number, Record<string, number>> = {};
@@ -111,5 +144,20 @@ describe("the widgets' text follows the reader's font size", () => {
     });
     const ratios = Object.fromEntries(Object.entries(sizes[24]).map(([k, px]) => [k, Math.round((px / sizes[16][k]) * 100) / 100]));
     expect(ratios).toEqual(Object.fromEntries(Object.keys(sizes[16]).map((k) => [k, 1.5])));
+  }, 120_000);
+});
+
+describe('at 180 CSS px wide (a 360 px phone at 200% zoom)', () => {
+  test.each([16, 24, 32])('default font size %i px: nothing runs past the screen; the beam tree scrolls rather than shrink its text', async (font) => {
+    const p = await open(180, font);
+    expect(await p.page.evaluate(overflow)).toEqual([]);
+    // The beam tree scrolls sideways instead: shrunk to fit, its 12 px text was drawn at 5 px.
+    const token = await p.page.evaluate(() => {
+      const t = document.getElementById('beams')!.shadowRoot!.querySelector('svg text')! as SVGTextElement;
+      return Math.round(parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM()!.a * 100) / 100;
+    });
+    expect(token).toBe((12 * font) / 16);
+    expect(p.problems).toEqual([]);
+    await p.ctx.close();
   }, 120_000);
 });

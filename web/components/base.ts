@@ -123,8 +123,8 @@ button { font: inherit; font-size: calc(11em / 13); padding: 1px 6px; border-rad
   border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
 button:focus-visible, [tabindex]:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 svg { display: block; max-width: 100%; overflow: visible; user-select: none; -webkit-user-select: none; }
-.readout { min-height: 1.4em; color: var(--muted); font-variant-numeric: tabular-nums; }
-.fault { color: var(--fg); border-left: 3px solid #d9480f; padding-left: 6px; margin-top: 4px; white-space: pre-line; }
+.readout { min-height: 1.4em; color: var(--muted); font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.fault { color: var(--fg); border-left: 3px solid #d9480f; padding-left: 6px; margin-top: 4px; white-space: pre-line; overflow-wrap: anywhere; }
 .fault[hidden] { display: none; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 `;

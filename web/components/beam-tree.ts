@@ -65,7 +65,9 @@ export class AttnBeamTree extends AttnElement {
   }
 
   protected css(): string {
+    // A deep tree scrolls sideways at its drawn size: shrunk to a phone's width its text was 5 px.
     return `.plot { outline: none; border-radius: 4px; overflow-x: auto; }
+.plot svg { max-width: none; }
 .plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }`;
   }
 

@@ -279,11 +279,34 @@ export class AttnRegression extends AttnElement {
       + 'Left and right arrows move the query; Page Up and Page Down pick a point; with a point picked, arrows move it; A adds a point, Delete removes it.');
     const k = this.textScale;
     const W = width;
-    const H = Math.round(Math.min(420, Math.max(220, width * 0.55)));
     const left = 40 * k;
     const top = 10;
     const w = W - left - 12;
-    const hgt = H - top - 28 * k;
+    // The legend: in the plot's top left, wrapped to its width; under the plot, across the whole
+    // width, where a word of it would not fit there (a narrow phone, or large text).
+    let fs = 11 * k, lineH = 16 * k;
+    const sample = 24 * k;
+    const legend = [
+      { text: `prediction (${this.kernel}, h = ${fmt(this.bandwidth, 2)})`, stroke: p.accent, width: 2.5, dash: undefined },
+      { text: 'truth 2 sin x + x', stroke: p.muted, width: 1.5, dash: '5 4' },
+    ];
+    let lx = left + 10;
+    let lines = legend.map((e) => this.#wrap(e.text, left + w - 4 - lx - sample, fs));
+    const inside = lines.every((l) => l !== null);
+    if (!inside) {
+      lx = 4;
+      const room = W - 4 - lx - sample;
+      // Narrower than a word of it (a 180 px screen at 200% text): smaller, not off the screen.
+      const widest = Math.max(...legend.flatMap((e) => e.text.split(' ').map((word) => this.textWidth(word, fs))));
+      if (widest > room) {
+        fs *= (0.97 * room) / widest;
+        lineH *= (0.97 * room) / widest;
+      }
+      lines = legend.map((e) => this.#wrap(e.text, room, fs) ?? [e.text]);
+    }
+    const below = inside ? 0 : lines.reduce((n, l) => n + l!.length, 0) * lineH + 4 * k;
+    const H = Math.round(Math.min(420, Math.max(220, width * 0.55)) + below);
+    const hgt = H - top - 28 * k - below;
     const [x0, x1] = this.#xDomain(pts);
     const ys = [...pts.map((q) => q.y), ...(r ? Array.from(r.output) : []), -1, 7];
     const y0 = Math.floor(Math.min(...ys));
@@ -352,12 +375,16 @@ export class AttnRegression extends AttnElement {
     });
     svg.append(g);
     // Legend.
-    const lg = s('g', { 'font-size': 11 * k, fill: p.fg });
-    const lx = left + 10;
-    lg.append(s('line', { x1: lx, x2: lx + 18 * k, y1: top + 12 * k, y2: top + 12 * k, stroke: p.accent, 'stroke-width': 2.5 }),
-      s('text', { x: lx + 24 * k, y: top + 16 * k }, `prediction (${this.kernel}, h = ${fmt(this.bandwidth, 2)})`),
-      s('line', { x1: lx, x2: lx + 18 * k, y1: top + 28 * k, y2: top + 28 * k, stroke: p.muted, 'stroke-width': 1.5, 'stroke-dasharray': '5 4' }),
-      s('text', { x: lx + 24 * k, y: top + 32 * k }, 'truth 2 sin x + x'));
+    const lg = s('g', { 'font-size': fs, fill: p.fg });
+    let y = inside ? top + lineH : top + hgt + 28 * k + lineH;  // the first line's baseline
+    legend.forEach((e, i) => {
+      const ls = lines[i]!;
+      lg.append(s('line', { x1: lx, x2: lx + 18 * k, y1: y - 4 * k, y2: y - 4 * k, stroke: e.stroke, 'stroke-width': e.width, 'stroke-dasharray': e.dash }),
+        ls.length === 1 ? s('text', { x: lx + sample, y }, e.text)
+          // Each line but the last ends in its space: the text reads as one sentence.
+          : s('text', { x: lx + sample, y }, ...ls.map((l, j) => s('tspan', { x: lx + sample, dy: j ? lineH : 0 }, j < ls.length - 1 ? `${l} ` : l))));
+      y += ls.length * lineH;
+    });
     svg.append(lg);
     this.#svg = svg;
     this.#plot.replaceChildren(svg);
@@ -375,6 +402,18 @@ export class AttnRegression extends AttnElement {
     } else {
       this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click (tap) empty space to add one, double-click (double-tap) one to remove it.`;
     }
+  }
+
+  /** `text` in lines at most `width` wide at `px`, broken between words; null if a word is wider. */
+  #wrap(text: string, width: number, px: number): string[] | null {
+    const lines: string[] = [];
+    for (const word of text.split(' ')) {
+      if (this.textWidth(word, px) > width) return null;
+      const longer = lines.length ? `${lines[lines.length - 1]} ${word}` : '';
+      if (longer && this.textWidth(longer, px) <= width) lines[lines.length - 1] = longer;
+      else lines.push(word);
+    }
+    return lines;
   }
 
   // --- interaction --------------------------------------------------------------------------

@@ -146,16 +146,17 @@ export class AttnTranslate extends AttnElement {
   }
 
   protected css(): string {
-    // Sizes in em of the widget's 13 px (see base.ts).
+    // Sizes in em of the widget's 13 px (see base.ts). min-width: 0 and overflow-wrap let a
+    // narrow screen (180 px: a phone at 200% zoom) shrink the text box and break a long word.
     return `.row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
-input[type=text] { flex: 1 1 14em; font: inherit; font-size: calc(15em / 13); padding: 4px 8px; border-radius: 4px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
-input[type=range] { flex: 1 1 8em; }
+input[type=text] { flex: 1 1 14em; min-width: 0; font: inherit; font-size: calc(15em / 13); padding: 4px 8px; border-radius: 4px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
+input[type=range] { flex: 1 1 8em; min-width: 0; }
 form button { font-size: 1em; padding: 4px 10px; }
 .cap { color: var(--muted); font-size: calc(12em / 13); margin-top: 6px; }
-.text { margin: 2px 0 6px; font-size: calc(17em / 13); }
+.text { margin: 2px 0 6px; font-size: calc(17em / 13); overflow-wrap: anywhere; }
 .cut { margin: 0 0 6px; padding-left: 6px; border-left: 3px solid #d9480f; }
 .tokens { display: flex; flex-wrap: wrap; gap: 4px; margin: 2px 0 6px; font-size: calc(15em / 13); }
-.tok { padding: 1px 5px; border-radius: 4px; border: 1px solid transparent; }
+.tok { padding: 1px 5px; border-radius: 4px; border: 1px solid transparent; overflow-wrap: anywhere; min-width: 0; }
 .tok.cur { border-color: var(--accent); }
 .tok.future { color: var(--muted); border-bottom: 1px dotted var(--line); border-radius: 0; }
 .tok.unk { border: 1px dashed #d9480f; }
