@@ -357,9 +357,13 @@ describe('demo site, cross-origin isolated', () => {
     const v = await visit(browser, `${isolated.url}performance.html`);
     await ready(v);
     const { page } = v;
+    // Before a run the chart spans the sizes it will measure, marks them, and says how to fill it.
+    const chartText = () => page.$$eval('#bench-chart text', (ts) => ts.map((t) => t.textContent));
+    expect(await chartText()).toEqual(expect.arrayContaining(['32', '64', '128', '256', 'Run the benchmark to plot each build here.']));
     await longTasks(page);
     await page.click('#run');
     await page.waitForSelector('body[data-bench="done"]', { timeout: 90_000 });
+    expect(await chartText()).not.toContain('Run the benchmark to plot each build here.');
     const cells = await page.$$eval('#bench-table td[data-ms]', (tds) => tds.map((td) => ({ v: td.getAttribute('data-variant'), ms: Number(td.getAttribute('data-ms')) })));
     for (const variant of ['scalar', 'simd', 'simd-threads']) {
       const mine = cells.filter((c) => c.v === variant);
@@ -715,6 +719,43 @@ describe('demo site, cross-origin isolated', () => {
       await v.page.close();
     }
     expect(wide).toEqual([]);
+  }, 300_000);
+
+  test('formulas: every display formula shows whole, at 1x and 2x (its box holds its ink; none scrolls at 1280 px)', async () => {
+    // Each formula is photographed as the page draws it and again with overflow visible: a clipped
+    // top (a superscript over a fraction) or a formula scrolling in its panel makes them differ.
+    const clipped: string[] = [];
+    let seen = 0;
+    for (const deviceScaleFactor of [1, 2]) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor, serviceWorkers: 'block', bypassCSP: true });
+      const page = await ctx.newPage();
+      for (const file of PAGES) {
+        await page.goto(`${isolated.url}${file}.html`);
+        await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+        for (const m of await page.$$('math[display=block]')) {
+          if (!(await m.isVisible())) continue;
+          // A page may still be settling (the heads page's status line changes as its model
+          // loads): a pair counts once the picture as drawn is the same before and after.
+          let verdict = '';
+          for (let attempt = 0; attempt < 5 && verdict === ''; attempt++) {
+            await m.evaluate((e) => e.scrollIntoView({ block: 'center', behavior: 'instant' }));
+            const r = (await m.boundingBox())!;
+            const clip = { x: Math.max(0, r.x - 4), y: Math.max(0, r.y - 12), width: r.width + 8, height: r.height + 24 };
+            const shown = await page.screenshot({ clip });
+            const style = await page.addStyleTag({ content: 'math { overflow: visible !important; }' });
+            const whole = await page.screenshot({ clip });
+            await style.evaluate((e) => e.remove());
+            if (!shown.equals(await page.screenshot({ clip }))) await page.waitForTimeout(500);
+            else verdict = shown.equals(whole) ? 'whole' : 'clipped';
+          }
+          seen++;
+          if (verdict !== 'whole') clipped.push(`${file}.html at ${deviceScaleFactor}x: ${await m.getAttribute('aria-label')} (${verdict || 'never still'})`);
+        }
+      }
+      await ctx.close();
+    }
+    expect(seen).toBeGreaterThan(60);
+    expect(clipped).toEqual([]);
   }, 300_000);
 
   test('offline: a page used online works offline, its build, Worker and model included, with the HTTP cache cleared; a page never saved says so', async () => {
