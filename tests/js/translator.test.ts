@@ -326,7 +326,7 @@ describe('translate: options, empty input, sentences, limits (issue 17)', () => 
 
 describe('loadTranslator: names, paths and URLs (issue 17)', () => {
   it('checks its options', async () => {
-    await expect(lib.loadTranslator('fra-eng', { archh: 'gru' } as never)).rejects.toThrowError(/^loadTranslator: options: unknown option 'archh'; expected one of arch, onProgress, signal$/);
+    await expect(lib.loadTranslator('fra-eng', { archh: 'gru' } as never)).rejects.toThrowError(/^loadTranslator: options: unknown option 'archh'; expected one of arch, onProgress, signal, worker$/);
     await expect(lib.loadTranslator('fra-eng', { signal: 'stop' } as never)).rejects.toThrowError(/^loadTranslator: options\.signal: expected an AbortSignal, got "stop"$/);
     await expect(lib.loadTranslator('fra-eng', null as never)).rejects.toThrowError(/^loadTranslator: options: expected an object, got null$/);
     await expect(lib.loadTranslator('fra-eng', { onProgress: 3 } as never)).rejects.toThrowError(/^loadTranslator: options\.onProgress: expected a function, got 3$/);

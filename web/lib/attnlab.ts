@@ -15,7 +15,8 @@ import { rope } from './rope.js';
 import { synthesizer } from './synthesizer.js';
 import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
-import { loadTranslator, type LoadTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
+import type { WorkerTranslator } from './translator-remote.js';
+import { loadTranslator, type LoadTranslatorOptions, type LoadWorkerTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
 import type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
   GpuAdapterInfo, GpuStats, HeapStats, Int32Tensor, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
@@ -78,7 +79,7 @@ export class Attnlab {
   /** Trainer sessions still running: dispose() cancels them. */
   #trainers = new Set<TrainerSession>();
   /** Translators this instance loaded: dispose() disposes them. */
-  #translators = new Set<WeakRef<Translator>>();
+  #translators = new Set<WeakRef<Translator | WorkerTranslator>>();
 
   /** @internal Use `load()`. */
   constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null, variantReason = '') {
@@ -260,9 +261,13 @@ export class Attnlab {
    * Loads a translator: a model name ('fra-eng', 'eng-fra': the files of the attnlab-models
    * package, found by name in Node), a path (Node: against the working directory; browsers:
    * against the page), a URL, a model file's bytes, or a Blob / File (`<input type=file>`, a drop).
+   * With `{ worker: true }` the model runs in a Worker of its own and translate() returns a Promise.
    */
-  loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator> {
-    return loadTranslator(this.#nn('loadTranslator'), source, options).then((tr) => {
+  loadTranslator(source: TranslatorSource, options: LoadWorkerTranslatorOptions): Promise<WorkerTranslator>;
+  loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions & { worker?: false }): Promise<Translator>;
+  loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator | WorkerTranslator>;
+  loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator | WorkerTranslator> {
+    return loadTranslator(this.#nn('loadTranslator'), source, options, { variant: this.variant, threads: this.threads }).then((tr) => {
       // Weakly held: a translator dropped without dispose() is still collected (and freed).
       for (const r of this.#translators) {
         const held = r.deref();

@@ -23,9 +23,10 @@ export type {
   Int32Tensor, LshAttentionOptions, LshAttentionResult, ShawOptions, SynthesizerMlp, SynthesizerOptions, T5BiasOptions,
 } from './types.js';
 export { Translator, translatorNames } from './translator.js';
+export { WorkerTranslator } from './translator-remote.js';
 export type {
-  AlignmentAttention, BeamResult, LoadProgress, LoadTranslatorOptions, SentenceTranslation, TransformerAttention,
-  TranslateOptions, TranslationResult, TranslatorArch, TranslatorInfo, TranslatorName, TranslatorSource,
+  AlignmentAttention, BeamResult, LoadProgress, LoadTranslatorOptions, LoadWorkerTranslatorOptions, SentenceTranslation, TransformerAttention,
+  TranslateOptions, TranslationResult, TranslatorArch, TranslatorInfo, TranslatorName, TranslatorSource, WorkerTranslateOptions,
 } from './translator.js';
 export type {
   CreateTrainerOptions, TrainerExample, TrainerOptions, TrainerProgress, TrainerResult, TrainerSession, TrainerTask,

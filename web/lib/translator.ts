@@ -7,7 +7,8 @@ import { argError, describe } from './errors.js';
 import { filled } from './filled.js';
 import { isNode } from './loader.js';
 import { checkOneOf, checkOptions, isTyped } from './tensor.js';
-import type { Tensor } from './types.js';
+import { WorkerTranslator } from './translator-remote.js';
+import type { Tensor, Variant } from './types.js';
 import type { NnModule, TranslationOut, TranslatorInfoOut } from './wasm-module.js';
 
 export type TranslatorArch = 'gru' | 'transformer';
@@ -35,6 +36,19 @@ export interface LoadTranslatorOptions {
   onProgress?: (p: LoadProgress) => void;
   /** Cancels the download and the load: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * true: the model runs in a Worker of its own (a module Worker in browsers, a `worker_threads`
+   * Worker in Node) with the instance's build and threads, and `translate()` returns a Promise
+   * (`WorkerTranslator`), so beam search never blocks the calling thread. Where no Worker can
+   * start (a CSP without worker-src for it) the promise rejects. Default false: a `Translator`
+   * whose `translate()` runs on the calling thread.
+   */
+  worker?: boolean;
+}
+
+/** `loadTranslator(source, { worker: true })`'s options. */
+export interface LoadWorkerTranslatorOptions extends LoadTranslatorOptions {
+  worker: true;
 }
 
 export interface TranslateOptions {
@@ -49,6 +63,16 @@ export interface TranslateOptions {
   maxLength?: number;
   /** GNMT length-penalty alpha for beam scores; default 0.6. */
   lengthPenalty?: number;
+}
+
+/** A `WorkerTranslator`'s `translate()` options. */
+export interface WorkerTranslateOptions extends TranslateOptions {
+  /**
+   * Cancels this translation: the promise rejects with the signal's reason. A queued one is
+   * dropped; the one running stops at once (its Worker is ended and a fresh one loads the model
+   * again for the calls after it).
+   */
+  signal?: AbortSignal;
 }
 
 /** GRU models: one alignment [targetTokens, sourceTokens] (each row sums to 1). */
@@ -210,6 +234,77 @@ function combinedAttention(parts: SentenceTranslation[]): AlignmentAttention | T
     cross: of('cross', tgt, src), decoderSelf: of('decoderSelf', tgt, tgt), encoderSelf: of('encoderSelf', src, src) };
 }
 
+/** translate()'s arguments, checked; `maxLength` undefined: the default. */
+export interface CheckedTranslate {
+  beam: number;
+  maxLength: number | undefined;
+  lengthPenalty: number;
+}
+
+/** Checks translate()'s text and options (`keys`: the options it takes) against `maxTargetTokens`. */
+export function checkTranslate(text: unknown, options: unknown, maxTargetTokens: number, keys: readonly string[]): CheckedTranslate {
+  const fn = 'translate';
+  if (typeof text !== 'string') throw argError(fn, 'text', 'a string', text);
+  const o = checkOptions(fn, 'options', options, keys) as TranslateOptions;
+  const beam = o.beam ?? 1;
+  const maxLength = o.maxLength;  // undefined: the default, 2 x source tokens + 10 (0 to the engine)
+  const lp = o.lengthPenalty ?? 0.6;
+  if (typeof beam !== 'number' || !Number.isInteger(beam) || beam < 1 || beam > 64) throw argError(fn, 'options.beam', 'an integer in [1, 64]', beam);
+  const most = maxTargetTokens;
+  if (maxLength !== undefined && (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > most)) {
+    throw argError(fn, 'options.maxLength', `an integer from 1 to ${most}${most < 512 ? " (this model's limit)" : ''}, or undefined for the default`, maxLength);
+  }
+  if (typeof lp !== 'number' || !Number.isFinite(lp) || lp < 0 || lp > 10) throw argError(fn, 'options.lengthPenalty', 'a number in [0, 10]', lp);
+  return { beam, maxLength, lengthPenalty: lp };
+}
+
+/** A model's limits (see `Translator.maxSourceTokens`, `maxTargetTokens`), from its config. */
+export function translatorLimits(info: TranslatorInfo): { maxSourceTokens: number; maxTargetTokens: number } {
+  const maxSourceTokens = Number(configValue(info.config, 'max_len') ?? 0) || 0;
+  // As the engine caps it (Translator::translate); 512 is beam_search's own bound.
+  return { maxSourceTokens, maxTargetTokens: maxSourceTokens > 0 ? Math.min(512, maxSourceTokens - 1) : 512 };
+}
+
+function emptyAttention(info: TranslatorInfo): AlignmentAttention | TransformerAttention {
+  if (info.arch !== 'transformer') return { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(null, [0, 0]) };
+  const L = Number(configValue(info.config, 'layers') ?? 0), H = Number(configValue(info.config, 'heads') ?? 0);
+  return { kind: 'transformer', layers: L, heads: H, cross: tensor(null, [L, H, 0, 0]), decoderSelf: tensor(null, [L, H, 0, 0]), encoderSelf: tensor(null, [L, H, 0, 0]) };
+}
+
+/** A whole input's result from its sentences' (see `TranslationResult`). */
+export function assembleTranslation(sentences: SentenceTranslation[], info: TranslatorInfo): TranslationResult {
+  if (sentences.length === 1) {
+    const { source: _, ...one } = sentences[0];
+    return { ...one, sentences };
+  }
+  const out = {
+    text: sentences.map((p) => p.text).filter(Boolean).join(' '),
+    sourceTokens: sentences.flatMap((p) => p.sourceTokens),
+    targetTokens: sentences.flatMap((p) => p.targetTokens),
+    score: sentences.length ? sentences.reduce((a, p) => a + p.score, 0) / sentences.length : 0,
+    logProb: sentences.reduce((a, p) => a + p.logProb, 0),
+    beams: [] as BeamResult[],
+    sentences,
+    truncated: sentences.some((p) => p.truncated),
+    cutAtMaxLength: sentences.some((p) => p.cutAtMaxLength),
+  } as Omit<TranslationResult, 'attention'> as TranslationResult;
+  if (sentences.length) {
+    out.beams.push({ text: out.text, tokens: out.targetTokens, score: out.score, logProb: out.logProb, cutAtMaxLength: out.cutAtMaxLength });
+    // Block-diagonal matrices grow with the square of the input: built only when read.
+    Object.defineProperty(out, 'attention', {
+      enumerable: true, configurable: true,
+      get(): AlignmentAttention | TransformerAttention {
+        const value = combinedAttention(sentences);
+        Object.defineProperty(out, 'attention', { value, enumerable: true, writable: true, configurable: true });
+        return value;
+      },
+    });
+  } else {
+    out.attention = emptyAttention(info);
+  }
+  return out;
+}
+
 const TRANSLATE_OPTIONS = ['beam', 'maxLength', 'lengthPenalty'] as const;
 
 export class Translator {
@@ -237,9 +332,7 @@ export class Translator {
     this.srcLang = info.srcLang;
     this.tgtLang = info.tgtLang;
     this.parameters = info.parameters;
-    this.maxSourceTokens = Number(configValue(info.config, 'max_len') ?? 0) || 0;
-    // As the engine caps it (Translator::translate); 512 is beam_search's own bound.
-    this.maxTargetTokens = this.maxSourceTokens > 0 ? Math.min(512, this.maxSourceTokens - 1) : 512;
+    ({ maxSourceTokens: this.maxSourceTokens, maxTargetTokens: this.maxTargetTokens } = translatorLimits(info));
     finalizer.register(this, { m, id }, this);
   }
 
@@ -248,57 +341,10 @@ export class Translator {
    * short everyday sentences (Tatoeba) of at most `maxSourceTokens` pieces.
    */
   translate(text: string, options?: TranslateOptions): TranslationResult {
-    const fn = 'translate';
-    if (!this.#m) throw new Error(`${fn}: this translator has been disposed; call lib.loadTranslator() for a new one`);
-    if (typeof text !== 'string') throw argError(fn, 'text', 'a string', text);
-    const o = checkOptions(fn, 'options', options, TRANSLATE_OPTIONS) as TranslateOptions;
-    const beam = o.beam ?? 1;
-    const maxLength = o.maxLength;  // undefined: the default, 2 x source tokens + 10 (0 to the engine)
-    const lp = o.lengthPenalty ?? 0.6;
-    if (typeof beam !== 'number' || !Number.isInteger(beam) || beam < 1 || beam > 64) throw argError(fn, 'options.beam', 'an integer in [1, 64]', beam);
-    const most = this.maxTargetTokens;
-    if (maxLength !== undefined && (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > most)) {
-      throw argError(fn, 'options.maxLength', `an integer from 1 to ${most}${most < 512 ? " (this model's limit)" : ''}, or undefined for the default`, maxLength);
-    }
-    if (typeof lp !== 'number' || !Number.isFinite(lp) || lp < 0 || lp > 10) throw argError(fn, 'options.lengthPenalty', 'a number in [0, 10]', lp);
+    if (!this.#m) throw new Error('translate: this translator has been disposed; call lib.loadTranslator() for a new one');
+    const { beam, maxLength, lengthPenalty } = checkTranslate(text, options, this.maxTargetTokens, TRANSLATE_OPTIONS);
     const m = this.#m;
-    const sentences = splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lp));
-    if (sentences.length === 1) {
-      const { source: _, ...one } = sentences[0];
-      return { ...one, sentences };
-    }
-    const out = {
-      text: sentences.map((p) => p.text).filter(Boolean).join(' '),
-      sourceTokens: sentences.flatMap((p) => p.sourceTokens),
-      targetTokens: sentences.flatMap((p) => p.targetTokens),
-      score: sentences.length ? sentences.reduce((a, p) => a + p.score, 0) / sentences.length : 0,
-      logProb: sentences.reduce((a, p) => a + p.logProb, 0),
-      beams: [] as BeamResult[],
-      sentences,
-      truncated: sentences.some((p) => p.truncated),
-      cutAtMaxLength: sentences.some((p) => p.cutAtMaxLength),
-    } as Omit<TranslationResult, 'attention'> as TranslationResult;
-    if (sentences.length) {
-      out.beams.push({ text: out.text, tokens: out.targetTokens, score: out.score, logProb: out.logProb, cutAtMaxLength: out.cutAtMaxLength });
-      // Block-diagonal matrices grow with the square of the input: built only when read.
-      Object.defineProperty(out, 'attention', {
-        enumerable: true, configurable: true,
-        get(): AlignmentAttention | TransformerAttention {
-          const value = combinedAttention(sentences);
-          Object.defineProperty(out, 'attention', { value, enumerable: true, writable: true, configurable: true });
-          return value;
-        },
-      });
-    } else {
-      out.attention = this.#emptyAttention();
-    }
-    return out;
-  }
-
-  #emptyAttention(): AlignmentAttention | TransformerAttention {
-    if (this.arch !== 'transformer') return { kind: 'alignment', layers: 1, heads: 1, alignment: tensor(null, [0, 0]) };
-    const L = Number(configValue(this.info.config, 'layers') ?? 0), H = Number(configValue(this.info.config, 'heads') ?? 0);
-    return { kind: 'transformer', layers: L, heads: H, cross: tensor(null, [L, H, 0, 0]), decoderSelf: tensor(null, [L, H, 0, 0]), encoderSelf: tensor(null, [L, H, 0, 0]) };
+    return assembleTranslation(splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lengthPenalty)), this.info);
   }
 
   #sentence(m: NnModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
@@ -563,16 +609,42 @@ async function resolveSource(source: string, arch: TranslatorArch): Promise<{ ur
   return { url: new URL(source, base.document?.baseURI ?? base.location?.href), what };
 }
 
-const LOAD_OPTIONS = ['arch', 'onProgress', 'signal'] as const;
+const LOAD_OPTIONS = ['arch', 'onProgress', 'signal', 'worker'] as const;
 
-/** `nn`: the instance's nn module, instantiated on first use (after the arguments are checked). */
-export async function loadTranslator(nn: () => Promise<NnModule>, source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator> {
+/**
+ * A translator of the model file `bytes` in `m`. `name`: how the engine's errors name the file
+ * (` "x.atl"`, ` of 'fra-eng' (gru)`, or '' for bare bytes).
+ */
+export function translatorFromBytes(m: NnModule, bytes: Uint8Array, name: string): Translator {
+  const fn = 'loadTranslator';
+  const p = m._malloc(Math.max(bytes.byteLength, 4));
+  if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
+  try {
+    new Uint8Array(m.memoryBuffer(), p, bytes.byteLength).set(bytes);
+    // The engine's messages begin 'model file: '; others (out of memory) get the prefix when named.
+    const fail = (message: string) => new Error(name ? `${fn}: model file${name}: ${message.replace(/^model file: /, '')}` : `${fn}: ${message}`);
+    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), fail);
+    const { id, ...rest } = info;
+    return new Translator(m, id, rest);
+  } finally {
+    m._free(p);
+  }
+}
+
+/**
+ * `nn`: the instance's nn module, instantiated on first use (after the arguments are checked);
+ * `build`: the instance's, which a Worker translator loads too.
+ */
+export async function loadTranslator(nn: () => Promise<NnModule>, source: TranslatorSource, options: LoadTranslatorOptions | undefined,
+  build: { variant: Variant; threads: number }): Promise<Translator | WorkerTranslator> {
   const fn = 'loadTranslator';
   const o = checkOptions(fn, 'options', options, LOAD_OPTIONS) as LoadTranslatorOptions;
   const arch = checkOneOf(fn, 'options.arch', o.arch, ARCHS, 'transformer');
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw argError(fn, 'options.onProgress', 'a function', o.onProgress);
   const { signal } = o;
   if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw argError(fn, 'options.signal', 'an AbortSignal', signal);
+  const worker = o.worker ?? false;
+  if (typeof worker !== 'boolean') throw argError(fn, 'options.worker', 'a boolean', worker);
   checkAborted(signal);
   let bytes: Uint8Array;
   // How the model file is named in the engine's errors, so a user loading several models sees
@@ -595,18 +667,12 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   } else {
     throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer, a Uint8Array or a Blob`, source);
   }
+  if (worker) {
+    // The caller's own bytes are copied: the translator keeps them to load a fresh Worker after an abort.
+    const own = source instanceof ArrayBuffer || isTyped(source, 'uint8') ? bytes.slice() : bytes;
+    return WorkerTranslator.open(own, name, build, signal);
+  }
   const m = await nn();
   checkAborted(signal);  // aborted while the module started
-  const p = m._malloc(Math.max(bytes.byteLength, 4));
-  if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
-  try {
-    new Uint8Array(m.memoryBuffer(), p, bytes.byteLength).set(bytes);
-    // The engine's messages begin 'model file: '; others (out of memory) get the prefix when named.
-    const fail = (message: string) => new Error(name ? `${fn}: model file${name}: ${message.replace(/^model file: /, '')}` : `${fn}: ${message}`);
-    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), fail);
-    const { id, ...rest } = info;
-    return new Translator(m, id, rest);
-  } finally {
-    m._free(p);
-  }
+  return translatorFromBytes(m, bytes, name);
 }

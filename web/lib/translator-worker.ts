@@ -1,0 +1,55 @@
+// The Worker behind `loadTranslator(source, { worker: true })`: a browser module Worker or a Node
+// worker_threads Worker with an nn instance of its own (the page's build and threads), so beam
+// search never blocks the caller. In: load (once), then translate, handled in order, each to the
+// end. Out: ready, loaded, translated, error (see translator-protocol.ts).
+import { instantiateNn, isNode } from './loader.js';
+import type { TranslatorWorkerMessage, TranslatorWorkerRequest } from './translator-protocol.js';
+import { translatorFromBytes, type Translator } from './translator.js';
+
+interface Port {
+  post(m: TranslatorWorkerMessage, transfer?: Transferable[]): void;
+  listen(f: (m: TranslatorWorkerRequest) => void): void;
+}
+
+type NodePort = { postMessage(m: unknown, transfer?: unknown[]): void; on(ev: 'message', f: (m: never) => void): void };
+type WebScope = { postMessage(m: unknown, transfer?: Transferable[]): void; onmessage: ((e: { data: never }) => void) | null };
+
+function port(): Port {
+  if (isNode) {
+    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    const p = (get?.('node:worker_threads') as { parentPort: NodePort | null } | undefined)?.parentPort;
+    if (!p) throw new Error('attnlab translator-worker.js: not started as a worker thread');
+    return { post: (m, transfer) => p.postMessage(m, transfer), listen: (f) => p.on('message', f) };
+  }
+  const scope = globalThis as unknown as WebScope;
+  return { post: (m, transfer) => scope.postMessage(m, transfer ?? []), listen: (f) => (scope.onmessage = (e) => f(e.data)) };
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+let translator: Translator | null = null;
+
+const p = port();
+p.listen((m) => {
+  if (m.type === 'load') {
+    instantiateNn(m.variant, m.threads).catch((e: unknown) => {
+      throw new Error(`loadTranslator: the translators' WebAssembly module (attnlab-nn-${m.variant}) did not load in the Worker: ${message(e)}`);
+    }).then((nn) => {
+      translator = translatorFromBytes(nn, m.bytes, m.name);
+      p.post({ type: 'loaded', info: translator.info });
+    }).catch((e: unknown) => p.post({ type: 'error', message: message(e) }));
+    return;
+  }
+  try {
+    if (!translator) throw new Error('translate: the model is not loaded');
+    const { sentences } = translator.translate(m.text, { beam: m.beam, maxLength: m.maxLength, lengthPenalty: m.lengthPenalty });
+    // Only the sentences cross: the page assembles the whole result (and its lazy attention).
+    const buffers = new Set<ArrayBuffer>();
+    for (const { attention: a } of sentences) {
+      for (const t of a.kind === 'alignment' ? [a.alignment] : [a.cross, a.decoderSelf, a.encoderSelf]) buffers.add(t.data.buffer as ArrayBuffer);
+    }
+    p.post({ type: 'translated', seq: m.seq, sentences }, [...buffers]);
+  } catch (e) {
+    p.post({ type: 'error', seq: m.seq, message: message(e) });
+  }
+});
+p.post({ type: 'ready' });
