@@ -155,6 +155,11 @@ describe('loadTranslator(source, { worker: true })', () => {
     own.dispose();
     expect([x.disposed, y.disposed]).toEqual([true, true]);
     await expect(x.translate('Bonjour.')).rejects.toThrowError(disposed);
+    // Disposed while a Worker translator loaded: the load rejects as the in-thread one's does.
+    const again = await load({ variant: 'simd' });
+    const loading = again.loadTranslator('fra-eng', { arch: 'gru', worker: true });
+    again.dispose();
+    await expect(loading).rejects.toThrowError(/^loadTranslator: this attnlab instance has been disposed; call load\(\) for a new one$/);
   });
 
   it('an idle Worker translator keeps no process alive; one translating does until it answers', () => {

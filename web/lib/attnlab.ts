@@ -268,6 +268,9 @@ export class Attnlab {
   loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator | WorkerTranslator>;
   loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator | WorkerTranslator> {
     return loadTranslator(this.#nn('loadTranslator'), source, options, { variant: this.variant, threads: this.threads }).then((tr) => {
+      // A Worker translator loads without this instance's module: disposed meanwhile, it goes too.
+      if (!this.#m) tr.dispose();
+      this.#mod('loadTranslator');
       // Weakly held: a translator dropped without dispose() is still collected (and freed).
       for (const r of this.#translators) {
         const held = r.deref();
