@@ -4,6 +4,7 @@
 // interaction by touch; the reader's own font size honoured.
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
+import { lowContrastText } from './contrast';
 import { useSite } from './site-server';
 
 const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
@@ -62,13 +63,16 @@ interface Audit {
 
 /**
  * Measures the page as it is (all of it, not only what is on screen), through open shadow roots:
- * elements reaching past the 360 px screen that no scrolling box holds; text below WCAG AA
- * contrast (4.5:1, 3:1 from 24 px or 18.66 px bold) against what lies under it (SVG text: the
- * shape under its centre, as a heatmap cell); targets under 24 x 24 px whose 24 px circle meets
- * another target (2.5.8's spacing rule; a checkbox counts with its label, links inside a sentence
- * are exempt); running animations.
+ * elements reaching past the 360 px screen that no scrolling box holds; targets under 24 x 24 px
+ * whose 24 px circle meets another target (2.5.8's spacing rule; a checkbox counts with its
+ * label, links inside a sentence are exempt); running animations. measure() adds text contrast.
  */
-function audit(): Audit {
+/** audit(), and text below WCAG AA contrast (contrast.ts). */
+async function measure(page: Page): Promise<Audit> {
+  return { ...(await page.evaluate(audit)), lowContrast: await page.evaluate(lowContrastText) };
+}
+
+function audit(): Omit<Audit, 'lowContrast'> {
   const all: Element[] = [];
   const walk = (root: Document | ShadowRoot) => root.querySelectorAll('*').forEach((e) => { all.push(e); if (e.shadowRoot) walk(e.shadowRoot); });
   walk(document);
@@ -92,62 +96,6 @@ function audit(): Audit {
     return true;
   }).map((e) => `${name(e)} [${Math.round(e.getBoundingClientRect().left)}, ${Math.round(e.getBoundingClientRect().right)}]`);
 
-  type RGBA = [number, number, number, number];
-  const parse = (c: string): RGBA | null => {
-    const m = /rgba?\(([^)]+)\)/.exec(c);
-    if (!m) return null;
-    const v = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
-    return [v[0], v[1], v[2], v[3] ?? 1];
-  };
-  const over = (top: RGBA, under: RGBA): RGBA => [0, 1, 2].map((k) => top[k] * top[3] + under[k] * (1 - top[3])).concat(1) as RGBA;
-  const lum = (c: RGBA) => [0, 1, 2].reduce((s, k, i) => {
-    const x = c[k] / 255;
-    return s + [0.2126, 0.7152, 0.0722][i] * (x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
-  }, 0);
-  /** The colour behind `e`, its ancestors' backgrounds composited, and their opacity. */
-  const behind = (e: Element): { bg: RGBA; opacity: number } => {
-    const layers: RGBA[] = [];
-    let opacity = 1;
-    for (let a: Element | null = e; a; a = up(a)) {
-      const cs = getComputedStyle(a);
-      opacity *= Number(cs.opacity);
-      const c = parse(cs.backgroundColor);
-      if (c && c[3] > 0) layers.push(c);
-      if (c && c[3] >= 1) break;
-    }
-    let bg: RGBA = parse(getComputedStyle(document.documentElement).backgroundColor) ?? [255, 255, 255, 1];
-    if (bg[3] < 1) bg = [255, 255, 255, 1];
-    for (const l of layers.reverse()) bg = over(l, bg);
-    return { bg, opacity };
-  };
-  const lowContrast = new Set<string>();
-  for (const e of all) {
-    const text = [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent!.trim()).join(' ').trim();
-    if (!text || !shown(e) || e.closest(':disabled, option') || (e instanceof SVGElement && e.tagName !== 'text' && e.tagName !== 'tspan')) continue;
-    const r = e.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1) continue;
-    const cs = getComputedStyle(e);
-    let { bg, opacity } = behind(e instanceof SVGElement ? e.closest('svg')! : e);
-    if (e instanceof SVGElement) {
-      const cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
-      const shape = [...e.closest('svg')!.querySelectorAll('rect, circle, path, polygon')].filter((u) => {
-        const q = u.getBoundingClientRect();
-        return (u.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) && getComputedStyle(u).fill !== 'none' && q.left <= cx && q.right >= cx && q.top <= cy && q.bottom >= cy;
-      }).pop();
-      const fill = shape && parse(getComputedStyle(shape).fill);
-      if (fill) bg = over([fill[0], fill[1], fill[2], Number(getComputedStyle(shape!).fillOpacity)], bg);
-      opacity *= Number(cs.fillOpacity);
-    }
-    const c = parse(e instanceof SVGElement ? cs.fill : cs.color);
-    if (!c) continue;
-    const fg = over([c[0], c[1], c[2], c[3] * opacity], bg);
-    const [a, b] = [lum(fg), lum(bg)];
-    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-    const px = parseFloat(cs.fontSize);
-    const need = px >= 24 || (px >= 18.66 && Number(cs.fontWeight) >= 700) ? 3 : 4.5;
-    if (ratio < need) lowContrast.add(`${name(e)} "${text.slice(0, 24)}" ${ratio.toFixed(2)}:1 (${px} px, needs ${need})`);
-  }
-
   const TARGET = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"])';
   const targets = all.filter((e) => e.matches(TARGET) && shown(e)).map((e) => {
     const q = e.getBoundingClientRect();
@@ -168,7 +116,7 @@ function audit(): Audit {
     .map((t) => `${name(t.e)} ${Math.round(t.box.r - t.box.l)}x${Math.round(t.box.b - t.box.t)}`);
 
   const animations = document.getAnimations().filter((a) => a.playState === 'running').map((a) => String((a.effect as KeyframeEffect | null)?.target?.tagName));
-  return { scrollWidth: document.scrollingElement!.scrollWidth, wide, lowContrast: [...lowContrast], smallTargets, animations };
+  return { scrollWidth: document.scrollingElement!.scrollWidth, wide, smallTargets, animations };
 }
 
 describe('the site on a phone', () => {
@@ -179,7 +127,7 @@ describe('the site on a phone', () => {
       const p = await phone(`${file}.html`, scheme);
       // Widgets draw on the next animation frame; a page's first results arrive just after ready.
       await p.page.waitForTimeout(1000);
-      const a = await p.page.evaluate(audit);
+      const a = await measure(p.page);
       const bad: Partial<Audit> & { problems?: string[] } = {};
       if (a.scrollWidth > 360) bad.scrollWidth = a.scrollWidth;
       for (const k of ['wide', 'lowContrast', 'smallTargets', 'animations'] as const) if (a[k].length) bad[k] = a[k];
@@ -235,7 +183,7 @@ describe('the site on a phone', () => {
       expect(await state()).toEqual({ expanded: 'false', controls: true, shown: 0, theme: false });
       await page.tap('header.site button.menu-toggle');
       expect(await state()).toEqual({ expanded: 'true', controls: true, shown: 9, theme: true });
-      const a = await page.evaluate(audit);
+      const a = await measure(page);
       expect({ lowContrast: a.lowContrast, smallTargets: a.smallTargets, scrollWidth: a.scrollWidth }).toEqual({ lowContrast: [], smallTargets: [], scrollWidth: 360 });
       expect(await page.getAttribute('header.site nav a[aria-current="page"]', 'href')).toBe('./scoring.html');
       await page.tap('header.site button.menu-toggle');

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { lowContrastText } from '../browser/contrast';
 import { serveStatic, type StaticServer } from '../browser/static-server';
 import { launchFirefox } from './firefox';
 
@@ -118,67 +119,6 @@ test('pooling: the bandwidth slider, dragging a point and training the bandwidth
   expect(problems).toEqual([]);
 });
 
-/**
- * Text below WCAG AA contrast (4.5:1; 3:1 from 24 px, or 18.66 px bold) against what lies under
- * it, through open shadow roots: the ancestors' backgrounds composited; for SVG text, also the
- * shape under its centre (a heatmap cell). A smaller cousin of tests/browser/site-mobile's audit.
- */
-function lowContrast(): string[] {
-  const all: Element[] = [];
-  const walk = (root: Document | ShadowRoot) => root.querySelectorAll('*').forEach((e) => { all.push(e); if (e.shadowRoot) walk(e.shadowRoot); });
-  walk(document);
-  const up = (e: Element): Element | null => e.parentElement ?? (e.parentNode instanceof ShadowRoot ? e.parentNode.host : null);
-  const parse = (c: string): number[] | null => {
-    const m = /rgba?\(([^)]+)\)/.exec(c);
-    if (!m) return null;
-    const v = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
-    return [v[0], v[1], v[2], v[3] ?? 1];
-  };
-  const over = (top: number[], under: number[]) => [0, 1, 2].map((k) => top[k] * top[3] + under[k] * (1 - top[3])).concat(1);
-  const lum = (c: number[]) => [0.2126, 0.7152, 0.0722].reduce((sum, w, k) => {
-    const x = c[k] / 255;
-    return sum + w * (x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
-  }, 0);
-  const low: string[] = [];
-  for (const e of all) {
-    const text = [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent!.trim()).join(' ').trim();
-    if (!text || !e.checkVisibility({ checkVisibilityCSS: true }) || e.closest(':disabled, option, .sr, .visually-hidden, .skip')) continue;
-    if (e instanceof SVGElement && e.tagName !== 'text' && e.tagName !== 'tspan') continue;
-    const r = e.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1) continue;
-    const cs = getComputedStyle(e);
-    const layers: number[][] = [];
-    let opacity = 1;
-    for (let a: Element | null = e instanceof SVGElement ? e.closest('svg') : e; a; a = up(a)) {
-      const c = parse(getComputedStyle(a).backgroundColor);
-      opacity *= Number(getComputedStyle(a).opacity);
-      if (c && c[3] > 0) layers.push(c);
-      if (c && c[3] >= 1) break;
-    }
-    let bg = [255, 255, 255, 1];
-    for (const l of layers.reverse()) bg = over(l, bg);
-    if (e instanceof SVGElement) {
-      const cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
-      const shape = [...e.closest('svg')!.querySelectorAll('rect, circle, path, polygon')].filter((u) => {
-        const q = u.getBoundingClientRect();
-        return (u.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) && getComputedStyle(u).fill !== 'none' && q.left <= cx && q.right >= cx && q.top <= cy && q.bottom >= cy;
-      }).pop();
-      const fill = shape && parse(getComputedStyle(shape).fill);
-      if (fill) bg = over([fill[0], fill[1], fill[2], Number(getComputedStyle(shape!).fillOpacity)], bg);
-      opacity *= Number(cs.fillOpacity);
-    }
-    const c = parse(e instanceof SVGElement ? cs.fill : cs.color);
-    if (!c) continue;
-    const fg = over([c[0], c[1], c[2], c[3] * opacity], bg);
-    const [a, b] = [lum(fg), lum(bg)];
-    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-    const px = parseFloat(cs.fontSize);
-    const need = px >= 24 || (px >= 18.66 && Number(cs.fontWeight) >= 700) ? 3 : 4.5;
-    if (ratio < need) low.push(`${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''} "${text.slice(0, 24)}" ${ratio.toFixed(2)}:1 (${px} px)`);
-  }
-  return low;
-}
-
 test('dark mode (the system\'s): the pages and their widgets turn dark, text contrast AA, no console errors', async () => {
   const dark = await launchFirefox({ dark: true });
   try {
@@ -196,7 +136,7 @@ test('dark mode (the system\'s): the pages and their widgets turn dark, text con
       });
       expect(look.widgets, path).toBeGreaterThan(0);
       expect({ ...look, widgets: undefined }, path).toEqual({ scheme: true, pageDark: true, widgets: undefined, lightWidgets: [] });
-      expect(await page.evaluate(lowContrast), path).toEqual([]);
+      expect(await page.evaluate(lowContrastText), path).toEqual([]);
       await page.close();
       expect(problems).toEqual([]);
     }
