@@ -20,6 +20,16 @@ const SCALES: readonly ScaleName[] = ['viridis', 'blues', 'diverging'];
  */
 const RECT_LIMIT = 1600;
 const IMAGE_ABOVE = 300;
+/** Column labels that do not fit their cells are drawn this many degrees up from the horizontal. */
+const TILT = 50;
+const SIN = Math.sin(TILT * Math.PI / 180);
+const COS = Math.cos(TILT * Math.PI / 180);
+/**
+ * A line of text's reach above and below its baseline, in em: a little more than common sans
+ * fonts' ascent and descent (0.9-0.93 and 0.21-0.24), as the layout cannot ask the font.
+ */
+const ASCENT = 0.95;
+const DESCENT = 0.25;
 
 export class AttnHeatmap extends AttnElement {
   static get observedAttributes(): string[] {
@@ -247,25 +257,54 @@ export class AttnHeatmap extends AttnElement {
     const rowTitle = this.getAttribute('row-title');
     const colTitle = this.getAttribute('col-title');
     const maxRow = Math.min(14, Math.max(1, ...rowLabels.map((l) => l.length)));
-    const maxCol = Math.min(14, Math.max(1, ...colLabels.map((l) => l.length)));
-    const legendW = 56 * k;
+    // Each character measured once (its widths summed, kerning aside): thousands of labels each
+    // measured took as long as the rest of the drawing.
+    const charWidths = new Map<string, number>();
+    const colW = colLabels.map((l) => [...clip(l)].reduce((w, c) => {
+      if (!charWidths.has(c)) charWidths.set(c, this.textWidth(c, font));
+      return w + charWidths.get(c)!;
+    }, 0));
+    const maxColW = Math.max(0, ...colW);
+    const [lo, hi] = this.#bounds();
+    // The colour bar (12 px off the grid, 10 wide) and its end values 4 px right of it.
+    const legendW = Math.max(56 * k, 28 + Math.max(...[hi, lo].map((x) => this.textWidth(fmt(x, 2), 10 * k))));
     const left = maxRow * charW + 8 + (rowTitle ? 18 * k : 0);
     const maxCell = this.#cellSize ?? 44 * k;
     let cw = Math.max(2, Math.min(maxCell, (width - left - legendW - 4) / C));
-    const rotate = maxCol * charW > cw - 2;
-    const top = (rotate ? Math.min(maxCol * charW * 0.75 + 8, 90 * k) : font + 8) + (colTitle ? 18 * k : 0);
+    const rotate = maxColW > cw - 2;
+    // A tilted label's baseline starts right of its cell's centre, so that the middle of its
+    // glyphs (not their foot) points at the cell, and it leans further right by its width's run
+    // and its descent's: the last ones past the grid, more than the colour bar when they are long.
+    const shift = (ASCENT - DESCENT) / 2 * font / SIN;
+    const lean = shift + maxColW * COS + DESCENT * font * SIN;
+    if (rotate && lean > legendW) cw = Math.max(2, Math.min(maxCell, (width - left - lean - 4) / C));
+    // Tilted labels, baseline 5 px above the grid, rise by their width's and their ascent's rise.
+    const labelsH = rotate ? 5 + maxColW * SIN + ASCENT * font * COS + 2 : font + 8;
+    const top = labelsH + (colTitle ? 18 * k : 0);
     const ch = cw;
-    // Thin the labels when cells are smaller than the text: every step-th one.
+    // Thin the labels when cells are smaller than the text: every step-th one. Tilted ones lie
+    // step * cw * sin(TILT) apart across their lines, which must hold a line of text; their step
+    // is a round one, so that the labels shown read as a count (0, 5, 10, …).
     const rowStep = Math.max(1, Math.ceil(13 * k / ch));
-    const colStep = Math.max(1, Math.ceil(13 * k / cw));
+    const colStep = rotate ? roundUp((ASCENT + DESCENT) * font / (cw * SIN)) : Math.max(1, Math.ceil(13 * k / cw));
     const showColLabels = true;
     const showRowLabels = true;
     const gw = cw * C;
     const gh = ch * R;
-    const W = Math.ceil(left + gw + legendW);
-    const H = Math.ceil(top + gh + 4);
+    let right = left + gw + legendW;
+    if (rotate) {
+      for (let j = 0; j < C; j += colStep) right = Math.max(right, left + (j + 0.5) * cw + shift + colW[j] * COS + DESCENT * font * SIN + 1);
+    }
+    const W = Math.ceil(right);
+    // Below the grid: the colour bar (at least 40 px) with its low value, and the last row label.
+    const lh = Math.max(40, gh);
+    const lastRow = R - 1 - (R - 1) % rowStep;
+    const rowTitleW = rowTitle ? this.textWidth(rowTitle, font) : 0;
+    // The row title, centred on the grid but not above the picture when the grid is shorter.
+    const rowTitleY = Math.max(top + gh / 2, rowTitleW / 2 + 1);
+    const H = Math.ceil(Math.max(top + gh + 4, top + lh + DESCENT * 10 * k + 1,
+      top + lastRow * ch + ch / 2 + 4 * k + DESCENT * font + 1, rowTitleY + rowTitleW / 2 + 1));
     this.#geom = { x0: left, y0: top, cw, ch };
-    const [lo, hi] = this.#bounds();
     const scale = this.#scale;
     const t = (v: number) => (v - lo) / (hi - lo);
 
@@ -323,22 +362,25 @@ export class AttnHeatmap extends AttnElement {
     if (showColLabels) {
       colLabels.forEach((l, j) => {
         if (j % colStep !== 0) return;
-        const x = left + j * cw + cw / 2;
+        const x = left + j * cw + cw / 2 + (rotate ? shift : 0);
         labels.append(rotate
-          ? s('text', { x, y: top - 5, transform: `rotate(-50 ${x} ${top - 5})`, 'text-anchor': 'start', 'data-col': j }, clip(l))
+          ? s('text', { x, y: top - 5, transform: `rotate(${-TILT} ${x} ${top - 5})`, 'text-anchor': 'start', 'data-col': j }, clip(l))
           : s('text', { x, y: top - 5, 'text-anchor': 'middle', 'data-col': j }, clip(l)));
       });
     }
     if (rowTitle) {
-      const y = top + gh / 2;
+      const y = rowTitleY;
       labels.append(s('text', { x: 12 * k, y, transform: `rotate(-90 ${12 * k} ${y})`, 'text-anchor': 'middle', fill: p.muted }, rowTitle));
     }
-    if (colTitle) labels.append(s('text', { x: left + gw / 2, y: 12 * k, 'text-anchor': 'middle', fill: p.muted }, colTitle));
+    if (colTitle) {
+      // Centred on the grid, but inside the picture when it is wider than the grid.
+      const half = this.textWidth(colTitle, font) / 2 + 1;
+      labels.append(s('text', { x: clamp(left + gw / 2, Math.min(half, W / 2), Math.max(W - half, W / 2)), y: 12 * k, 'text-anchor': 'middle', fill: p.muted }, colTitle));
+    }
     svg.append(labels);
 
     // Colour bar.
     const lx = left + gw + 12;
-    const lh = Math.max(40, gh);
     const gid = `grad-${Math.random().toString(36).slice(2, 8)}`;
     const grad = s('linearGradient', { id: gid, x1: 0, y1: 1, x2: 0, y2: 0 });
     for (let k = 0; k <= 8; k++) grad.append(s('stop', { offset: k / 8, 'stop-color': rgbString(scaleRGB(scale, k / 8, p.dark)) }));
@@ -442,6 +484,13 @@ export class AttnHeatmap extends AttnElement {
 
 function clamp(x: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, x));
+}
+
+/** The smallest of 1, 2, 5, 10, 20, 50, … that is at least x. */
+function roundUp(x: number): number {
+  for (let p = 1; ; p *= 10) {
+    for (const m of [1, 2, 5]) if (m * p >= x) return m * p;
+  }
 }
 
 function clip(l: string): string {
