@@ -147,4 +147,22 @@ describe("<attn-heatmap>'s labels", () => {
     expect(await shown(`<attn-heatmap style="width: 600px" data="${data(8)}"></attn-heatmap>`))
       .toEqual({ cols: [0, 1, 2, 3, 4, 5, 6, 7], rotated: false });
   });
+
+  test("a bad cell-size's warning names the size drawn: the default, grown with the text", async () => {
+    for (const [fontSize, px] of [[16, 44], [24, 66]]) {
+      const p = await pageAt(fontSize);
+      try {
+        const r = await p.page.evaluate(() => {
+          document.getElementById('stage')!.innerHTML = '<attn-heatmap cell-size="-3" data="[[0.5,0.2]]"></attn-heatmap>';
+          const el = document.querySelector('attn-heatmap') as HTMLElement & { renderNow(): void };
+          el.renderNow();
+          const cell = el.shadowRoot!.querySelector('.cells rect')!;
+          return { fault: el.shadowRoot!.querySelector('.fault')!.textContent, cell: Number(cell.getAttribute('width')) - 0.3 };
+        });
+        expect(r).toEqual({ fault: `<attn-heatmap>: cell-size: expected a number of pixels above 0, got '-3'; using the default, ${px} px (44 px at the usual text size, grown with it)`, cell: px });
+      } finally {
+        await p.close();
+      }
+    }
+  });
 });

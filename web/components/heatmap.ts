@@ -175,16 +175,19 @@ export class AttnHeatmap extends AttnElement {
         this[name] = ok ? x : null;
         return;
       }
-      case 'digits':
-      case 'cell-size': {
+      case 'digits': {
         // digits="200" threw in toFixed and, before renders were caught, blanked every widget
         // queued after this one.
-        const r = name === 'digits'
-          ? numberAttr(this, name, 2, 'an integer from 0 to 100', (x) => Number.isInteger(x) && x >= 0 && x <= 100)
-          : numberAttr(this, name, 44, 'a number of pixels above 0', (x) => x > 0);
-        if (name === 'digits') this.#digits = r.value;
-        else this.#cellSize = value === null || value.trim() === '' || r.problem ? null : r.value;
+        const r = numberAttr(this, name, 2, 'an integer from 0 to 100', (x) => Number.isInteger(x) && x >= 0 && x <= 100);
+        this.#digits = r.value;
         if (r.problem) problems.set(name, r.problem);
+        else problems.delete(name);
+        break;
+      }
+      case 'cell-size': {
+        const r = numberAttr(this, name, 0, 'a number of pixels above 0', (x) => x > 0);
+        this.#cellSize = r.problem || !r.value ? null : r.value;
+        if (r.problem) problems.set(name, this.#cellSizeProblem());
         else problems.delete(name);
         break;
       }
@@ -198,6 +201,12 @@ export class AttnHeatmap extends AttnElement {
 
   protected problems(): string[] {
     return [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
+  }
+
+  /** A bad cell-size's warning, naming the size drawn instead: the default grows with the text. */
+  #cellSizeProblem(): string {
+    const px = Math.round(44 * this.textScale * 10) / 10;
+    return `${badAttr('cell-size', 'a number of pixels above 0', this.getAttribute('cell-size') ?? '')}; using the default, ${px} px (44 px at the usual text size, grown with it)`;
   }
 
   get #scale(): ScaleName {
@@ -252,6 +261,7 @@ export class AttnHeatmap extends AttnElement {
     const rowLabels = this.rowLabels;
     const colLabels = this.colLabels;
     const k = this.textScale;
+    if (this.attrProblems.has('cell-size')) this.attrProblems.set('cell-size', this.#cellSizeProblem());
     const font = 12 * k;
     const charW = font * 0.6;
     const rowTitle = this.getAttribute('row-title');
