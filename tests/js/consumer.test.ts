@@ -1,7 +1,7 @@
 // The packed package as a Node or TypeScript user meets it: `npm pack`, installed from the tarball
 // into a fresh project outside the checkout, then required from CommonJS, imported in a worker
 // thread, imported without side effects, and type-checked (skipLibCheck off, no @webgpu/types)
-// under every moduleResolution a consumer may have. tests/browser/package.browser.test.ts
+// under every moduleResolution a consumer may have, by this checkout's TypeScript and by 4.9. tests/browser/package.browser.test.ts
 // bundles it (Vite build and dev server); tests/js/readme.test.ts runs the README's examples.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
+// The oldest TypeScript the package's .d.ts are checked with (5.7+ prints an inferred typed array
+// as Float32Array<ArrayBufferLike>, which is an error before 5.7).
+const OLD_TS = '4.9.5';
 
 interface Packed { filename: string; files: { path: string }[] }
 
@@ -20,6 +23,7 @@ const run = (cmd: string, args: string[], cwd: string) =>
 
 let dir = '';
 let app = '';
+let oldTsc = '';
 let packed: Packed;
 
 beforeAll(() => {
@@ -32,6 +36,12 @@ beforeAll(() => {
   // Node's types, as a Node project has them (not DOM's); nothing else from the checkout.
   mkdirSync(join(app, 'node_modules/@types'));
   symlinkSync(join(root, 'node_modules/@types/node'), join(app, 'node_modules/@types/node'), 'dir');
+  // Beside the app, not in it: an install there would prune the @types/node link.
+  const ts = join(dir, 'old-ts');
+  mkdirSync(ts);
+  writeFileSync(join(ts, 'package.json'), JSON.stringify({ name: 'old-ts', private: true }));
+  run('npm', ['install', '--prefer-offline', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `typescript@${OLD_TS}`], ts);
+  oldTsc = join(ts, 'node_modules/typescript/bin/tsc');
 }, 300_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -111,14 +121,14 @@ describe('Node', () => {
 
 describe('TypeScript consumers (strict, skipLibCheck off, no @webgpu/types)', () => {
   // Asynchronously: a synchronous tsc would keep Vitest's worker from answering its runner.
-  const check = async (name: string, options: Record<string, unknown>, code: string) => {
+  const check = async (name: string, options: Record<string, unknown>, code: string, compiler = tsc) => {
     writeFileSync(join(app, `${name}.ts`), code);
     writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', ...options },
       files: [`${name}.ts`],
     }));
     try {
-      return (await promisify(execFile)(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: app, encoding: 'utf8', timeout: 120_000 })).stdout;
+      return (await promisify(execFile)(process.execPath, [compiler, '-p', `tsconfig.${name}.json`], { cwd: app, encoding: 'utf8', timeout: 120_000 })).stdout;
     } catch (e) {
       return String((e as { stdout?: string }).stdout ?? e);
     }
@@ -134,22 +144,35 @@ describe('TypeScript consumers (strict, skipLibCheck off, no @webgpu/types)', ()
     export { loadModel, widgets };
   `;
 
-  it.each([
+  const resolutions: [string, Record<string, string>][] = [
     ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
     ['node16', { module: 'node16', moduleResolution: 'node16' }],
     ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
     // "moduleResolution": "node" (node10) reads no "exports": typesVersions maps the subpaths.
-    ['node10', { module: 'esnext', moduleResolution: 'node10' }],
-  ])('%s resolves the types of every export', async (name, options) => {
+    ['node10', { module: 'esnext', moduleResolution: 'node' }],
+  ];
+  const nodeOnly = `
+    import { load, type Tensor } from 'attnlab';
+    const lib = await load();
+    const t: Tensor = { data: new Float32Array(8), shape: [2, 4] };
+    console.log(lib.attention(t, t, t).output.shape);
+  `;
+  const nodeOnlyOptions = { module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022'], types: ['node'] };
+
+  it.each(resolutions)('%s resolves the types of every export', async (name, options) => {
     expect(await check(`all-${name}`, { ...options, lib: ['es2022', 'dom'], types: [] }, everything)).toBe('');
   }, 120_000);
 
   it("a Node project's (Node's types, not the DOM's) type-checks the main entry", async () => {
-    expect(await check('node-only', { module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022'], types: ['node'] }, `
-      import { load, type Tensor } from 'attnlab';
-      const lib = await load();
-      const t: Tensor = { data: new Float32Array(8), shape: [2, 4] };
-      console.log(lib.attention(t, t, t).output.shape);
-    `)).toBe('');
+    expect(await check('node-only', nodeOnlyOptions, nodeOnly)).toBe('');
+  }, 120_000);
+
+  // TypeScript 4.9 has no moduleResolution bundler (5.0 added it).
+  it.each(resolutions.filter(([name]) => name !== 'bundler'))(`TypeScript ${OLD_TS}: %s resolves the types of every export`, async (name, options) => {
+    expect(await check(`old-${name}`, { ...options, lib: ['es2022', 'dom'], types: [] }, everything, oldTsc)).toBe('');
+  }, 120_000);
+
+  it(`TypeScript ${OLD_TS}: a Node project type-checks the main entry`, async () => {
+    expect(await check('old-node-only', nodeOnlyOptions, nodeOnly, oldTsc)).toBe('');
   }, 120_000);
 });

@@ -1,10 +1,10 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
 import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
-import { maskLayout } from './mask-layout.js';
+import { maskLayout, type MaskLayout } from './mask-layout.js';
 import { checkQueryOffset, maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
-import { checkPattern, patternMask } from './patterns.js';
-import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs } from './relative-position.js';
-import { checkEvenFeatures, checkRope } from './rope.js';
+import { checkPattern, patternMask, type PatternArgs } from './patterns.js';
+import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs, type ShawArgs, type T5Args } from './relative-position.js';
+import { checkEvenFeatures, checkRope, type RopeArgs } from './rope.js';
 import { checkBool, checkOneOf, checkOptions, checkTensor, describe, numel, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -98,8 +98,37 @@ function scoreInputs(fn: string, q: unknown, k: unknown, v: unknown, needV: bool
   return { Q, K, V, d, score, params, hidden, scale };
 }
 
+/**
+ * attention()'s checked arguments. Written out, not inferred: TypeScript 5.7+ would print an
+ * inferred Int32Array as Int32Array<ArrayBufferLike> in the .d.ts, which TypeScript < 5.7 rejects.
+ */
+export interface AttentionArgs {
+  fn: string;
+  Q: Tensor;
+  K: Tensor;
+  V: Tensor;
+  d: Dims;
+  score: ScoreName;
+  params: Record<string, Tensor>;
+  hidden: number;
+  scale: number;
+  causal: boolean;
+  queryOffset: number;
+  returnWeights: boolean;
+  validLens: Int32Array | undefined;
+  masks: MaskInput[];
+  layout: MaskLayout;
+  pattern: PatternArgs | null;
+  heads: number;
+  alibi: Float32Array | boolean;
+  rope: RopeArgs | null;
+  t5: T5Args | null;
+  shaw: ShawArgs | null;
+  t5Table: Float32Array | null;
+}
+
 /** attention()'s arguments, checked once for every backend (`scan`: see checkTensor). */
-export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions, scan?: FiniteScan) {
+export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions, scan?: FiniteScan): AttentionArgs {
   const fn = 'attention';
   const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'queryOffset', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope', 't5', 'shaw']);
   const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, true, o, scan);
@@ -130,10 +159,8 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
     throw new Error(`${fn}: options.shaw: expected score 'scaled_dot' or 'dot' and no options.pattern, got score '${score}'${pattern ? ' and a pattern' : ''}`);
   }
   const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, queryOffset, masks, validLens);
-  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, queryOffset, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
+  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, queryOffset, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope, t5, shaw, t5Table: null };
 }
-
-export type AttentionArgs = ReturnType<typeof attentionArgs>;
 
 /** Most Sq x Sk entries patternAsMask turns into a mask (the GPU holds it as 4-byte words). */
 export const PATTERN_MASK_MAX = 2 ** 25;

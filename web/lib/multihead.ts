@@ -1,9 +1,9 @@
 import { alibiArgs, checkAlibi } from './alibi.js';
 import { withHeapCopies, withScratch, type HeapCopies } from './heap.js';
-import { maskLayout } from './mask-layout.js';
+import { maskLayout, type MaskLayout } from './mask-layout.js';
 import { checkQueryOffset, maskArgs, optionalMask, type MaskInput } from './masks.js';
-import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs } from './relative-position.js';
-import { checkRope } from './rope.js';
+import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs, type ShawArgs, type T5Args } from './relative-position.js';
+import { checkRope, type RopeArgs } from './rope.js';
 import { checkBool, checkInt, checkOptions, checkTensor, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -16,8 +16,37 @@ function checkParam(fn: string, name: string, t: unknown, shape: number[], layou
   return T;
 }
 
+/** multiHeadAttention()'s checked arguments; written out for TypeScript < 5.7 (see AttentionArgs). */
+export interface MultiHeadArgs {
+  fn: string;
+  Q: Tensor;
+  K: Tensor;
+  V: Tensor;
+  batched: boolean;
+  B: number;
+  L: number;
+  S: number;
+  E: number;
+  H: number;
+  inW: Tensor;
+  outW: Tensor;
+  inB: Tensor | undefined;
+  outB: Tensor | undefined;
+  causal: boolean;
+  queryOffset: number;
+  needWeights: boolean;
+  averageWeights: boolean;
+  masks: MaskInput[];
+  layout: MaskLayout;
+  alibi: Float32Array | boolean;
+  rope: RopeArgs | null;
+  t5: T5Args | null;
+  shaw: ShawArgs | null;
+  t5Table: Float32Array | null;
+}
+
 /** multiHeadAttention()'s arguments, checked once for every backend. */
-export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions, scan?: FiniteScan) {
+export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions, scan?: FiniteScan): MultiHeadArgs {
   const fn = 'multiHeadAttention';
   const o = checkOptions(fn, 'options', options, ['causal', 'queryOffset', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope', 't5', 'shaw']);
   const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
@@ -80,10 +109,8 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
   const t5 = checkT5(fn, 'options.t5', o.t5, H, 'numHeads', scan);
   const shaw = checkShaw(fn, 'options.shaw', o.shaw, E / H, E / H, 'the head size E / numHeads', scan);
   const maskAt = maskLayout(fn, [B, H, L, S], causal, queryOffset, masks);
-  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, queryOffset, needWeights, averageWeights, masks, layout: maskAt, alibi, rope, t5, shaw, t5Table: null as Float32Array | null };
+  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, queryOffset, needWeights, averageWeights, masks, layout: maskAt, alibi, rope, t5, shaw, t5Table: null };
 }
-
-export type MultiHeadArgs = ReturnType<typeof multiHeadArgs>;
 
 /** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
 export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {

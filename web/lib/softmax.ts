@@ -1,12 +1,26 @@
 import { withScratch } from './heap.js';
-import { maskLayout } from './mask-layout.js';
+import { maskLayout, type MaskLayout } from './mask-layout.js';
 import { checkQueryOffset, maskArgs, optionalMask, optionalValidLens, type MaskInput } from './masks.js';
 import { checkBool, checkOptions, checkTensor } from './tensor.js';
 import type { MaskedSoftmaxOptions, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
+/** maskedSoftmax()'s checked arguments; written out for TypeScript < 5.7 (see AttentionArgs). */
+export interface MaskedSoftmaxArgs {
+  fn: string;
+  X: Tensor;
+  lead: number[];
+  Sq: number;
+  Sk: number;
+  causal: boolean;
+  queryOffset: number;
+  validLens: Int32Array | undefined;
+  masks: MaskInput[];
+  layout: MaskLayout;
+}
+
 /** maskedSoftmax()'s arguments, checked once for every backend. */
-export function maskedSoftmaxArgs(x: unknown, options?: MaskedSoftmaxOptions) {
+export function maskedSoftmaxArgs(x: unknown, options?: MaskedSoftmaxOptions): MaskedSoftmaxArgs {
   const fn = 'maskedSoftmax';
   const o = checkOptions(fn, 'options', options, ['causal', 'queryOffset', 'validLens', 'attnMask']);
   const X = checkTensor(fn, 'x', x, { rank: 1, orMore: true, layout: '[..., Sk]' });
@@ -20,8 +34,6 @@ export function maskedSoftmaxArgs(x: unknown, options?: MaskedSoftmaxOptions) {
   const layout = maskLayout(fn, shape, causal, queryOffset, masks, validLens);
   return { fn, X, lead: shape.slice(0, -2), Sq: shape.at(-2)!, Sk: shape.at(-1)!, causal, queryOffset, validLens, masks, layout };
 }
-
-export type MaskedSoftmaxArgs = ReturnType<typeof maskedSoftmaxArgs>;
 
 /** Softmax over the last axis of x [..., Sk] with masks; a fully masked row is all zeros. */
 export function maskedSoftmax(m: WasmModule, x: unknown, options?: MaskedSoftmaxOptions): Tensor {
