@@ -4,7 +4,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { linear } from './linear.js';
-import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, threadsSupported, variantChain } from './loader.js';
+import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, threadsSupported, variantChain, ViteDepsError } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
@@ -379,6 +379,10 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu, gpuCache);
   // From the requested build (else the fastest) down to scalar, the first that starts here.
   const fellBack: string[] = [];
+  // Under Vite's dev server every build's glue fails to import for the one reason: said once.
+  const viteDeps: string[] = [];
+  let viteDir = '';
+  const whyNot = () => [...fellBack, ...viteDeps.length ? [`${ViteDepsError.hint} (${viteDeps.join(', ')}: their glue could not be imported from ${viteDir})`] : []].join('; ');
   for (const variant of variantChain(requested)) {
     const missing = missingFeature(variant);
     if (missing) {
@@ -392,7 +396,12 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
     try {
       m = await instantiate(variant, isThreaded(variant) ? Math.max(1, threads - 1) : 0);
     } catch (e) {
-      fellBack.push(`'${variant}' failed to start (${e instanceof Error ? e.message : String(e)})`);
+      if (e instanceof ViteDepsError) {
+        viteDeps.push(`'${variant}'`);
+        viteDir = new URL('.', e.url).href;
+      } else {
+        fellBack.push(`'${variant}' failed to start (${e instanceof Error ? e.message : String(e)})`);
+      }
       continue;
     }
     const err = m.setThreads(threads);
@@ -400,13 +409,13 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
     // Idle workers must not keep a Node process alive.
     if (isNode) m.unrefWorkers();
     const unmet = options.threads !== undefined && options.threads > threads ? `, on 1 thread, not the ${options.threads} of options.threads` : '';
-    const reason = fellBack.length
-      ? `${fellBack.join('; ')}: '${variant}' is the fastest build that runs here${unmet}`
+    const reason = fellBack.length || viteDeps.length
+      ? `${whyNot()}: '${variant}' is the fastest build that runs here${unmet}`
       : requested ? `'${variant}' was asked for (options.variant)` : `'${variant}' is the fastest build, and it runs here`;
     return new Attnlab(m, variant, threads, gpu, reason);
   }
   gpu?.dispose();
-  throw new Error(`${fn}: no WebAssembly build could start: ${fellBack.join('; ')}`);
+  throw new Error(`${fn}: no WebAssembly build could start: ${whyNot()}`);
 }
 
 /** Why `variant` cannot run in this environment, or '' when it can. */

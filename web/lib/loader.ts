@@ -26,9 +26,18 @@ export const importGlue = <M>(url: URL): Promise<{ default: (options: FactoryOpt
     // Vite's dev server pre-bundles attnlab into node_modules/.vite/deps/, where the relative
     // URLs point at nothing: say the one setting that fixes it.
     if (!url.pathname.includes('/.vite/deps/')) throw e;
-    throw new Error(`${e instanceof Error ? e.message : String(e)}: Vite's dev server pre-bundled attnlab into .vite/deps/, ` +
-      `away from its WebAssembly files; add optimizeDeps: { exclude: ['attnlab'] } to vite.config`);
+    throw new ViteDepsError(e instanceof Error ? e.message : String(e), url);
   });
+
+/** The glue's import failed because Vite's dev server moved attnlab away from its files. */
+export class ViteDepsError extends Error {
+  static readonly hint = "Vite's dev server pre-bundled attnlab into .vite/deps/, away from its WebAssembly files; " +
+    "add optimizeDeps: { exclude: ['attnlab'] } to vite.config";
+
+  constructor(reason: string, readonly url: URL) {
+    super(`${reason}: ${ViteDepsError.hint}`);
+  }
+}
 
 const assets: Record<Variant, GlueAssets<WasmModule>> = {
   scalar: {
