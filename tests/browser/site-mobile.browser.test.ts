@@ -151,6 +151,29 @@ describe('the site on a phone', () => {
     expect(found).toEqual({});
   }, 300_000);
 
+  test('charts: their text is drawn at 11 px on the phone (not shrunk with the drawing), and twice that at a 32 px default font', async () => {
+    const sizes: Record<string, [number, number]> = {};
+    for (const fontSize of [16, 32]) {
+      for (const file of ['pooling', 'scoring', 'efficient', 'performance']) {
+        const p = await phone(`${file}.html`, 'light', fontSize);
+        await p.page.waitForTimeout(500);
+        // The size a chart's text reaches the screen at: its font size times the drawing's scale.
+        const px = await p.page.$$eval('svg.chart', (charts) => charts.filter((c) => c.checkVisibility()).flatMap((c) => {
+          const scale = c.getBoundingClientRect().width / c.viewBox.baseVal.width;
+          return [...c.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+        }));
+        expect(px.length, file).toBeGreaterThan(5);
+        const [lo, hi] = sizes[file] ?? [Infinity, 0];
+        sizes[file] = fontSize === 16 ? [Math.min(...px), hi] : [lo, Math.min(...px)];
+        await p.ctx.close();
+      }
+    }
+    for (const [file, [at16, at32]] of Object.entries(sizes)) {
+      expect(at16, `${file} at 16 px`).toBeGreaterThanOrEqual(10.9);
+      expect(at32 / at16, `${file}: 32 px over 16 px`).toBeCloseTo(2, 1);
+    }
+  }, 300_000);
+
   test('the header: one row (the name and a Menu button), not the five rows the path took; 200% text, a fifth of the screen', async () => {
     const heights: Record<string, number> = {};
     for (const [file, font] of [['pooling', 16], ['index', 16], ['pooling', 32]] as const) {

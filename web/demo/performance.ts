@@ -61,7 +61,7 @@ function render(sizes: readonly number[]): void {
   lineChart(chart, series, { width: 520, height: 280, xLog: true, xLabel: 'sequence length S', yLabel: 'GFLOP/s', yMin: 0, label: 'Attention throughput in GFLOP/s by sequence length for each build',
     xTicks: sizes, xEmpty: [sizes[0], sizes[sizes.length - 1]], emptyNote: 'Run the benchmark to plot each build here.' });
   table.replaceChildren(el('caption', { text: 'Milliseconds per call (GFLOP/s)' }));
-  const head = el('tr', {}, el('th', { scope: 'col', text: 'build' }), ...sizes.map((S) => el('th', { scope: 'col', text: `S = ${S}` })));
+  const head = el('tr', {}, el('th', { scope: 'col', text: 'build' }), ...sizes.map((S) => el('th', { scope: 'col', text: `S\u00a0=\u00a0${S}` })));
   table.append(el('thead', {}, head));
   const body = el('tbody');
   for (const v of variants()) {

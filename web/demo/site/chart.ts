@@ -39,17 +39,49 @@ function ticks(lo: number, hi: number, log: boolean): number[] {
 
 const fmtTick = (v: number) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(Number(v.toPrecision(3))));
 
-export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: number; height?: number; xLabel?: string; yLabel?: string; xLog?: boolean; yLog?: boolean; yMin?: number; yMax?: number; label: string;
+export interface ChartOptions {
+  /** The drawing's size where there is room for it (it is scaled up to fill up to 38rem). */
+  width?: number;
+  height?: number;
+  xLabel?: string;
+  yLabel?: string;
+  xLog?: boolean;
+  yLog?: boolean;
+  yMin?: number;
+  yMax?: number;
+  label: string;
   /** The x range to show while there are no points (an axis of 1 to 10 said nothing), and the note then written on the plot. */
-  xEmpty?: [number, number]; emptyNote?: string;
+  xEmpty?: [number, number];
+  emptyNote?: string;
   /** Where to mark the x axis (the sizes measured) instead of 1-2-5 steps. */
-  xTicks?: readonly number[] }): void {
-  const W = opts.width ?? 420;
-  const H = opts.height ?? 220;
-  const left = 52;
-  const right = 12;
-  const top = 12;
-  const bottom = 40 + (series.length > 1 ? 18 * Math.ceil(series.length / 2) : 0);
+  xTicks?: readonly number[];
+}
+
+/** Each chart's width as drawn and how to draw it again, for a container that changes width. */
+const drawn = new WeakMap<SVGSVGElement, { width: number; redraw: () => void }>();
+const resized = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
+  for (const e of entries) {
+    const d = drawn.get(e.target as SVGSVGElement);
+    if (d && Math.abs((e.target as SVGSVGElement).clientWidth - d.width) > 8) d.redraw();
+  }
+});
+
+/**
+ * Draws the chart. Where its box is narrower than `width` (a phone), it is drawn at the box's
+ * width in CSS px rather than shrunk: shrunk, its 11 px text was 7-8 px at 360 px. Text and
+ * margins follow the reader's font size (the chart's own, over 16 px).
+ */
+export function lineChart(svg: SVGSVGElement, series: Series[], opts: ChartOptions): void {
+  const k = (parseFloat(getComputedStyle(svg).fontSize) || 16) / 16;
+  const box = svg.clientWidth;
+  const W = box > 0 ? Math.min(box, (opts.width ?? 420) * k) : (opts.width ?? 420) * k;
+  drawn.set(svg, { width: box, redraw: () => lineChart(svg, series, opts) });
+  resized?.observe(svg);
+  const H = (opts.height ?? 220) * k;
+  const left = 52 * k;
+  const right = 12 * k;
+  const top = 12 * k;
+  const bottom = (40 + (series.length > 1 ? 18 * Math.ceil(series.length / 2) : 0)) * k;
   const all = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
   let [x0, x1] = all.length ? [Math.min(...all.map((p) => p[0])), Math.max(...all.map((p) => p[0]))] : opts.xEmpty ?? [1, 10];
   let [y0, y1] = all.length ? [Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[1]))] : [opts.yLog ? 1 : 0, 10];
@@ -66,21 +98,21 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', opts.label);
   svg.append(node('title', {}, opts.label));
-  const g = node('g', { 'font-size': 11, style: 'fill: var(--muted)' });
+  const g = node('g', { 'font-size': 11 * k, style: 'fill: var(--muted)' });
   for (const t of opts.xTicks?.filter((v) => v >= x0 && v <= x1) ?? ticks(x0, x1, Boolean(opts.xLog))) {
     g.append(node('line', { x1: X(t), x2: X(t), y1: top, y2: H - bottom, style: 'stroke: var(--line)', 'stroke-width': 0.6 }));
-    g.append(node('text', { x: X(t), y: H - bottom + 14, 'text-anchor': 'middle' }, fmtTick(t)));
+    g.append(node('text', { x: X(t), y: H - bottom + 14 * k, 'text-anchor': 'middle' }, fmtTick(t)));
   }
   for (const t of ticks(y0, y1, Boolean(opts.yLog))) {
     g.append(node('line', { x1: left, x2: W - right, y1: Y(t), y2: Y(t), style: 'stroke: var(--line)', 'stroke-width': 0.6 }));
-    g.append(node('text', { x: left - 5, y: Y(t) + 4, 'text-anchor': 'end' }, fmtTick(t)));
+    g.append(node('text', { x: left - 5 * k, y: Y(t) + 4 * k, 'text-anchor': 'end' }, fmtTick(t)));
   }
   g.append(node('rect', { x: left, y: top, width: W - left - right, height: H - top - bottom, fill: 'none', style: 'stroke: var(--line)' }));
-  if (opts.xLabel) g.append(node('text', { x: (left + W - right) / 2, y: H - bottom + 30, 'text-anchor': 'middle' }, opts.xLabel));
-  if (opts.yLabel) g.append(node('text', { x: 12, y: (top + H - bottom) / 2, transform: `rotate(-90 12 ${(top + H - bottom) / 2})`, 'text-anchor': 'middle' }, opts.yLabel));
+  if (opts.xLabel) g.append(node('text', { x: (left + W - right) / 2, y: H - bottom + 30 * k, 'text-anchor': 'middle' }, opts.xLabel));
+  if (opts.yLabel) g.append(node('text', { x: 12 * k, y: (top + H - bottom) / 2, transform: `rotate(-90 ${12 * k} ${(top + H - bottom) / 2})`, 'text-anchor': 'middle' }, opts.yLabel));
   if (!all.length && opts.emptyNote) g.append(node('text', { x: (left + W - right) / 2, y: (top + H - bottom) / 2, 'text-anchor': 'middle', 'data-empty': '' }, opts.emptyNote));
   svg.append(g);
-  series.forEach((s, k) => {
+  series.forEach((s, i) => {
     const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
     if (!pts.length) return;
     // The numbers ride along on the drawing (data-points, data-x/y): a test or a curious visitor
@@ -90,12 +122,12 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: { width?: 
       fill: 'none', stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none',
       'data-series': s.name, 'data-points': JSON.stringify(pts),
     }));
-    if (pts.length < 12) for (const [x, y] of pts) svg.append(node('circle', { cx: X(x), cy: Y(y), r: 3, fill: s.color, 'data-series': s.name, 'data-x': x, 'data-y': y }));
+    if (pts.length < 12) for (const [x, y] of pts) svg.append(node('circle', { cx: X(x), cy: Y(y), r: 3 * k, fill: s.color, 'data-series': s.name, 'data-x': x, 'data-y': y }));
     // Legend under the plot (two per row), or inside the top left for a single series.
-    const lx = series.length > 1 ? left + (k % 2) * ((W - left) / 2) : left + 8;
-    const ly = series.length > 1 ? H - bottom + 48 + Math.floor(k / 2) * 18 : top + 10;
-    svg.append(node('line', { x1: lx, x2: lx + 16, y1: ly, y2: ly, stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none' }));
-    svg.append(node('text', { x: lx + 20, y: ly + 4, 'font-size': 11, style: 'fill: var(--fg)' }, s.name));
+    const lx = series.length > 1 ? left + (i % 2) * ((W - left) / 2) : left + 8 * k;
+    const ly = series.length > 1 ? H - bottom + 48 * k + Math.floor(i / 2) * 18 * k : top + 10 * k;
+    svg.append(node('line', { x1: lx, x2: lx + 16 * k, y1: ly, y2: ly, stroke: s.color, 'stroke-width': 2, 'stroke-dasharray': s.dashed ? '5 4' : 'none' }));
+    svg.append(node('text', { x: lx + 20 * k, y: ly + 4 * k, 'font-size': 11 * k, style: 'fill: var(--fg)' }, s.name));
   });
 }
 
