@@ -773,7 +773,7 @@ describe('demo site, cross-origin isolated', () => {
       for (const key of await caches.keys()) if (key.startsWith('attnlab-runtime-')) urls.push(...(await (await caches.open(key)).keys()).map((r) => r.url));
       return sources.filter((s) => !urls.some((u) => new RegExp(s).test(u)));
     }, names.map((re) => re.source));
-    await expect.poll(() => unkept(/translator\.worker-.*\.js$/), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => unkept(/translator-worker-.*\.js$/), { timeout: 30_000 }).toEqual([]);
     await page.waitForTimeout(1000);  // the install's look for the .wasm, a disk cache miss, has long answered
     release();
     await ready(v, 90_000);
@@ -781,7 +781,7 @@ describe('demo site, cross-origin isolated', () => {
     await translated();
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 30_000 });
     // The page asked the service worker to keep what its Worker fetched since; the Worker kept the model.
-    await expect.poll(() => unkept(/translator\.worker-.*\.js$/, /attnlab-nn-.*\.mjs$/, /attnlab-nn-.*\.wasm$/), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => unkept(/translator-worker-.*\.js$/, /attnlab-nn-.*\.mjs$/, /attnlab-nn-.*\.wasm$/), { timeout: 30_000 }).toEqual([]);
     // Only Cache Storage left: nothing comes from the browser's HTTP cache.
     await (await page.context().newCDPSession(page)).send('Network.clearBrowserCache');
     await page.context().setOffline(true);

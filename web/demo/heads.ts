@@ -1,4 +1,5 @@
 // Page 3: self-, cross- and multi-head attention in the head view and the model view.
+import type { Attnlab, WorkerTranslator } from 'attnlab';
 import '../components/head-view';
 import '../components/model-view';
 import type { AttnHeadView } from '../components/head-view';
@@ -8,7 +9,7 @@ import { $, el, select } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
-import { Cancelled, WorkerTranslator } from './site/translator-client';
+import { modelBytes } from './site/models';
 import { HEADS_DEFAULT_SOURCE } from './site/view-state';
 
 initPage('heads.html');
@@ -104,9 +105,9 @@ kind.input.addEventListener('change', show);
 layerSel.input.addEventListener('change', show);
 headView.addEventListener('attn-heads', (e) => writeHash({ heads: (e as CustomEvent<{ active: number[] }>).detail.active.join('.') }));
 
-// The trained model loads and translates in a Worker (the translation page's translator.worker.ts):
+// The trained model loads and translates in a Worker (lib.loadTranslator(bytes, { worker: true })):
 // 2-6 MB of weights and a decode would otherwise hold the main thread for far over 100 ms.
-const trained = new WorkerTranslator();
+let loadingTrained: AbortController | null = null;
 const TRAINED_NAME = 'trained Transformer, French → English';
 
 let untrained: AttentionModel | null = null;
@@ -127,7 +128,7 @@ function useModel(m: AttentionModel, layer = 0): void {
  * The trained Transformer when this attnlab build ships one (lib.loadTranslator), and the
  * untrained one as the comparison: one button each way.
  */
-function offerTrained(lib: object): HTMLButtonElement | null {
+function offerTrained(lib: Attnlab): HTMLButtonElement | null {
   if (typeof (lib as { loadTranslator?: unknown }).loadTranslator !== 'function') return null;
   const btn = el('button', { type: 'button', id: 'use-trained', class: 'primary', text: 'Use the trained Transformer (French → English)' });
   const back = el('button', { type: 'button', id: 'use-untrained', text: 'Compare: the untrained model (random weights)', hidden: true });
@@ -143,7 +144,7 @@ function offerTrained(lib: object): HTMLButtonElement | null {
     btn.hidden = trainedShown;
     back.hidden = !trainedShown;
   };
-  cancel.addEventListener('click', () => trained.cancel());
+  cancel.addEventListener('click', () => loadingTrained?.abort());
   back.addEventListener('click', () => {
     if (!untrained) return;
     useModel(untrained, Number(layerSel.input.value));
@@ -166,22 +167,21 @@ function offerTrained(lib: object): HTMLButtonElement | null {
     bar.value = 0;
     let events = 0;
     say('loading', 'Loading the trained model in a Worker…');
+    const stop = (loadingTrained = new AbortController());
+    let trained: WorkerTranslator | null = null;
     try {
-      const info = await trained.open('fra-eng', 'transformer', {
-        onProgress: (loaded, total) => {
-          bar.value = total ? loaded / total : 0;
-          bar.dataset.events = String(++events);
-          say('loading', `Loading the trained model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`);
-        },
-      });
-      if (info === null) {
-        say('missing', 'This build of attnlab ships no trained translator.');
-        return;
-      }
+      const bytes = await modelBytes('fra-eng', 'transformer', (loaded, total) => {
+        bar.value = total ? loaded / total : 0;
+        bar.dataset.events = String(++events);
+        say('loading', `Loading the trained model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`);
+      }, stop.signal);
+      trained = await lib.loadTranslator(bytes, { worker: true, signal: stop.signal });
+      const info = `fra-eng transformer, ${(trained.parameters / 1e6).toFixed(2)} M parameters`;
       bar.value = 1;
       say('translating', `Model ready (${info}); translating in the Worker…`);
       // Layers and heads come with the first result.
       const first = await translatorModel(trained, TRAINED_NAME, 0, 0).run(srcIn.value, '');
+      stop.signal.throwIfAborted();  // Cancel while it translated
       trainedModel = translatorModel(trained, TRAINED_NAME, first.encoderSelf.length, first.encoderSelf[0]?.length ?? 0);
       maps = first;
       cancel.disabled = true;
@@ -190,9 +190,10 @@ function offerTrained(lib: object): HTMLButtonElement | null {
       show();
       say('ready', `Trained model in use (${info}); it runs in a Worker.`);
     } catch (e) {
+      trained?.dispose();
       cancel.disabled = true;
       btn.disabled = false;
-      if (e instanceof Cancelled) say('cancelled', 'Loading cancelled: the untrained model stays. Choose the button to load again.');
+      if (stop.signal.aborted) say('cancelled', 'Loading cancelled: the untrained model stays. Choose the button to load again.');
       // The page goes on with the untrained model: the reason goes in the status, not in a
       // page-wide alert.
       else say('error', `The trained model failed to load (${e instanceof Error ? e.message : String(e)}): the untrained one stays.`);

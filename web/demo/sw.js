@@ -9,7 +9,7 @@
 //     its own build's cache, and an ON_DEMAND file is kept when first fetched. What a first visit
 //     fetched before this worker took control is collected from the browser's HTTP cache with
 //     no download (keepUsed), so that page works offline too. The translation models (.atl) pass
-//     by: the translator Worker keeps them in a cache of its own (translator.worker.ts);
+//     by: the pages keep them in a cache of their own (site/models.ts);
 //   - message { type: 'attnlab:keep-used' }: keepUsed again. A Worker started before this worker
 //     controlled its page fetches past it, perhaps after the install looked (a slow machine), so
 //     the pages ask once it controls them, once ready and when hidden (site/shell.ts);

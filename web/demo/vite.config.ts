@@ -34,7 +34,7 @@ const csp: Plugin = {
 // is index.html), the stylesheet and the scripts each page imports statically. ON_DEMAND is the
 // rest, content-hashed, kept as first used: the WebAssembly builds and their loaders, Workers,
 // chunks imported on demand and the tiny checkpoints. Models (.atl) are in neither: the
-// translator Worker keeps the ones it downloads (translator.worker.ts).
+// translation and heads pages keep the ones they download (site/models.ts).
 const serviceWorker: Plugin = {
   name: 'attnlab-service-worker',
   apply: 'build',
