@@ -4,7 +4,7 @@
 // under every moduleResolution a consumer may have, by this checkout's TypeScript and by 4.9. tests/browser/package.browser.test.ts
 // bundles it (Vite build and dev server); tests/js/readme.test.ts runs the README's examples.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,6 +61,45 @@ describe('the tarball', () => {
     ...Object.values(pkg.typesVersions?.['*'] ?? {}).flat() as string[]];
     for (const t of targets) expect(files, t).toContain(t.replace(/^\.\//, ''));
     expect([...files].filter((f) => f.endsWith('.map'))).toEqual([]);
+  });
+});
+
+describe('npm pack (prepack: scripts/check-pack.mjs)', () => {
+  // A checkout of its own: package.json, the guard and NOTICE, with dist/ as given.
+  const checkout = (name: string, edit: (pkg: { main: string; exports: Record<string, Record<string, string>> }) => void = () => {}, dist?: string) => {
+    const co = join(dir, name);
+    mkdirSync(join(co, 'scripts'), { recursive: true });
+    copyFileSync(join(root, 'scripts/check-pack.mjs'), join(co, 'scripts/check-pack.mjs'));
+    copyFileSync(join(root, 'NOTICE'), join(co, 'NOTICE'));
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    edit(pkg);
+    writeFileSync(join(co, 'package.json'), JSON.stringify(pkg));
+    if (dist) symlinkSync(dist, join(co, 'dist'), 'dir');
+    return co;
+  };
+  const fails = (cmd: string, args: string[], cwd: string) => {
+    try {
+      run(cmd, args, cwd);
+    } catch (e) {
+      return String((e as { stderr?: string }).stderr);
+    }
+    return 'it did not fail';
+  };
+
+  it('refuses an unbuilt checkout (no dist/), naming what is missing and npm run build', () => {
+    const err = fails('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], checkout('unbuilt'));
+    expect(err).toContain('points at files that are not there: ./dist/index.js, ./dist/index.d.ts, ./dist/components/index.d.ts, ./dist/components/index.js, dist/; build dist/ with npm run build, and pack again');
+  });
+
+  it('names the one missing file of a built checkout and what builds it', () => {
+    const built = join(root, 'dist');
+    const co = checkout('missing-types', (pkg) => (pkg.exports['./components'].types = './dist/components/gone.d.ts'), built);
+    expect(fails(process.execPath, ['scripts/check-pack.mjs'], co)).toContain(
+      'points at a file that is not there: ./dist/components/gone.d.ts; build dist/ with npm run build:components, and pack again');
+    expect(fails(process.execPath, ['scripts/check-pack.mjs', join(checkout('main-gone', (pkg) => (pkg.main = './dist/gone.js'), built), 'package.json')], root))
+      .toContain('not there: ./dist/gone.js; build dist/ with npx tsc -p tsconfig.json, and pack again');
+    // The same package.json as the checkout's passes.
+    expect(run(process.execPath, ['scripts/check-pack.mjs'], checkout('as-is', undefined, built))).toBe('');
   });
 });
 
