@@ -11,7 +11,7 @@ import {
   assembleTranslation, checkTranslate, translatorLimits, type TranslationResult, type TranslatorInfo, type WorkerTranslateOptions,
 } from './translator.js';
 import type { Variant } from './types.js';
-import { spawnBrowserWorker, type SpawnedWorkerEvents } from './worker-spawn.js';
+import { spawnBrowserWorker, spawnNodeWorker, type SpawnedWorkerEvents } from './worker-spawn.js';
 
 // Not spelled inside `new URL('…', import.meta.url)`: bundlers would copy the file as a plain asset.
 const WORKER_FILE = './translator-worker.js';
@@ -27,47 +27,9 @@ interface Handle {
   busy(on: boolean): void;
 }
 
-type NodeWorker = {
-  postMessage(m: unknown): void;
-  terminate(): Promise<number>;
-  ref(): void;
-  unref(): void;
-  on(ev: 'message', f: (m: TranslatorWorkerMessage) => void): void;
-  on(ev: 'error', f: (e: Error) => void): void;
-  on(ev: 'exit', f: (code: number) => void): void;
-};
-
-function spawnNode(on: Events): Promise<Handle> {
-  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  if (!get) return Promise.reject(new Error('worker threads need Node >= 20.16 (process.getBuiltinModule)'));
-  const { Worker } = get('node:worker_threads') as { Worker: new (url: URL) => NodeWorker };
-  return new Promise((resolve, reject) => {
-    const w = new Worker(new URL(WORKER_FILE, import.meta.url));
-    let ready = false, ended = false;
-    const handle: Handle = {
-      post: (m) => w.postMessage(m),
-      terminate: () => {
-        ended = true;
-        void w.terminate();
-      },
-      busy: (on) => (on ? w.ref() : w.unref()),
-    };
-    const fail = (reason: string) => {
-      if (ended) return;
-      handle.terminate();
-      if (ready) on.failed(reason);
-      else reject(new Error(reason));
-    };
-    w.on('message', (m) => {
-      if (m.type !== 'ready') on.message(m);
-      else if (!ready) {
-        ready = true;
-        resolve(handle);
-      }
-    });
-    w.on('error', (e) => fail(e.message));
-    w.on('exit', (code) => fail(`the worker thread exited with code ${code}`));
-  });
+async function spawnNode(on: Events): Promise<Handle> {
+  const w = await spawnNodeWorker<TranslatorWorkerRequest, TranslatorWorkerMessage>(new URL(WORKER_FILE, import.meta.url), on);
+  return { post: (m) => w.post(m), terminate: () => w.terminate(), busy: (on) => w.keepAlive(on) };
 }
 
 async function spawn(on: Events): Promise<Handle> {

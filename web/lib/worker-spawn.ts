@@ -95,3 +95,52 @@ export function spawnBrowserWorker<In, Out extends { type: string }>(direct: () 
   };
   return new Promise(next);
 }
+
+/** A started worker_threads Worker; `keepAlive(false)` lets Node exit while it idles. */
+export interface SpawnedNodeWorker<In> extends SpawnedWorker<In> {
+  keepAlive(on: boolean): void;
+}
+
+type NodeWorker = {
+  postMessage(m: unknown, transfer?: Transferable[]): void;
+  terminate(): Promise<number>;
+  ref(): void;
+  unref(): void;
+  on(ev: 'message', f: (m: { type: string }) => void): void;
+  on(ev: 'error', f: (e: Error) => void): void;
+  on(ev: 'exit', f: (code: number) => void): void;
+};
+
+/** Node's counterpart of spawnBrowserWorker (the trainer's and the translators' Workers): the script at `scriptUrl` in a worker_threads Worker. */
+export function spawnNodeWorker<In, Out extends { type: string }>(scriptUrl: URL, on: SpawnedWorkerEvents<Out>): Promise<SpawnedNodeWorker<In>> {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  if (!get) return Promise.reject(new Error('worker threads need Node >= 20.16 (process.getBuiltinModule)'));
+  const { Worker } = get('node:worker_threads') as { Worker: new (url: URL) => NodeWorker };
+  return new Promise((resolve, reject) => {
+    const w = new Worker(scriptUrl);
+    let ready = false, ended = false;
+    const handle: SpawnedNodeWorker<In> = {
+      post: (m, transfer) => w.postMessage(m, transfer),
+      terminate: () => {
+        ended = true;
+        void w.terminate();
+      },
+      keepAlive: (on) => (on ? w.ref() : w.unref()),
+    };
+    const fail = (reason: string) => {
+      if (ended) return;
+      handle.terminate();
+      if (ready) on.failed(reason);
+      else reject(new Error(reason));
+    };
+    w.on('message', (m) => {
+      if (m.type !== 'ready') on.message(m as Out);
+      else if (!ready) {
+        ready = true;
+        resolve(handle);
+      }
+    });
+    w.on('error', (e) => fail(e.message));
+    w.on('exit', (code) => fail(`the worker thread exited with code ${code}`));
+  });
+}
