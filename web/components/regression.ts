@@ -76,10 +76,17 @@ export class AttnRegression extends AttnElement {
   #query: number | null = null;
   #selected = -1;
   #drag: { index: number; id: number; x: number; y: number; t: number } | null = null;
-  /** The last finger or pen tap on a point (index, release time): a second one removes it. */
-  #tap: { index: number; t: number } | null = null;
+  /**
+   * The last finger or pen tap on a point (index, release time): a second one removes it. `added`:
+   * the tap added the point on empty space (or followed such a tap quickly), so quick taps after
+   * it keep it: two or three quick taps on empty space mean one point there, not one taken away.
+   */
+  #tap: { index: number; t: number; added: boolean } | null = null;
   /** The last release's pointer type: a finger's or pen's dblclick is a double tap, handled in #up. */
   #upType = '';
+  /** The point the last release added (else -1), and the one a double-click's first click added. */
+  #upAdded = -1;
+  #clickAdded = -1;
   /** A press on empty space: released where it began, it adds a point there (see #up). */
   #press: { id: number; x: number; y: number; t: number } | null = null;
   #svg: SVGSVGElement | null = null;
@@ -111,11 +118,15 @@ export class AttnRegression extends AttnElement {
         this.invalidate();
       }
     });
+    this.#plot.addEventListener('click', (e) => {
+      if (e.detail <= 1) this.#clickAdded = this.#upAdded;
+    });
     this.#plot.addEventListener('dblclick', (e) => {
       // The point under the pointer, not e.target: a press on a point captures the pointer (the
-      // drag), so the click and dblclick go to the plot.
+      // drag), so the click and dblclick go to the plot. A double-click on empty space adds one
+      // point: its second click does not remove the point its first added.
       const i = this.#hit(this.root.elementFromPoint(e.clientX, e.clientY));
-      if (i >= 0 && !this.hasAttribute('readonly') && this.#upType === 'mouse') this.#remove(i);
+      if (i >= 0 && i !== this.#clickAdded && !this.hasAttribute('readonly') && this.#upType === 'mouse') this.#remove(i);
     });
     this.#plot.addEventListener('keydown', (e) => this.#key(e));
   }
@@ -466,6 +477,7 @@ export class AttnRegression extends AttnElement {
 
   #up(e: PointerEvent, cancelled: boolean): void {
     this.#upType = e.pointerType;
+    this.#upAdded = -1;
     const drag = this.#drag;
     if (drag && drag.id === e.pointerId) {
       this.#drag = null;
@@ -473,8 +485,9 @@ export class AttnRegression extends AttnElement {
       const tapped = !cancelled && e.pointerType !== 'mouse' && e.timeStamp - drag.t <= TAP_MS
         && Math.hypot(e.clientX - drag.x, e.clientY - drag.y) <= TAP_SLOP;
       const first = this.#tap;
-      this.#tap = tapped ? { index: drag.index, t: e.timeStamp } : null;
-      if (tapped && first && first.index === drag.index && drag.t - first.t <= DOUBLE_TAP_MS) {
+      const again = tapped && first !== null && first.index === drag.index && drag.t - first.t <= DOUBLE_TAP_MS;
+      this.#tap = tapped ? { index: drag.index, t: e.timeStamp, added: again && first.added } : null;
+      if (again && !first.added) {
         this.#tap = null;
         this.#remove(drag.index);
       }
@@ -492,6 +505,8 @@ export class AttnRegression extends AttnElement {
     const pts = this.points;
     pts.push(q);
     this.#selected = pts.length - 1;
+    this.#upAdded = this.#selected;
+    this.#tap = e.pointerType === 'mouse' ? null : { index: this.#selected, t: e.timeStamp, added: true };
     this.#commit(pts);
   }
 
