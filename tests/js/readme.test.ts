@@ -55,6 +55,11 @@ const promises: { marker: string; check: (logs: Logs) => void }[] = [
       expect(beams[0]).toBe(text);
     },
   },
+  {
+    // Translation, bundled apps: the model's URL from attnlab-models.
+    marker: "console.log(tr.translate('Je suis fatigué.').text); // \"I'm tired.\"",
+    check: (logs) => expect(logs).toEqual([["I'm tired."]]),
+  },
 ];
 
 interface Packed { name: string; filename: string; size: number; unpackedSize: number; files: { path: string }[] }
