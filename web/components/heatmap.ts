@@ -292,10 +292,10 @@ export class AttnHeatmap extends AttnElement {
     const labelsH = rotate ? 5 + maxColW * SIN + ASCENT * font * COS + 2 : font + 8;
     const top = labelsH + (colTitle ? 18 * k : 0);
     const ch = cw;
-    // Thin the labels when cells are smaller than the text: every step-th one. Tilted ones lie
-    // step * cw * sin(TILT) apart across their lines, which must hold a line of text; their step
-    // is a round one, so that the labels shown read as a count (0, 5, 10, …).
-    const rowStep = Math.max(1, Math.ceil(13 * k / ch));
+    // Thin the labels when cells are smaller than the text: every step-th one. Row labels lie
+    // step * ch apart, tilted ones step * cw * sin(TILT) across their lines; either must hold a
+    // line of text. The step is a round one, so that the labels shown read as a count (0, 5, 10, …).
+    const rowStep = roundUp((ASCENT + DESCENT) * font / ch);
     const colStep = rotate ? roundUp((ASCENT + DESCENT) * font / (cw * SIN)) : Math.max(1, Math.ceil(13 * k / cw));
     const showColLabels = true;
     const showRowLabels = true;
