@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds everything without testing: the native core and tests (build/native), the three
+# Builds everything without testing: the native core and tests (build/native), the five
 # WebAssembly variants (dist/wasm), the TypeScript API (dist/), the widgets (dist/components) and
 # the static demo site (web/demo/dist).
 set -euo pipefail

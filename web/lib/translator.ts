@@ -526,13 +526,6 @@ type ModelsModule = { models: Record<TranslatorName, Record<TranslatorArch, URL 
 const MODELS_PACKAGE = 'attnlab-models';
 
 /**
- * The models package, imported at run time by name (the specifier is a variable, so bundlers do
- * not try to resolve it: the core works without the models). Node resolves it from attnlab's own
- * folder, then from the working directory's project; a browser with an import map, or from the
- * folder beside attnlab's (a CDN's layout). Bundled apps import `attnlab-models` themselves and
- * pass the URL (see the README).
- */
-/**
  * Where a CDN keeps the models package: beside attnlab's own folder, at the same version
  * (jsDelivr `…/npm/attnlab@0.1.0/` -> `…/npm/attnlab-models@0.1.0/`, unpkg `…/attnlab@0.1.0/`
  * likewise; node_modules `…/attnlab/` -> `…/attnlab-models/`). So an HTML-only page that loads
@@ -544,6 +537,13 @@ function siblingModelsUrl(): string | null {
   return m ? new URL(`../${MODELS_PACKAGE}${m[1] ?? ''}/index.js`, root).href : null;
 }
 
+/**
+ * The models package, imported at run time by name (the specifier is a variable, so bundlers do
+ * not try to resolve it: the core works without the models). Node resolves it from attnlab's own
+ * folder, then from the working directory's project; a browser with an import map, or from the
+ * folder beside attnlab's (a CDN's layout). Bundled apps import `attnlab-models` themselves and
+ * pass the URL (see the README).
+ */
 async function importModels(): Promise<{ mod?: ModelsModule; tried: string[] }> {
   const spec = MODELS_PACKAGE;
   const tried: string[] = [];

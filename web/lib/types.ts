@@ -54,7 +54,7 @@ export interface LoadOptions {
   gpuCache?: GpuCacheOptions;
   /**
    * Which build to run. Default: the fastest this engine can run: `'relaxed-simd-threads'` where
-   * relaxed SIMD (Chromium >= 114, Node >= 21) and threads can run (always in Node; in a browser
+   * relaxed SIMD (Chromium >= 114, Firefox >= 153 ESR, Node >= 21) and threads can run (always in Node; in a browser
    * when the page is cross-origin isolated), else `'relaxed-simd'`, `'simd-threads'`, `'simd'`,
    * `'scalar'`. A build that cannot start here gives way to the next one down instead of failing
    * (never from a non-relaxed build to a relaxed one, nor from a single-threaded build to a
