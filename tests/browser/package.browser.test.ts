@@ -126,11 +126,19 @@ describe('the npm tarball', () => {
       const m = await loadModel('./tiny/');
       const model = { runsIn: m.runsIn, shape: (await m.forward('the cat', { attentions: true })).attentions.shape };
       m.dispose();
-      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers, trainer: { reason, step }, model });
+      // A translator in the package's own translator Worker, bundled by Vite too, against the same model on the page.
+      const bytes = new Uint8Array(await (await fetch('./fra-eng-gru.atl')).arrayBuffer());
+      const remote = await lib.loadTranslator(bytes, { worker: true });
+      const here = await lib.loadTranslator(bytes);
+      const translator = { runsIn: remote.runsIn, worker: (await remote.translate('Je suis fatigué.', { beam: 3 })).text, page: here.translate('Je suis fatigué.', { beam: 3 }).text };
+      remote.dispose();
+      here.dispose();
+      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers, trainer: { reason, step }, model, translator });
     `);
     mkdirSync(join(app, 'public', 'tiny'), { recursive: true });
     for (const f of ['config.json', 'model.safetensors', 'tokenizer.json'])
       writeFileSync(join(app, 'public', 'tiny', f), readFileSync(join(root, 'tests/pretrained/fixtures/gpt-neo-f32', f)));
+    writeFileSync(join(app, 'public', 'fra-eng-gru.atl'), readFileSync(join(root, 'web/models/fra-eng-gru.atl')));
     writeFileSync(join(app, 'src', 'worker.js'), `
       import { load } from 'attnlab';
       onmessage = async (e) => {
@@ -144,7 +152,7 @@ describe('the npm tarball', () => {
       };
     `);
     // No options: Vite's defaults (its 'iife' Workers too) must bundle attnlab, the app's Workers and
-    // attnlab's own trainer and model Workers.
+    // attnlab's own trainer, model and translator Workers.
     await build({ root: app, logLevel: 'error', configFile: false });
     const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
     server = await preview({ root: app, configFile: false, logLevel: 'error', preview: { host: '127.0.0.1', port: 0, headers } });
@@ -162,6 +170,9 @@ describe('the npm tarball', () => {
     expect(['time', 'target']).toContain(result.trainer.reason);
     expect(result.trainer.step).toBeGreaterThan(0);
     expect(result.model).toEqual({ runsIn: 'worker', shape: [2, 4, 6, 6] });
+    expect(result.translator.runsIn).toBe('worker');
+    expect(result.translator.worker).toBe(result.translator.page);
+    expect(result.translator.worker).toMatch(/tired/i);
     expect(result.workers.map((w: { variant: string }) => w.variant)).toEqual(['simd', 'scalar', 'simd']);
     for (const w of result.workers as { output: number[]; page: number[] }[]) {
       expect(w.page).toHaveLength(2 * 33 * 8);
