@@ -141,7 +141,10 @@ export class AttnTranslate extends AttnElement {
     this.#results = h('div', { hidden: true },
       h('div', { className: 'cap', textContent: 'Source (shaded by the current step’s attention)' }), this.#src,
       h('div', { className: 'cap', textContent: 'Translation' }), this.#text, this.#cut,
-      h('div', { className: 'cap', textContent: 'Output tokens, one a step (the pieces the model writes)' }), this.#out, controls, this.#heatmap, this.#tree);
+      h('div', { className: 'cap', textContent: 'Output tokens, one a step (the pieces the model writes)' }), this.#out, controls, this.#heatmap,
+      // The export buttons save the heatmap: drawn under it, next in the DOM and the Tab order,
+      // not at the top of the widget over the text box (the bar's place in the others).
+      this.bar, this.#tree);
     this.frame.append(form, this.#status, this.#results);
   }
 
@@ -161,6 +164,7 @@ form button { font-size: 1em; padding: 4px 10px; }
 .tok.future { color: var(--muted); border-bottom: 1px dotted var(--line); border-radius: 0; }
 .tok.unk { border: 1px dashed #d9480f; }
 .tok.unk-end::after { content: ' ?'; color: #d9480f; font-weight: bold; }
+.bar { margin: 2px 0 6px; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }`;
   }
 
