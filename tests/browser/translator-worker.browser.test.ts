@@ -163,6 +163,41 @@ for (const where of ['same origin', 'a CDN, cross-origin isolated page'] as cons
   });
 }
 
+describe('loadTranslator(…, { worker: true }) when its Worker ends by itself', () => {
+  it('a Worker that closes (no error event): the call it holds rejects naming translate, later calls run in a fresh Worker', async () => {
+    const { page: p, problems } = await open(`${sameOrigin.url}t.html`);
+    const workers = started(p);
+    await p.evaluate(async () => {
+      const w = window as unknown as Win;
+      w.lib0 = await w.lib.load();
+      w.tr = await w.lib0.loadTranslator(`${w.models}fra-eng-gru.atl`, { worker: true });
+    });
+    const first = workers.find((x) => x.url().endsWith('/dist/translator-worker.js'))!;
+    const closed = new Promise<void>((ok) => first.on('close', () => ok()));
+    // An end the page is not told of: the Worker's own close(), put there through the DevTools
+    // protocol, run as the first call arrives. Chromium finishes that task (the first call
+    // answers), then ends the Worker with the second call posted to it and no error event.
+    await first.evaluate(() => addEventListener('message', () => close(), { capture: true, once: true }));
+    const outcomes = await p.evaluate(() => {
+      const w = window as unknown as Win;
+      return Promise.all(['Je suis fatigué.', 'Il pleut.', 'Je suis fatigué.'].map((t) => w.tr.translate(t).then((r) => r.text, (e: Error) => `rejected: ${e.message}`)));
+    });
+    await closed;
+    expect(outcomes).toEqual([
+      "I'm tired.",
+      "rejected: translate: the translator's Worker failed: it ended without an error event (closed, crashed or stopped by the browser)",
+      "I'm tired.",
+    ]);
+    // The third call's fresh Worker.
+    expect(workers.filter((x) => x.url().endsWith('/dist/translator-worker.js'))).toHaveLength(2);
+    // And an idle Worker that closes: the next call does not wait for it.
+    await workers.at(-1)!.evaluate(() => close());
+    expect(await p.evaluate(async () => (await (window as unknown as Win).tr.translate('Je suis fatigué.')).text)).toBe("I'm tired.");
+    expect(problems).toEqual([]);
+    await p.close();
+  });
+});
+
 describe('loadTranslator(…, { worker: true }) where no Worker may start', () => {
   it('rejects saying why each way failed; the page\'s own translator still loads', async () => {
     const { page: p } = await open(`${sameOrigin.url}no-workers.html`);

@@ -6,6 +6,7 @@
 import { load, type Attnlab, type TranslationResult, type Translator, type WorkerTranslator } from 'attnlab';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,35 @@ describe('loadTranslator(source, { worker: true })', () => {
     expect((await c).text).toBe('Good afternoon.');
     expect((await w.translate('Il pleut.')).text).toBe("It's raining.");
     w.dispose();
+  });
+
+  it('a Worker that dies mid-call: that call rejects naming translate and the cause; the queued ones run in a fresh Worker', async () => {
+    // The thread's end comes from outside, as an out-of-memory kill or a crash would: process.exit()
+    // evaluated inside it through the inspector, between two of the engine's instructions.
+    const session = new Session();
+    session.connect();
+    const threads: { sessionId: string; workerInfo: { url: string } }[] = [];
+    session.on('NodeWorker.attachedToWorker', ({ params }) => threads.push(params));
+    await session.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+    const w = await lib.loadTranslator('fra-eng', { worker: true });
+    try {
+      const long = Array.from({ length: 2000 }, (_, i) => `Le chat numéro ${i} dort sur le grand lit rouge de la maison.`).join(' ');
+      const calls = [w.translate(long, { beam: 64 }), w.translate('Il pleut.'), w.translate('Je suis fatigué.')]
+        .map((c) => c.then((r) => r.text, (e: Error) => `rejected: ${e.message}`));
+      await new Promise((r) => setTimeout(r, 300));  // the long call is in the engine by now
+      // The last one: enable() also reports an earlier test's Workers that are still ending.
+      const thread = threads.findLast((t) => t.workerInfo.url.endsWith('/translator-worker.js'))!;
+      const exit = JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: 'process.exit(7)' } });
+      await session.post('NodeWorker.sendMessageToWorker', { sessionId: thread.sessionId, message: exit });
+      expect(await Promise.all(calls)).toEqual([
+        "rejected: translate: the translator's Worker failed: the worker thread exited with code 7",
+        "It's raining.",
+        "I'm tired.",
+      ]);
+    } finally {
+      w.dispose();
+      session.disconnect();
+    }
   });
 
   it('an abort during the load rejects with its reason', async () => {

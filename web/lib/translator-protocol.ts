@@ -14,6 +14,12 @@ export type TranslatorWorkerRequest =
 
 export type TranslatorWorkerMessage =
   | { type: 'ready' }
+  /**
+   * Browsers: the Worker holds the Web Lock `name` until it ends. The page asks for the same lock,
+   * granted when the Worker ends in a way that fires no error event (its own close(), a crash, the
+   * browser stopping it).
+   */
+  | { type: 'locked'; name: string }
   | { type: 'loaded'; info: TranslatorInfo }
   | { type: 'translated'; seq: number; sentences: SentenceTranslation[] }
   /** seq: the translation that failed; absent for the load. */

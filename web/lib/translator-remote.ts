@@ -32,11 +32,35 @@ async function spawnNode(on: Events): Promise<Handle> {
   return { post: (m) => w.post(m), terminate: () => w.terminate(), busy: (on) => w.keepAlive(on) };
 }
 
+type Locks = { request(name: string, granted: () => void): Promise<void> };
+
 async function spawn(on: Events): Promise<Handle> {
   if (isNode) return spawnNode(on);
+  // A Worker that closes itself, crashes or is stopped by the browser fires no error event: the
+  // lock it holds (the 'locked' message) is granted here once it has ended.
+  let ended = false;
+  const fail = (reason: string) => {
+    if (ended) return;
+    ended = true;
+    w.terminate();
+    on.failed(reason);
+  };
   const w = await spawnBrowserWorker<TranslatorWorkerRequest, TranslatorWorkerMessage>(
-    () => new Worker(new URL('./translator-worker.js', import.meta.url), { type: 'module' }), new URL(WORKER_FILE, import.meta.url).href, on);
-  return { post: (m) => w.post(m), terminate: () => w.terminate(), busy: () => {} };
+    () => new Worker(new URL('./translator-worker.js', import.meta.url), { type: 'module' }), new URL(WORKER_FILE, import.meta.url).href, {
+      message: (m) => {
+        if (m.type !== 'locked') on.message(m);
+        else void (navigator as { locks?: Locks }).locks?.request(m.name, () => fail('it ended without an error event (closed, crashed or stopped by the browser)'));
+      },
+      failed: fail,
+    });
+  return {
+    post: (m) => w.post(m),
+    terminate: () => {
+      ended = true;
+      w.terminate();
+    },
+    busy: () => {},
+  };
 }
 
 /**

@@ -28,9 +28,25 @@ function port(): Port {
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 let translator: Translator | null = null;
 
+type Locks = { request(name: string, hold: () => Promise<void>): Promise<void> };
+
+/** Browsers: a Web Lock held while this Worker lives (see the 'locked' message). */
+function holdLock(): void {
+  const locks = isNode ? undefined : (globalThis as { navigator?: { locks?: Locks } }).navigator?.locks;
+  if (!locks) return;
+  const name = `attnlab-translator-${crypto.randomUUID()}`;
+  // Rejects where locks are refused (an opaque origin: the data: bootstrap): the page then learns
+  // of an end only from an error event, as before.
+  locks.request(name, () => {
+    p.post({ type: 'locked', name });
+    return new Promise<void>(() => {});
+  }).catch(() => {});
+}
+
 const p = port();
 p.listen((m) => {
   if (m.type === 'load') {
+    holdLock();
     instantiateNn(m.variant, m.threads).catch((e: unknown) => {
       throw new Error(`loadTranslator: the translators' WebAssembly module (attnlab-nn-${m.variant}) did not load in the Worker: ${message(e)}`);
     }).then((nn) => {
