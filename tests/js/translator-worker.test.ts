@@ -1,8 +1,9 @@
 // loadTranslator(source, { worker: true }) in Node: the model in a worker_threads Worker of its
 // own. The same properties and results as the in-thread translator (fra-eng GRU and Transformer,
 // bit for bit), the same Errors for bad input (as rejections), calls settled in the order made,
-// options.signal (queued, running, already aborted) with the next call working, dispose(), and a
-// process that exits on its own while a Worker translator sits idle.
+// options.signal (queued, running, already aborted) with the next call working, a Worker that
+// dies mid-call, dispose(), a dropped translator's Worker ended when collected, and a process that
+// exits on its own while a Worker translator sits idle.
 import { load, type Attnlab, type TranslationResult, type Translator, type WorkerTranslator } from 'attnlab';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -191,6 +192,45 @@ describe('loadTranslator(source, { worker: true })', () => {
     again.dispose();
     await expect(loading).rejects.toThrowError(/^loadTranslator: this attnlab instance has been disposed; call load\(\) for a new one$/);
   });
+
+  it('a Worker translator dropped without dispose() is collected and its Worker thread ends', () => {
+    // A child with --expose-gc; the thread's end is seen through node:inspector's NodeWorker domain.
+    const build = fileURLToPath(new URL('../../build', import.meta.url));
+    mkdirSync(build, { recursive: true });
+    const dir = mkdtempSync(join(build, 'translator-gc-'));
+    const script = join(dir, 'gc.mjs');
+    writeFileSync(script, `
+      import { load } from 'attnlab';
+      import { Session } from 'node:inspector/promises';
+      const session = new Session();
+      session.connect();
+      const threads = new Map();
+      session.on('NodeWorker.attachedToWorker', ({ params }) => threads.set(params.sessionId, params.workerInfo.url));
+      session.on('NodeWorker.detachedFromWorker', ({ params }) => threads.delete(params.sessionId));
+      await session.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+      const lib = await load();
+      const translatorThreads = () => [...threads.values()].filter((url) => url.endsWith('/translator-worker.js')).length;
+      const text = await (async () => {
+        const tr = await lib.loadTranslator('fra-eng', { worker: true });
+        return (await tr.translate('Je suis fatigué.')).text;
+      })();
+      const running = translatorThreads();
+      for (let i = 0; i < 100 && translatorThreads(); i++) {
+        globalThis.gc();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      console.log(JSON.stringify({ text, running, after: translatorThreads() }));
+      lib.dispose();
+      session.disconnect();
+    `);
+    let out: string;
+    try {
+      out = execFileSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 50_000 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(JSON.parse(out)).toEqual({ text: "I'm tired.", running: 1, after: 0 });
+  }, 60_000);
 
   it('an idle Worker translator keeps no process alive; one translating does until it answers', () => {
     // Inside the checkout so that 'attnlab' resolves to it.
