@@ -482,6 +482,11 @@ describe('demo site, cross-origin isolated', () => {
     expect(await page.textContent('#trained-for')).toContain('short everyday sentence');
     // Several sentences are translated one by one; one past 48 pieces is flagged.
     await page.waitForFunction(() => (document.getElementById('translate') as unknown as { translator: unknown }).translator !== null, undefined, { timeout: 60_000 });
+    // The notes name the loaded model's source limit.
+    expect(await page.evaluate(() => {
+      const max = (document.getElementById('translate') as unknown as { translator: { maxSourceTokens: number } }).translator.maxSourceTokens;
+      return ['trained-for', 'truncated'].map((id) => document.getElementById(id)!.textContent!.includes(` ${max} subword pieces`));
+    })).toEqual([true, true]);
     // The GRU model's first translation (the example sentence) done: typed text then is the only
     // request (under load the example's run could still be in flight when the test typed).
     const idle = () => page.waitForFunction(() => {

@@ -57,11 +57,12 @@ const eqTransformer = el('div', { id: 'eq-transformer' },
 const beamEq = el('div', {},
   el('p', { text: 'Beam search keeps the k best partial translations by total log-probability:' }),
   math('score equals sum over t of log p of y t given y before t and x', t('score ='), sum(t('t')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')));
-const trainedFor = el('p', { class: 'note', id: 'trained-for',
-  text: 'What to type: the models were trained on about 68,000 short everyday sentence pairs from Tatoeba (phrase-book sentences, most under ten words, like the examples). Type one or a few short sentences: several are translated one by one; technical, literary or long text comes out poorly, and a sentence of more than 48 subword pieces is cut (the page says so).' });
+// The source limit is the loaded model's (translator.maxSourceTokens); 48, the shipped models', until one loads.
+const trainedForText = (pieces: number) => `What to type: the models were trained on about 68,000 short everyday sentence pairs from Tatoeba (phrase-book sentences, most under ten words, like the examples). Type one or a few short sentences: several are translated one by one; technical, literary or long text comes out poorly, and a sentence of more than ${pieces} subword pieces is cut (the page says so).`;
+const cutText = (pieces: number) => `A sentence was longer than the model reads (${pieces} subword pieces): only its beginning was translated.`;
+const trainedFor = el('p', { class: 'note', id: 'trained-for', text: trainedForText(48) });
 
-const cutNote = el('p', { class: 'note', id: 'truncated', hidden: true, role: 'status',
-  text: 'A sentence was longer than the model reads (48 subword pieces): only its beginning was translated.' });
+const cutNote = el('p', { class: 'note', id: 'truncated', hidden: true, role: 'status', text: cutText(48) });
 
 $('app').append(
   el('div', { class: 'controls' }, dir.wrap, arch.wrap, beam.wrap, progress, cancel),
@@ -116,6 +117,8 @@ async function openModel(): Promise<void> {
       return;
     }
     translator = tr;
+    trainedFor.textContent = trainedForText(tr.maxSourceTokens);
+    cutNote.textContent = cutText(tr.maxSourceTokens);
     loading(false);
     progress.value = 1;
     status.textContent = `Model ready: ${name} ${a}, ${(tr.parameters / 1e6).toFixed(2)} M parameters. Decoding runs in a Worker.`;
