@@ -190,9 +190,14 @@ describe('loadTranslator(…, { worker: true }) when its Worker ends by itself',
     ]);
     // The third call's fresh Worker.
     expect(workers.filter((x) => x.url().endsWith('/dist/translator-worker.js'))).toHaveLength(2);
-    // And an idle Worker that closes: the next call does not wait for it.
+    // And an idle Worker that closes: once the page has its lock (it ended), the next call does
+    // not wait for it.
     await workers.at(-1)!.evaluate(() => close());
-    expect(await p.evaluate(async () => (await (window as unknown as Win).tr.translate('Je suis fatigué.')).text)).toBe("I'm tired.");
+    expect(await p.evaluate(async () => {
+      const locks = async () => { const q = await navigator.locks.query(); return q.held!.length + q.pending!.length; };
+      while (await locks()) await new Promise((r) => setTimeout(r, 20));
+      return (await (window as unknown as Win).tr.translate('Je suis fatigué.')).text;
+    })).toBe("I'm tired.");
     expect(problems).toEqual([]);
     await p.close();
   });
