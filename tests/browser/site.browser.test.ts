@@ -485,7 +485,7 @@ describe('demo site, cross-origin isolated', () => {
     // The notes name the loaded model's source limit.
     expect(await page.evaluate(() => {
       const max = (document.getElementById('translate') as unknown as { translator: { maxSourceTokens: number } }).translator.maxSourceTokens;
-      return ['trained-for', 'truncated'].map((id) => document.getElementById(id)!.textContent!.includes(` ${max} subword pieces`));
+      return ['trained-for', 'truncated'].map((id) => new RegExp(`\\b${max} subword pieces`).test(document.getElementById(id)!.textContent!));
     })).toEqual([true, true]);
     // The GRU model's first translation (the example sentence) done: typed text then is the only
     // request (under load the example's run could still be in flight when the test typed).
