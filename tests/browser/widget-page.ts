@@ -1,7 +1,7 @@
 // The widget fixture page (fixtures/widget-faults.html: every widget defined, an empty #stage)
 // served from the repository, one page for a whole test file: each test puts its own widgets on
 // the stage, which is emptied, with the recorded problems, before the next.
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { launch, repoRoot, visit, type Visit } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
@@ -43,5 +43,37 @@ export function useWidgetPage(): WidgetPage {
     get browser() { return browser!; },
     get url() { return `${server!.url}${WIDGET_PAGE}`; },
     stage: (html) => v.page.evaluate((x) => { document.getElementById('stage')!.innerHTML = x; }, html),
+  };
+}
+
+/** A phone-sized touch screen showing the fixture page with `html` on its stage (see touchScreen). */
+export interface TouchScreen {
+  ctx: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  /** Two animation frames: the widgets' redraw after an input. */
+  frames(): Promise<unknown>;
+  /** A finger down and up at (x, y), no movement: a tap. */
+  tap(x: number, y: number): Promise<void>;
+}
+
+/**
+ * Opens the widget page on a 400 x 700 touch screen with `html` on the stage, once the
+ * <attn-regression id="r"> in it has a result. Close `ctx` when done.
+ */
+export async function touchScreen(widgetPage: WidgetPage, html: string): Promise<TouchScreen> {
+  const ctx = await widgetPage.browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
+  const page = await ctx.newPage();
+  await page.goto(widgetPage.url);
+  await page.evaluate((x) => { document.getElementById('stage')!.innerHTML = x; }, html);
+  await page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+  const cdp = await ctx.newCDPSession(page);
+  return {
+    ctx, page, cdp,
+    frames: () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))),
+    tap: async (x, y) => {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    },
   };
 }

@@ -2,7 +2,7 @@
 // restyling them (--attn-… custom properties), a reader on a touch screen, a reader using the
 // keyboard or a screen reader (reading order, focus).
 import { describe, expect, test } from 'vitest';
-import { useWidgetPage } from './widget-page';
+import { touchScreen, useWidgetPage } from './widget-page';
 
 const widgetPage = useWidgetPage();
 const { v, stage } = widgetPage;
@@ -139,21 +139,8 @@ describe('the regression plot on a touch screen', () => {
   });
 
   test('a double tap 6 px off a point removes it; a single tap, or two slow ones, there add and remove nothing; a pen double tap and a mouse double-click remove one point', async () => {
-    const ctx = await widgetPage.browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
-    const page = await ctx.newPage();
+    const { ctx, page, cdp, frames, tap } = await touchScreen(widgetPage, '<attn-regression id="r" points="[[1,1],[2,3],[3,2],[4,2]]"></attn-regression>');
     try {
-      await page.goto(widgetPage.url);
-      await page.evaluate(() => {
-        document.getElementById('stage')!.innerHTML = '<attn-regression id="r" points="[[1,1],[2,3],[3,2],[4,2]]"></attn-regression>';
-      });
-      await page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
-      const cdp = await ctx.newCDPSession(page);
-      const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      /** A finger down and up at (x, y), no movement: a tap from a touch screen. */
-      const tap = async (x: number, y: number) => {
-        await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
-        await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-      };
       const xs = () => page.evaluate(() => (document.getElementById('r') as unknown as { points: { x: number }[] }).points.map((p) => p.x));
       const centre = (i: number) => page.evaluate((i) => {
         const r = document.getElementById('r')!.shadowRoot!.querySelector(`circle[data-index="${i}"]`)!.getBoundingClientRect();

@@ -1,28 +1,15 @@
 // <attn-regression> under quick taps on empty space: a reader who taps twice (or three times)
 // quickly on an empty spot means to add a point there, not to add one and take it away again.
 import { describe, expect, test } from 'vitest';
-import { useWidgetPage } from './widget-page';
+import { touchScreen, useWidgetPage } from './widget-page';
 
 const widgetPage = useWidgetPage();
 const { v } = widgetPage;
 
 describe('quick taps on empty space', () => {
   test('two or three quick taps on an empty spot add one point and keep it; a later double tap on it removes it', async () => {
-    const ctx = await widgetPage.browser.newContext({ hasTouch: true, isMobile: true, viewport: { width: 400, height: 700 } });
-    const page = await ctx.newPage();
+    const { ctx, page, frames, tap } = await touchScreen(widgetPage, '<attn-regression id="r" points="[[1,1],[4,2]]"></attn-regression>');
     try {
-      await page.goto(widgetPage.url);
-      await page.evaluate(() => {
-        document.getElementById('stage')!.innerHTML = '<attn-regression id="r" points="[[1,1],[4,2]]"></attn-regression>';
-      });
-      await page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
-      const cdp = await ctx.newCDPSession(page);
-      const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      /** A finger down and up at (x, y), no movement: a tap from a touch screen. */
-      const tap = async (x: number, y: number) => {
-        await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
-        await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-      };
       const count = () => page.evaluate(() => (document.getElementById('r') as unknown as { points: unknown[] }).points.length);
       /** The page point at data x on the first point's level (y = 1): empty, away from x = 1 and 4. */
       const spot = (x: number) => page.evaluate((x) => {
