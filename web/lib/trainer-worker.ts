@@ -3,32 +3,15 @@
 // session falls back to the main thread if a Worker never gets that far). In: {type: 'start',
 // options}. Out: ready, tick (after every slice), progress (after every evaluation), done, error.
 // Cancel is the session terminating this Worker: nothing here needs to listen for it.
-import { fastestSingleThreaded, instantiateNn, isNode, simdSupported } from './loader.js';
+import { fastestSingleThreaded, instantiateNn, simdSupported } from './loader.js';
 import { runTraining } from './trainer-core.js';
-import { nodeModule, type TrainerMessage, type TrainerRequest } from './trainer-protocol.js';
-
-interface Port {
-  post(m: TrainerMessage): void;
-  listen(f: (m: TrainerRequest) => void): void;
-}
-
-type NodePort = { postMessage(m: unknown): void; on(ev: 'message', f: (m: never) => void): void };
-type WebScope = { postMessage(m: unknown): void; onmessage: ((e: { data: never }) => void) | null };
-
-function port(): Port {
-  if (isNode) {
-    const p = nodeModule<{ parentPort: NodePort | null }>('node:worker_threads').parentPort;
-    if (!p) throw new Error('attnlab trainer-worker.js: not started as a worker thread');
-    return { post: (m) => p.postMessage(m), listen: (f) => p.on('message', f) };
-  }
-  const scope = globalThis as unknown as WebScope;
-  return { post: (m) => scope.postMessage(m), listen: (f) => (scope.onmessage = (e) => f(e.data)) };
-}
+import type { TrainerMessage, TrainerRequest } from './trainer-protocol.js';
+import { workerPort } from './worker-spawn.js';
 
 // A slice of ~50 ms: the session reads the step count from the ticks when it cancels (by terminating).
 const SLICE_MS = 50;
 
-const p = port();
+const p = workerPort<TrainerRequest, TrainerMessage>('trainer-worker.js');
 p.listen((msg) => {
   if (msg.type !== 'start') return;
   const options = msg.options;

@@ -5,25 +5,7 @@
 import { instantiateNn, isNode } from './loader.js';
 import type { TranslatorWorkerMessage, TranslatorWorkerRequest } from './translator-protocol.js';
 import { translatorFromBytes, type Translator } from './translator.js';
-
-interface Port {
-  post(m: TranslatorWorkerMessage, transfer?: Transferable[]): void;
-  listen(f: (m: TranslatorWorkerRequest) => void): void;
-}
-
-type NodePort = { postMessage(m: unknown, transfer?: unknown[]): void; on(ev: 'message', f: (m: never) => void): void };
-type WebScope = { postMessage(m: unknown, transfer?: Transferable[]): void; onmessage: ((e: { data: never }) => void) | null };
-
-function port(): Port {
-  if (isNode) {
-    const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-    const p = (get?.('node:worker_threads') as { parentPort: NodePort | null } | undefined)?.parentPort;
-    if (!p) throw new Error('attnlab translator-worker.js: not started as a worker thread');
-    return { post: (m, transfer) => p.postMessage(m, transfer), listen: (f) => p.on('message', f) };
-  }
-  const scope = globalThis as unknown as WebScope;
-  return { post: (m, transfer) => scope.postMessage(m, transfer ?? []), listen: (f) => (scope.onmessage = (e) => f(e.data)) };
-}
+import { workerPort } from './worker-spawn.js';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 let translator: Translator | null = null;
@@ -43,7 +25,7 @@ function holdLock(): void {
   }).catch(() => {});
 }
 
-const p = port();
+const p = workerPort<TranslatorWorkerRequest, TranslatorWorkerMessage>('translator-worker.js');
 p.listen((m) => {
   if (m.type === 'load') {
     holdLock();

@@ -7,6 +7,8 @@
 // the same line as a data: URL. A Worker counts as started once it has posted {type: 'ready'}; an
 // error before that tries the next way.
 
+import { isNode, nodeBuiltin } from './loader.js';
+
 export interface SpawnedWorker<In> {
   post(m: In, transfer?: Transferable[]): void;
   terminate(): void;
@@ -113,10 +115,8 @@ type NodeWorker = {
 
 /** Node's counterpart of spawnBrowserWorker (the trainer's and the translators' Workers): the script at `scriptUrl` in a worker_threads Worker. */
 export function spawnNodeWorker<In, Out extends { type: string }>(scriptUrl: URL, on: SpawnedWorkerEvents<Out>): Promise<SpawnedNodeWorker<In>> {
-  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  if (!get) return Promise.reject(new Error('worker threads need Node >= 20.16 (process.getBuiltinModule)'));
-  const { Worker } = get('node:worker_threads') as { Worker: new (url: URL) => NodeWorker };
   return new Promise((resolve, reject) => {
+    const { Worker } = nodeBuiltin<{ Worker: new (url: URL) => NodeWorker }>('node:worker_threads');
     const w = new Worker(scriptUrl);
     let ready = false, ended = false;
     const handle: SpawnedNodeWorker<In> = {
@@ -143,4 +143,24 @@ export function spawnNodeWorker<In, Out extends { type: string }>(scriptUrl: URL
     w.on('error', (e) => fail(e.message));
     w.on('exit', (code) => fail(`the worker thread exited with code ${code}`));
   });
+}
+
+/** The Worker side of both: its messages in and out, from a browser Worker or a worker thread. */
+export interface WorkerPort<In, Out> {
+  post(m: Out, transfer?: Transferable[]): void;
+  listen(f: (m: In) => void): void;
+}
+
+type NodeParentPort = { postMessage(m: unknown, transfer?: unknown[]): void; on(ev: 'message', f: (m: never) => void): void };
+type WebScope = { postMessage(m: unknown, transfer?: Transferable[]): void; onmessage: ((e: { data: never }) => void) | null };
+
+/** The port of the Worker script `script` (its name, for the error when run otherwise) runs in. */
+export function workerPort<In, Out>(script: string): WorkerPort<In, Out> {
+  if (isNode) {
+    const p = nodeBuiltin<{ parentPort: NodeParentPort | null }>('node:worker_threads').parentPort;
+    if (!p) throw new Error(`attnlab ${script}: not started as a worker thread`);
+    return { post: (m, transfer) => p.postMessage(m, transfer), listen: (f) => p.on('message', f) };
+  }
+  const scope = globalThis as unknown as WebScope;
+  return { post: (m, transfer) => scope.postMessage(m, transfer ?? []), listen: (f) => (scope.onmessage = (e) => f(e.data)) };
 }
