@@ -9,7 +9,7 @@ import { $, el, select } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
-import { modelBytes } from './site/models';
+import { downloaded, modelBytes } from './site/models';
 import { HEADS_DEFAULT_SOURCE } from './site/view-state';
 
 initPage('heads.html');
@@ -173,7 +173,7 @@ function offerTrained(lib: Attnlab): HTMLButtonElement | null {
       const bytes = await modelBytes('fra-eng', 'transformer', (loaded, total) => {
         bar.value = total ? loaded / total : 0;
         bar.dataset.events = String(++events);
-        say('loading', `Loading the trained model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`);
+        say('loading', `Loading the trained model: ${downloaded(loaded, total)}…`);
       }, stop.signal);
       trained = await lib.loadTranslator(bytes, { worker: true, signal: stop.signal });
       const info = `fra-eng transformer, ${(trained.parameters / 1e6).toFixed(2)} M parameters`;

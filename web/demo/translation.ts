@@ -7,7 +7,7 @@ import { $, el, select, slider } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sum, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
-import { modelBytes } from './site/models';
+import { downloaded, modelBytes } from './site/models';
 import { TRANSLATION_EXAMPLES } from './site/view-state';
 
 initPage('translation.html');
@@ -109,7 +109,7 @@ async function openModel(): Promise<void> {
     }
     const bytes = await modelBytes(name, a, (loaded, total) => {
       progress.value = total ? loaded / total : 0;
-      status.textContent = `Loading the model: ${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}…`;
+      status.textContent = `Loading the model: ${downloaded(loaded, total)}…`;
     }, stop.signal);
     const tr = await lib.loadTranslator(bytes, { worker: true, signal: stop.signal });
     if (me !== opening) {

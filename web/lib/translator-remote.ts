@@ -8,7 +8,7 @@ import { argError } from './errors.js';
 import { isNode } from './loader.js';
 import type { TranslatorWorkerMessage, TranslatorWorkerRequest } from './translator-protocol.js';
 import {
-  assembleTranslation, checkTranslate, translatorLimits, type TranslationResult, type TranslatorInfo, type WorkerTranslateOptions,
+  assembleTranslation, checkTranslate, TRANSLATOR_DISPOSED, translatorLimits, type TranslationResult, type TranslatorInfo, type WorkerTranslateOptions,
 } from './translator.js';
 import type { Variant } from './types.js';
 import { spawnBrowserWorker, spawnNodeWorker, type SpawnedWorkerEvents } from './worker-spawn.js';
@@ -17,7 +17,6 @@ import { spawnBrowserWorker, spawnNodeWorker, type SpawnedWorkerEvents } from '.
 const WORKER_FILE = './translator-worker.js';
 
 type Build = { variant: Variant; threads: number };
-const DISPOSED = 'translate: this translator has been disposed; call lib.loadTranslator() for a new one';
 type Events = SpawnedWorkerEvents<TranslatorWorkerMessage>;
 
 interface Handle {
@@ -160,7 +159,7 @@ class Remote {
     if (this.running || this.ended) return;
     const call = this.queue.shift();
     if (!call) {
-      if (this.released) this.end(new Error(DISPOSED));
+      if (this.released) this.end(new Error(TRANSLATOR_DISPOSED));
       return;
     }
     const seq = ++this.seq;
@@ -233,7 +232,7 @@ class Remote {
   /** The translator was collected: end the Worker once the calls made have settled. */
   release(): void {
     this.released = true;
-    if (!this.running && !this.queue.length) this.end(new Error(DISPOSED));
+    if (!this.running && !this.queue.length) this.end(new Error(TRANSLATOR_DISPOSED));
   }
 }
 
@@ -295,7 +294,7 @@ export class WorkerTranslator {
    */
   async translate(text: string, options?: WorkerTranslateOptions): Promise<TranslationResult> {
     const remote = this.#remote;
-    if (!remote) throw new Error(DISPOSED);
+    if (!remote) throw new Error(TRANSLATOR_DISPOSED);
     const checked = checkTranslate(text, options, this.maxTargetTokens, WORKER_TRANSLATE_OPTIONS);
     const signal = options?.signal;
     if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw argError('translate', 'options.signal', 'an AbortSignal', signal);
@@ -313,7 +312,7 @@ export class WorkerTranslator {
     if (!remote) return;
     this.#remote = null;
     finalizer.unregister(this);
-    remote.end(new Error(DISPOSED));
+    remote.end(new Error(TRANSLATOR_DISPOSED));
   }
 
   /** `using`: dispose() at the end of the block. */

@@ -305,6 +305,9 @@ export function assembleTranslation(sentences: SentenceTranslation[], info: Tran
   return out;
 }
 
+/** translate() on a disposed translator, in-thread or in a Worker. */
+export const TRANSLATOR_DISPOSED = 'translate: this translator has been disposed; call lib.loadTranslator() for a new one';
+
 const TRANSLATE_OPTIONS = ['beam', 'maxLength', 'lengthPenalty'] as const;
 
 export class Translator {
@@ -341,7 +344,7 @@ export class Translator {
    * short everyday sentences (Tatoeba) of at most `maxSourceTokens` pieces.
    */
   translate(text: string, options?: TranslateOptions): TranslationResult {
-    if (!this.#m) throw new Error('translate: this translator has been disposed; call lib.loadTranslator() for a new one');
+    if (!this.#m) throw new Error(TRANSLATOR_DISPOSED);
     const { beam, maxLength, lengthPenalty } = checkTranslate(text, options, this.maxTargetTokens, TRANSLATE_OPTIONS);
     const m = this.#m;
     return assembleTranslation(splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lengthPenalty)), this.info);

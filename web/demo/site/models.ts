@@ -18,6 +18,10 @@ async function modelCache(): Promise<Cache | null> {
   }
 }
 
+/** A download's progress for a status line: `1234 KiB of 6059 KiB`, or without a total. */
+export const downloaded = (loaded: number, total: number): string =>
+  `${(loaded / 1024).toFixed(0)} KiB${total ? ` of ${(total / 1024).toFixed(0)} KiB` : ''}`;
+
 /**
  * The model file's bytes: from the cache, else downloaded (reporting progress) and kept.
  * `signal` stops the download (the promise rejects with its reason).
