@@ -25,6 +25,8 @@ EMSCRIPTEN_BINDINGS(attnlab_common) {
     });
   });
   function("threadCount", +[] { return pool ? pool->size() : 1; });
+  // The threads running so far, the caller's included: loader.ts's startThreads waits for all.
+  function("threadsStarted", +[] { return pool ? pool->started() : 1; });
   // Called as a JS op starts, before it checks and copies its inputs (see ThreadPool::wake).
   function("wakeThreads", +[] { if (pool) pool->wake(); });
   function("heapUsed", +[] { return static_cast<double>(mallinfo().uordblks); });

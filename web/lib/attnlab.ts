@@ -4,7 +4,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { linear } from './linear.js';
-import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, threadsSupported, variantChain, ViteDepsError } from './loader.js';
+import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, startThreads, threadsSupported, variantChain, ViteDepsError } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
@@ -404,7 +404,7 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
       }
       continue;
     }
-    const err = m.setThreads(threads);
+    const err = await startThreads(m, threads);
     if (err) throw new Error(`${fn}: ${err}`);
     // Idle workers must not keep a Node process alive.
     if (isNode) m.unrefWorkers();

@@ -1,6 +1,6 @@
 // Finds and instantiates a WebAssembly build. Asset URLs are spelled out literally so bundlers
 // (Vite, webpack) see `new URL('…', import.meta.url)` and ship the files.
-import type { FactoryOptions, NnModule, Q8RowGroups, RowGroups, WasmModule } from './wasm-module.js';
+import type { FactoryOptions, ModuleCommon, NnModule, Q8RowGroups, RowGroups, WasmModule } from './wasm-module.js';
 import type { Variant } from './types.js';
 
 /** One build's files. `M` is the module its factory resolves to. */
@@ -204,11 +204,27 @@ export function instantiate(variant: Variant, poolSize: number): Promise<WasmMod
 export async function instantiateNn(variant: Variant, threads = 1): Promise<NnModule> {
   const m = await instantiateGlue(nnAssets[variant], isThreaded(variant) ? Math.max(1, threads - 1) : 0);
   if (isThreaded(variant) && threads > 1) {
-    const err = m.setThreads(threads);
+    const err = await startThreads(m, threads);
     if (err) throw new Error(err);
   }
   if (isNode) m.unrefWorkers();
   return m;
+}
+
+/**
+ * Sizes a module's pool to `threads` and waits until its workers run: '' or the error message.
+ * Each worker allocates its thread-local block from the heap as it starts (Emscripten 3.1.6's
+ * emscripten_tls_init), on its own time: in Chromium it came 0-100 ms after setThreads returned,
+ * so heapStats() moved by 16-32 bytes under a caller who had just loaded. The first op also gets
+ * every thread. Workers already loaded start without the page's event loop; the wait still yields
+ * to it, and gives up after 2 s (ops run correctly on the threads that did start).
+ */
+export async function startThreads(m: ModuleCommon, threads: number): Promise<string> {
+  const err = m.setThreads(threads);
+  if (err) return err;
+  for (const until = Date.now() + 2000; m.threadsStarted() < threads && Date.now() < until;)
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  return '';
 }
 
 /** Instantiates any of attnlab's builds (the library's, the checkpoint module's) from its files. */

@@ -270,6 +270,8 @@ export interface ModuleCommon extends RowGroups {
   /** n > 1: the module's work runs on n threads (the -threads builds); '' or the error message. */
   setThreads(n: number): string;
   threadCount(): number;
+  /** The pool's threads running so far, the caller's included. */
+  threadsStarted(): number;
   /** Wakes the pool's sleeping workers as an op starts, before its inputs are checked and copied. */
   wakeThreads(): void;
   unrefWorkers(): void;
