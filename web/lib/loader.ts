@@ -217,13 +217,20 @@ export async function instantiateNn(variant: Variant, threads = 1): Promise<NnMo
  * emscripten_tls_init), on its own time: in Chromium it came 0-100 ms after setThreads returned,
  * so heapStats() moved by 16-32 bytes under a caller who had just loaded. The first op also gets
  * every thread. Workers already loaded start without the page's event loop; the wait still yields
- * to it, and gives up after 2 s (ops run correctly on the threads that did start).
+ * to it, through a MessageChannel, which fake timers (Vitest's, Jest's) leave running where they
+ * would freeze setTimeout and Date. It gives up after 20,000 turns (0.2-1 s): ops run correctly on
+ * the threads that did start.
  */
 export async function startThreads(m: ModuleCommon, threads: number): Promise<string> {
   const err = m.setThreads(threads);
-  if (err) return err;
-  for (const until = Date.now() + 2000; m.threadsStarted() < threads && Date.now() < until;)
-    await new Promise((resolve) => setTimeout(resolve, 1));
+  if (err || m.threadsStarted() >= threads) return err;
+  const { port1, port2 } = new MessageChannel();
+  try {
+    for (let turn = 0; m.threadsStarted() < threads && turn < 20_000; turn++)
+      await new Promise((resolve) => { port1.onmessage = resolve; port2.postMessage(null); });
+  } finally {
+    port1.close();
+  }
   return '';
 }
 
