@@ -2,6 +2,7 @@
 // never a WebAssembly abort; and the instance keeps working after each one.
 import type { Attnlab } from 'attnlab';
 import { describe, expect, it } from 'vitest';
+import { patternMask, type PatternArgs } from '../../web/lib/patterns.js';
 import { maxError, randn, refAttention } from './reference.js';
 import { useVariants, VARIANTS } from './variants.js';
 
@@ -135,6 +136,23 @@ describe.each(VARIANTS)('%s', (variant) => {
     const all = { ...pattern, randomBlocks: 5 };
     const Q = randn([5, 4], 7), V = randn([5, 2], 8);
     expect(lib.attention(Q, Q, V, { pattern }).output.data).toEqual(lib.attention(Q, Q, V, { pattern: all }).output.data);
+  });
+
+  // Each ran the core on an empty input: rope built its [S, D / 2] angle tables and failed for
+  // memory, multi-head attention sized its rope tables for L, the pattern walked its Sq rows.
+  it('rope, an empty multi-head batch and an empty pattern give their empty results', () => {
+    const lib = libs[variant];
+    const E = (shape: number[]) => ({ data: new Float32Array(0), shape });
+    expect(lib.rope(E([0, 2 ** 27, 8])).shape).toEqual([0, 2 ** 27, 8]);
+    const heads = { numHeads: 2, inProjWeight: f32([24, 8]), outProjWeight: f32([8, 8]) };
+    const r = lib.multiHeadAttention(E([0, 2 ** 30, 8]), E([0, 4, 8]), E([0, 4, 8]), heads, { rope: true, needWeights: true, averageWeights: false });
+    expect([r.output.shape, r.weights.shape, r.output.data.length, r.weights.data.length]).toEqual([[0, 2 ** 30, 8], [0, 2, 2 ** 30, 4], 0, 0]);
+    expect(lib.attentionPattern({ type: 'bigbird', blockSize: 1 }, 2 ** 10, 0).shape).toEqual([2 ** 10, 0]);
+    // The core is not asked at all (with Sq = 2^40 it never returned).
+    const core = { attentionPattern: () => { throw new Error('the core ran'); } } as unknown as Parameters<typeof patternMask>[0];
+    const p: PatternArgs = { type: 'local', window: 1, global: [], blockSize: 0, windowBlocks: 0, randomBlocks: 0, seed: 0 };
+    expect(patternMask(core, 'attentionPattern', p, 2 ** 40, 0).shape).toEqual([2 ** 40, 0]);
+    expect(patternMask(core, 'attentionPattern', p, 0, 2 ** 40).data.length).toBe(0);
   });
 
   it('the async form names a null v too', async () => {

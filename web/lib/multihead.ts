@@ -122,6 +122,15 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopie
   const { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, queryOffset, needWeights, averageWeights, masks, alibi, rope, t5, shaw } = a;
   const outLen = B * L * E;
   const wLen = averageWeights ? B * L * S : B * H * L * S;
+  const lead = batched ? [B] : [];
+  const weightsShape = averageWeights ? [...lead, L, S] : [...lead, H, L, S];
+  if (outLen === 0) {
+    // No query rows (E >= 1): nothing to run, as in runAttention; the core would still size the
+    // rope and T5 tables for L and S (an empty batch of L = 2^30 with rope ran out of memory).
+    const result: AttentionResult = { output: { data: new Float32Array(0), shape: [...lead, L, E] } };
+    if (needWeights) result.weights = { data: new Float32Array(0), shape: weightsShape };
+    return result;
+  }
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const weights = needWeights ? s.alloc(wLen * 4) : 0;
@@ -133,11 +142,8 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopie
       out, weights: weights || null, averageWeights,
     };
     check(m.multiHeadAttention({ ...args, rope, shaw: shawHeapArgs(s, shaw) }));
-    const lead = batched ? [B] : [];
     const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...lead, L, E] } };
-    if (needWeights) {
-      result.weights = { data: s.take(weights, wLen), shape: averageWeights ? [...lead, L, S] : [...lead, H, L, S] };
-    }
+    if (needWeights) result.weights = { data: s.take(weights, wLen), shape: weightsShape };
     return result;
   }, copies);
 }

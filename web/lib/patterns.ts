@@ -69,6 +69,8 @@ export function attentionPattern(m: WasmModule, pattern: unknown, Sq: unknown, S
 
 /** A checked pattern as a boolean tensor [Sq, Sk], 1 where query i may see key j. */
 export function patternMask(m: WasmModule, fn: string, p: PatternArgs, Sq: number, Sk: number, causal = false): BoolTensor {
+  // An empty mask: the core would still walk its Sq rows (Sq = 2^40 with Sk = 0 never returned).
+  if (Sq === 0 || Sk === 0) return { data: new Uint8Array(0), shape: [Sq, Sk] };
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(Sq * Sk);
     check(m.attentionPattern({ pattern: p, Sq, Sk, causal, out }));

@@ -37,6 +37,9 @@ export function rope(m: WasmModule, x: unknown, options?: RopeOptions): Tensor {
   const r = checkRope(fn, 'options', options ?? {})!;
   const [S, D] = X.shape.slice(-2);
   checkEvenFeatures(fn, 'x', D, X.shape, 'last dimension');
+  // Nothing to turn; the core would still build its [S, D / 2] angle tables (x [0, 2^27, 8] ran
+  // out of memory, and a larger S wraps the table's size).
+  if (X.data.length === 0) return { data: new Float32Array(0), shape: X.shape };
   return withScratch(m, fn, (s, check) => {
     const p = s.put(X.data);
     check(m.rope({ x: p, out: p, outer: numel(X.shape.slice(0, -2)), S, inner: 1, D, ...r, name: 'x' }));
