@@ -51,6 +51,13 @@ const cases: Case[] = [
   ['rope negative offset', (l) => l.rope(x1, { offset: -1 }), /^rope: options\.offset: expected an integer >= 0, got -1$/],
   ['rope unknown pairs', (l) => l.rope(x1, { pairs: 'split' as never }), /^rope: options\.pairs: expected one of 'interleaved', 'halves', got "split"$/],
   ['rope unknown option', (l) => l.rope(x1, { theta: 10 } as never), /^rope: options: unknown option 'theta'; expected one of base, offset, pairs$/],
+  // false reached the core as a NaN base ("rope: rope: expected base > 0 ..., got base nan"); true
+  // and null, and null fields, passed as the defaults.
+  ['rope options false', (l) => l.rope(x1, false as never), /^rope: options: expected an object, got false$/],
+  ['rope options true', (l) => l.rope(x1, true as never), /^rope: options: expected an object, got true$/],
+  ['rope options null', (l) => l.rope(x1, null as never), /^rope: options: expected an object, got null$/],
+  ['rope base null', (l) => l.rope(x1, { base: null } as never), /^rope: options\.base: expected a finite number > 0, got null$/],
+  ['attention rope offset null', (l) => l.attention(q, k, v, { rope: { offset: null } as never }), /^attention: options\.rope\.offset: expected an integer >= 0, got null$/],
   ['attention rope with an odd q size', (l) => l.attention(f32([2, 3, 3]), f32([2, 5, 3]), v, { rope: true }), /^attention: q: expected an even last dimension >= 2 for rotary embedding \(features turn in pairs\), got shape \[2, 3, 3\]$/],
   ['attention rope options checked', (l) => l.attention(q, k, v, { rope: { base: -2 } }), /^attention: options\.rope\.base: expected a finite number > 0, got -2$/],
   ['multi-head rope with an odd head size', (l) => l.multiHeadAttention(f32([3, 6]), f32([3, 6]), f32([3, 6]), { numHeads: 2, inProjWeight: f32([18, 6]), outProjWeight: f32([6, 6]) }, { rope: true }), /^multiHeadAttention: options\.rope: expected an even head size E \/ numHeads \(features turn in pairs\), got 6 \/ 2 = 3$/],

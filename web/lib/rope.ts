@@ -15,9 +15,10 @@ export interface RopeArgs {
 export function checkRope(fn: string, name: string, x: unknown): RopeArgs | null {
   if (x === undefined || x === false) return null;
   const o = checkOptions(fn, name, x === true ? {} : x, ['base', 'offset', 'pairs']);
-  const base = o.base ?? 10000;
+  // undefined, not null, takes the default, as for every other option.
+  const base = o.base === undefined ? 10000 : o.base;
   if (typeof base !== 'number' || !Number.isFinite(base) || base <= 0) throw argError(fn, `${name}.base`, 'a finite number > 0', base);
-  const offset = o.offset ?? 0;
+  const offset = o.offset === undefined ? 0 : o.offset;
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw argError(fn, `${name}.offset`, 'an integer >= 0', offset);
   const pairs = checkOneOf(fn, `${name}.pairs`, o.pairs, ['interleaved', 'halves'] as const, 'interleaved');
   return { base, offset, interleaved: pairs === 'interleaved' };
@@ -34,7 +35,9 @@ export function checkEvenFeatures(fn: string, name: string, D: number, shape: nu
 export function rope(m: WasmModule, x: unknown, options?: RopeOptions): Tensor {
   const fn = 'rope';
   const X = checkTensor(fn, 'x', x, { rank: 2, orMore: true, layout: '[..., S, D]' });
-  const r = checkRope(fn, 'options', options ?? {})!;
+  // An options object or nothing: checkRope's true and false (attention's `rope: true`) mean
+  // nothing here, and false reached the core as a NaN base.
+  const r = checkRope(fn, 'options', checkOptions(fn, 'options', options, ['base', 'offset', 'pairs']))!;
   const [S, D] = X.shape.slice(-2);
   checkEvenFeatures(fn, 'x', D, X.shape, 'last dimension');
   // Nothing to turn; the core would still build its [S, D / 2] angle tables (x [0, 2^27, 8] ran
