@@ -59,10 +59,14 @@ export interface ChartOptions {
 
 /** Each chart's width as drawn and how to draw it again, for a container that changes width. */
 const drawn = new WeakMap<SVGSVGElement, { width: number; redraw: () => void }>();
+// The redraw waits for the next frame: drawn inside the observer's callback, the chart's new
+// height resized the observed box again, and the browser reported that as an uncaught error
+// ('ResizeObserver loop completed with undelivered notifications'), which the site shows as an alert.
 const resized = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
   for (const e of entries) {
-    const d = drawn.get(e.target as SVGSVGElement);
-    if (d && Math.abs((e.target as SVGSVGElement).clientWidth - d.width) > 8) d.redraw();
+    const svg = e.target as SVGSVGElement;
+    const d = drawn.get(svg);
+    if (d && Math.abs(svg.clientWidth - d.width) > 8) requestAnimationFrame(() => { if (drawn.get(svg) === d) d.redraw(); });
   }
 });
 
