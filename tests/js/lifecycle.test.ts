@@ -70,6 +70,11 @@ describe('results and lifetime', () => {
     lib.dispose();
     expect(lib.disposed).toBe(true);
     expect(() => lib.attention(q, q, q)).toThrowError(/^attention: this attnlab instance has been disposed; call load\(\) for a new one$/);
+    // The Promise-returning calls reject (loadTranslator threw before a .catch() could be attached).
+    let loading: Promise<unknown> | undefined;
+    expect(() => { loading = lib.loadTranslator('fra-eng'); }).not.toThrow();
+    await expect(loading).rejects.toThrowError(/^loadTranslator: this attnlab instance has been disposed; call load\(\) for a new one$/);
+    await expect(lib.attentionAsync(q, q, q)).rejects.toThrowError(/^attention: this attnlab instance has been disposed; call load\(\) for a new one$/);
   });
 
   it('works with `using` (Symbol.dispose)', async () => {

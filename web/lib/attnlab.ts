@@ -266,19 +266,20 @@ export class Attnlab {
   loadTranslator(source: TranslatorSource, options: LoadWorkerTranslatorOptions): Promise<WorkerTranslator>;
   loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions & { worker?: false }): Promise<Translator>;
   loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator | WorkerTranslator>;
-  loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator | WorkerTranslator> {
-    return loadTranslator(this.#nn('loadTranslator'), source, options, { variant: this.variant, threads: this.threads }).then((tr) => {
-      // A Worker translator loads without this instance's module: disposed meanwhile, it goes too.
-      if (!this.#m) tr.dispose();
-      this.#mod('loadTranslator');
-      // Weakly held: a translator dropped without dispose() is still collected (and freed).
-      for (const r of this.#translators) {
-        const held = r.deref();
-        if (!held || held.disposed) this.#translators.delete(r);  // collected, or disposed by its owner
-      }
-      this.#translators.add(new WeakRef(tr));
-      return tr;
-    });
+  // async: on a disposed instance too the promise rejects, as for every other bad call, rather
+  // than throwing before a .catch() is attached.
+  async loadTranslator(source: TranslatorSource, options?: LoadTranslatorOptions): Promise<Translator | WorkerTranslator> {
+    const tr = await loadTranslator(this.#nn('loadTranslator'), source, options, { variant: this.variant, threads: this.threads });
+    // A Worker translator loads without this instance's module: disposed meanwhile, it goes too.
+    if (!this.#m) tr.dispose();
+    this.#mod('loadTranslator');
+    // Weakly held: a translator dropped without dispose() is still collected (and freed).
+    for (const r of this.#translators) {
+      const held = r.deref();
+      if (!held || held.disposed) this.#translators.delete(r);  // collected, or disposed by its owner
+    }
+    this.#translators.add(new WeakRef(tr));
+    return tr;
   }
 
   /** Trains a small model on a toy task (in a Worker in browsers) with progress and cancel; dispose() cancels it. */
