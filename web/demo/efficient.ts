@@ -4,7 +4,7 @@
 import '../components/heatmap';
 import type { AttnHeatmap } from '../components/heatmap';
 import { lineChart, svgEl, type Series } from './site/chart';
-import { $, checkbox, el, select, slider } from './site/dom';
+import { $, checkbox, el, handOver, select, slider } from './site/dom';
 import { frac, math, row, sub, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { bool, num, param, writeHash } from './site/state';
@@ -169,8 +169,7 @@ const results = new Map<Method, [number, number][]>();
 function stop(msg: string): void {
   worker?.terminate();
   worker = null;
-  runBtn.disabled = !api;
-  cancelBtn.disabled = true;
+  handOver(cancelBtn, runBtn, Boolean(api));
   costStatus.textContent = msg;
 }
 function drawChart(): void {
@@ -182,8 +181,7 @@ runBtn.addEventListener('click', () => {
   if (worker) return;
   results.clear();
   worker = new Worker(new URL('./efficient.worker.ts', import.meta.url), { type: 'module' });
-  runBtn.disabled = true;
-  cancelBtn.disabled = false;
+  handOver(runBtn, cancelBtn);
   costStatus.textContent = 'Measuring in a Worker…';
   worker.onmessage = (e: MessageEvent<CostMessage>) => {
     const m = e.data;

@@ -8,7 +8,7 @@ import type { AttnHeadView } from '../components/head-view';
 import type { AttnModelView } from '../components/model-view';
 import { loadModel, summarizeHeads, type CheckpointInput, type HeadSummary, type PretrainedModel, type Tensor } from 'attnlab';
 import { cachedSize, checkpointAt } from './checkpoint-cache';
-import { $, el, select, slider } from './site/dom';
+import { $, el, handOver, select, slider } from './site/dom';
 import { initPage } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
 
@@ -229,8 +229,7 @@ async function generate(): Promise<void> {
   }
   const context = [...start.tokens];
   const L = m.info.layers;
-  genBtn.disabled = true;
-  stopBtn.disabled = false;
+  handOver(genBtn, stopBtn);
   stopping = false;
   generated.replaceChildren(el('span', { class: 'prompt', text: prompt }));
   let count = 0;
@@ -249,8 +248,7 @@ async function generate(): Promise<void> {
       generated.dataset.count = String(++count);
     }
   } finally {
-    genBtn.disabled = false;
-    stopBtn.disabled = true;
+    handOver(stopBtn, genBtn);
   }
 }
 

@@ -1,7 +1,7 @@
 // Page 7: the benchmark in the visitor's browser, in a Worker, with progress and cancel.
 import type { Variant } from 'attnlab';
 import { lineChart, svgEl, type Series } from './site/chart';
-import { $, el, select } from './site/dom';
+import { $, el, handOver, select } from './site/dom';
 import { frac, math, row, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { bool, oneOf, param, writeHash } from './site/state';
@@ -83,8 +83,7 @@ let progressTotal = 0;
 function stop(message: string): void {
   worker?.terminate();
   worker = null;
-  runBtn.disabled = false;
-  cancelBtn.disabled = true;
+  handOver(cancelBtn, runBtn);
   status.textContent = message;
 }
 
@@ -97,8 +96,7 @@ function run(): void {
   [progressDone, progressTotal] = [0, 0];
   delete document.body.dataset.bench;
   worker = new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module' });
-  runBtn.disabled = true;
-  cancelBtn.disabled = false;
+  handOver(runBtn, cancelBtn);
   progress.value = 0;
   status.textContent = 'Loading the builds in a Worker…';
   worker.onmessage = (e: MessageEvent<BenchMessage>) => {

@@ -5,7 +5,7 @@ import '../components/regression';
 import type { AttnHeatmap } from '../components/heatmap';
 import { samplePoints, type AttnRegression, type Point, type RegressionResult } from '../components/regression';
 import { lineChart, svgEl } from './site/chart';
-import { $, checkbox, el, select, slider } from './site/dom';
+import { $, checkbox, el, handOver, select, slider } from './site/dom';
 import { frac, math, row, sub, sum, t, text } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
@@ -158,8 +158,7 @@ let worker: Worker | null = null;
 function stopTraining(message: string): void {
   worker?.terminate();
   worker = null;
-  trainBtn.disabled = false;
-  cancelBtn.disabled = true;
+  handOver(cancelBtn, trainBtn);
   trainStatus.textContent = message;
 }
 
@@ -167,8 +166,7 @@ trainBtn.addEventListener('click', () => {
   if (worker) return;
   lossHistory = [];
   worker = new Worker(new URL('./train.worker.ts', import.meta.url), { type: 'module' });
-  trainBtn.disabled = true;
-  cancelBtn.disabled = false;
+  handOver(trainBtn, cancelBtn);
   progress.value = 0;
   delete trainStatus.dataset.done;
   delete trainStatus.dataset.cancelled;

@@ -40,6 +40,19 @@ export function select<T extends string>(id: string, label: string, options: rea
   return { wrap: el('div', { class: 'control' }, el('label', { for: id, text: label }), input), input };
 }
 
+/**
+ * Disables `off` and enables `on` (a Run button and its Cancel as long work starts, the other way
+ * round as it ends). A focused button that becomes disabled drops keyboard focus to the page, and a
+ * keyboard or screen-reader user's place with it: where `off` had focus, `on` takes it. `on` stays
+ * disabled when `canEnable` is false.
+ */
+export function handOver(off: HTMLButtonElement, on: HTMLButtonElement, canEnable = true): void {
+  const focused = document.activeElement === off;
+  off.disabled = true;
+  on.disabled = !canEnable;
+  if (focused && canEnable) on.focus();
+}
+
 export function checkbox(id: string, label: string, checked: boolean): { wrap: HTMLElement; input: HTMLInputElement } {
   const input = el('input', { type: 'checkbox', id, checked });
   return { wrap: el('div', { class: 'control check' }, input, el('label', { for: id, text: label })), input };
