@@ -54,6 +54,11 @@ describe.each(VARIANTS)('%s', (variant) => {
     expect(got.shape).toEqual([2, 6, 30]);
     expect(Array.from(got.data)).toEqual(Array.from(t5Bias(weights, 6, 30, true, 12).data));
     expect(() => libs[variant].t5Bias(weights, 6, 30, { maxDistance: 3 })).toThrow(/^t5Bias: options\.maxDistance: expected an integer > 3 /);
+    // The weights are t5Bias's first argument: errors named them options.weights, and zero heads
+    // (an empty bias) reached the core ("t5Bias: t5: expected the heads (0) to divide ...").
+    expect(() => libs[variant].t5Bias({ data: new Float32Array(2), shape: [2, 1] }, 6, 30)).toThrow(/^t5Bias: weights: expected numBuckets >= 4 \(bidirectional scheme\), got shape \[2, 1\]$/);
+    expect(() => libs[variant].t5Bias({ data: new Float32Array(6), shape: [2, 3] }, 6, 30, { bidirectional: true })).toThrow(/^t5Bias: weights: expected numBuckets >= 4 /);
+    expect(libs[variant].t5Bias({ data: new Float32Array(0), shape: [0, 32] }, 6, 30).shape).toEqual([0, 6, 30]);
     expect(() => libs[variant].t5Bias(weights, 1e5, 1e5)).toThrow(/^t5Bias: Sq, Sk: expected a bias \[heads, Sq, Sk\] of at most 2\^31 - 1 elements \(a Float32Array\), got \[2, 100000, 100000\]$/);
   });
 

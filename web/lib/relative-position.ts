@@ -27,23 +27,23 @@ export interface ShawArgs {
  * Checks a `t5` option: { weights [heads, numBuckets], bidirectional?, maxDistance? }. The bucket
  * limits are T5's: per direction at least 2 buckets, and maxDistance beyond the exact ones.
  */
-export function checkT5(fn: string, name: string, x: unknown, heads: number, headsWhat: string, scan?: FiniteScan): T5Args | null {
+export function checkT5(fn: string, name: string, x: unknown, heads: number, headsWhat: string, scan?: FiniteScan, weightsName = `${name}.weights`): T5Args | null {
   if (x === undefined) return null;
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw argError(fn, name, '{ weights: [heads, numBuckets], bidirectional?, maxDistance? }', x);
   const o = checkOptions(fn, name, x, ['weights', 'bidirectional', 'maxDistance']);
-  if (o.weights === undefined) throw new Error(`${fn}: ${name}.weights: expected the learned bias, a tensor [${heads}, numBuckets] ([heads, numBuckets], heads = ${headsWhat}), got undefined`);
-  const W = checkTensor(fn, `${name}.weights`, o.weights, { rank: 2, layout: '[heads, numBuckets]' }, scan);
+  if (o.weights === undefined) throw new Error(`${fn}: ${weightsName}: expected the learned bias, a tensor [${heads}, numBuckets] ([heads, numBuckets], heads = ${headsWhat}), got undefined`);
+  const W = checkTensor(fn, weightsName, o.weights, { rank: 2, layout: '[heads, numBuckets]' }, scan);
   if (W.shape[0] !== heads) {
-    throw new Error(`${fn}: ${name}.weights: expected shape [${heads}, numBuckets] ([heads, numBuckets], heads = ${headsWhat}), got ${shapeString(W.shape)}`);
+    throw new Error(`${fn}: ${weightsName}: expected shape [${heads}, numBuckets] ([heads, numBuckets], heads = ${headsWhat}), got ${shapeString(W.shape)}`);
   }
   const bidirectional = checkBool(fn, `${name}.bidirectional`, o.bidirectional, true);
   const numBuckets = W.shape[1];
   const perDirection = bidirectional ? Math.floor(numBuckets / 2) : numBuckets;
   if (perDirection < 2) {
-    throw new Error(`${fn}: ${name}.weights: expected numBuckets >= ${bidirectional ? 4 : 2} (${bidirectional ? 'bidirectional' : 'causal'} scheme), got shape ${shapeString(W.shape)}`);
+    throw new Error(`${fn}: ${weightsName}: expected numBuckets >= ${bidirectional ? 4 : 2} (${bidirectional ? 'bidirectional' : 'causal'} scheme), got shape ${shapeString(W.shape)}`);
   }
   if (bidirectional && numBuckets % 2 !== 0) {
-    throw new Error(`${fn}: ${name}.weights: expected an even numBuckets (bidirectional scheme: half the buckets per direction), got shape ${shapeString(W.shape)}`);
+    throw new Error(`${fn}: ${weightsName}: expected an even numBuckets (bidirectional scheme: half the buckets per direction), got shape ${shapeString(W.shape)}`);
   }
   const maxExact = Math.floor(perDirection / 2);
   const maxDistance = o.maxDistance === undefined ? 128 : checkInt(fn, `${name}.maxDistance`, o.maxDistance, 0);
@@ -66,7 +66,7 @@ export function t5HeapArgs(s: Scratch, t5: T5Args | null, Sq: number, Sk: number
  */
 export function withT5Table<A extends { fn: string; t5: T5Args | null; t5Table: Float32Array | null; queryOffset: number }>(m: WasmModule, a: A, Sq: number, Sk: number): A {
   const t5 = a.t5;
-  if (!t5 || Sq === 0 || Sk === 0) return a;
+  if (!t5 || Sq === 0 || Sk === 0 || t5.heads === 0) return a;
   const len = t5.heads * (Sq + Sk - 1);
   const t5Table = withScratch(m, a.fn, (s, check) => {
     const out = s.alloc(len * 4);
@@ -109,7 +109,8 @@ export function t5Bias(m: WasmModule, weights: unknown, Sq: unknown, Sk: unknown
   const W = checkTensor(fn, 'weights', weights, { rank: 2, layout: '[heads, numBuckets]' });
   const rows = checkInt(fn, 'Sq', Sq, 0), cols = checkInt(fn, 'Sk', Sk, 0);
   const o = checkOptions(fn, 'options', options, ['bidirectional', 'maxDistance']);
-  const t5 = checkT5(fn, 'options', { ...o, weights: W }, W.shape[0], "weights' rows")!;
+  // The weights are an argument of their own here, not options.weights.
+  const t5 = checkT5(fn, 'options', { ...o, weights: W }, W.shape[0], "weights' rows", undefined, 'weights')!;
   const H = t5.heads, len = rows + cols - 1;
   if (H * rows * cols > 2 ** 31 - 1) {
     throw new Error(`${fn}: Sq, Sk: expected a bias [heads, Sq, Sk] of at most 2^31 - 1 elements (a Float32Array), got [${H}, ${rows}, ${cols}]`);
