@@ -85,6 +85,7 @@ const cases: Case[] = [
   ['values with the wrong row count', (l) => l.nadarayaWatson(f32([3]), f32([4]), f32([5])), /^nadarayaWatson: values: expected shape \[4\] or \[4, Dv\] \(one row per key\), got \[5\]$/],
   ['positional length negative', (l) => l.positionalEncoding(-1, 8), /^positionalEncoding: length: expected an integer >= 0, got -1$/],
   ['positional dim non-integer', (l) => l.positionalEncoding(4, 2.5), /^positionalEncoding: dim: expected an integer >= 1, got 2\.5$/],
+  ['positional length a BigInt', (l) => l.positionalEncoding(10n as never, 8), /^positionalEncoding: length: expected an integer >= 0, got 10n$/],
   ['too large for the heap', (l) => l.positionalEncoding(1 << 20, 1 << 10), /^positionalEncoding: out of memory: 4294967296 bytes exceeds the WebAssembly heap's 2 GiB limit$/],
   ['maskedSoftmax x of rank 0', (l) => l.maskedSoftmax({ data: new Float32Array(1), shape: [] }), /^maskedSoftmax: x: expected a tensor of rank >= 1 \[\.\.\., Sk\], got shape \[\]$/],
 ];

@@ -5,7 +5,9 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return value.length <= 8 ? `[${value.map(describe).join(', ')}]` : `an array of length ${value.length}`;
   if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as ArrayLike<unknown>).length})`;
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  // A BigInt keeps its n: "got 10" for 10n read as if the number 10 had been refused.
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'function') return 'a function';
   const name = (value as object).constructor?.name;
   return name && name !== 'Object' ? `a ${name}` : 'an object';
