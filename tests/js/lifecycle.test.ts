@@ -42,6 +42,9 @@ describe('load', () => {
     [{ variant: 'gpu' }, /^load: options\.variant: expected one of 'scalar', 'simd', 'simd-threads', 'relaxed-simd', 'relaxed-simd-threads', got "gpu"$/],
     [{ threads: 0 }, /^load: options\.threads: expected an integer in \[1, 64\], got 0$/],
     [{ thread: 2 }, /^load: options: unknown option 'thread'; expected variant, threads, backend, gpu, gpuCache$/],
+    // Both passed as the defaults, where every other op refuses an array and a null option.
+    [[], /^load: options: expected an object, got \[\]$/],
+    [{ backend: null }, /^load: options\.backend: expected one of 'wasm', 'webgpu', 'auto', got null$/],
     // A single-threaded build asked for with threads: an error, not one thread in silence.
     [{ variant: 'simd', threads: 4 }, /^load: options\.threads: 4 needs a threaded build, and options\.variant 'simd' has no threads; use 'simd-threads', or leave out threads$/],
     [{ variant: 'relaxed-simd', threads: 2 }, /^load: options\.threads: 2 needs a threaded build, and options\.variant 'relaxed-simd' has no threads; use 'relaxed-simd-threads', or leave out threads$/],

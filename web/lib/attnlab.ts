@@ -354,11 +354,12 @@ export class Attnlab {
  */
 export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const fn = 'load';
-  if (typeof options !== 'object' || options === null) throw argError(fn, 'options', 'an object', options);
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw argError(fn, 'options', 'an object', options);
   for (const key of Object.keys(options)) {
     if (!['variant', 'threads', 'backend', 'gpu', 'gpuCache'].includes(key)) throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads, backend, gpu, gpuCache`);
   }
-  const backend = options.backend ?? 'wasm';
+  // undefined, not null, takes the default, as for variant and threads.
+  const backend = options.backend === undefined ? 'wasm' : options.backend;
   if (!BACKENDS.includes(backend)) throw argError(fn, 'options.backend', `one of ${BACKENDS.map((b) => `'${b}'`).join(', ')}`, backend);
   const g = options.gpu as unknown;
   if (g !== undefined && (typeof g !== 'object' || g === null || typeof (g as { requestAdapter?: unknown }).requestAdapter !== 'function')) {
