@@ -87,6 +87,8 @@ function show(): void {
   modelView.rowLabels = left;
   modelView.colLabels = right;
   modelView.data = all;
+  // The trained model writes its own target: the (disabled) box shows that, not the sentence it held before.
+  if (maps.target !== undefined) tgtIn.value = maps.target;
   writeHash({ src: srcIn.value, tgt: tgtIn.value, kind: k, layer });
   document.body.dataset.result = 'ok';
 }

@@ -10,6 +10,8 @@ export type Maps = number[][][][]; // [layer][head][queries][keys]
 export interface AttentionMaps {
   sourceTokens: string[];
   targetTokens: string[];
+  /** The target as text where the model wrote it (a trained translator); absent where it was given. */
+  target?: string;
   encoderSelf: Maps;
   decoderSelf: Maps;
   cross: Maps;
@@ -122,6 +124,7 @@ export function untrainedModel(lib: Attnlab, seed = 7, layers = 2, heads = 4, E 
 interface TensorData { data: ArrayLike<number>; shape: number[] }
 interface TransformerAttention { kind: 'transformer'; layers?: number; heads?: number; encoderSelf?: TensorData; decoderSelf?: TensorData; cross?: TensorData }
 interface TransformerTranslation {
+  text: string;
   sourceTokens: string[];
   targetTokens: string[];
   /** Any translator's attention; only a Transformer's (kind 'transformer') is usable here. */
@@ -159,6 +162,7 @@ export function translatorModel(tr: TrainedTranslator, name: string, layers: num
       return {
         sourceTokens: r.sourceTokens,
         targetTokens: r.targetTokens,
+        target: r.text,
         encoderSelf: layersOf(a.encoderSelf, layers, heads, S, S),
         decoderSelf: layersOf(a.decoderSelf, layers, heads, T, T),
         cross: layersOf(a.cross, layers, heads, T, S),

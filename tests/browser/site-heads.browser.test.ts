@@ -1,0 +1,42 @@
+// The built site's heads page as a learner meets it with the trained Transformer: the target side is
+// the model's own translation of the source, so the page's (disabled) Target box must say that
+// translation, not the sentence it held before, and the link (URL hash) must carry it.
+import { expect, test } from 'vitest';
+import { useSite } from './site-server';
+
+const site = useSite('site-heads');
+
+test('heads, trained model: the Target box shows the model\'s translation of each source it runs, as the decoder side does', async () => {
+  const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+  try {
+    const page = await ctx.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    await page.goto(`${site.isolated.url}heads.html#kind=decoder`);
+    await page.waitForFunction(() => document.getElementById('load-status')?.dataset.state === 'ready', undefined, { timeout: 90_000 });
+    // The decoder's tokens (subword pieces ending in </s>: 'the to p s . </s>') and the Target box
+    // ('the tops.'), compared as their lower-case letters without spaces.
+    const words = (s: string) => s.toLowerCase().replace(/<\/s>|\s/g, '');
+    const state = () => page.evaluate(() => ({
+      box: (document.getElementById('tgt') as HTMLInputElement).value,
+      disabled: (document.getElementById('tgt') as HTMLInputElement).disabled,
+      decoder: (document.querySelector('attn-head-view') as unknown as { leftTokens: string[] }).leftTokens.join(' '),
+      hash: new URLSearchParams(location.hash.slice(1)).get('tgt'),
+    }));
+    const first = await state();
+    expect(first.disabled).toBe(true);
+    expect(words(first.box)).toEqual(words(first.decoder));
+    await page.fill('#src', 'je suis fatigué .');
+    await page.click('#sentences button[type="submit"]');
+    // The shipped model writes "i'm tired . </s>".
+    await page.waitForFunction(() => (document.querySelector('attn-head-view') as unknown as { leftTokens: string[] }).leftTokens.includes('tired'));
+    // The hash is written 60 ms after a change (site/state.ts).
+    await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('tgt') === (document.getElementById('tgt') as HTMLInputElement).value);
+    const second = await state();
+    expect(words(second.box)).toEqual(words(second.decoder));
+    expect(problems).toEqual([]);
+  } finally {
+    await ctx.close();
+  }
+});
