@@ -210,6 +210,9 @@ describe('translate: options, empty input, sentences, limits (issue 17)', () => 
     expect(() => gru.translate('Je suis fatigué.', null as never)).toThrowError(/^translate: options: expected an object, got null$/);
     expect(() => gru.translate('Je suis fatigué.', { beams: 5 } as never)).toThrowError(/^translate: options: unknown option 'beams'; expected one of beam, maxLength, lengthPenalty$/);
     expect(() => gru.translate('Je suis fatigué.', { beam: 0 })).toThrowError(/^translate: options\.beam: expected an integer in \[1, 64\], got 0$/);
+    // null is a value to name, as for maxLength, not the default (beam and lengthPenalty took it as such).
+    expect(() => gru.translate('Je suis fatigué.', { beam: null } as never)).toThrowError(/^translate: options\.beam: expected an integer in \[1, 64\], got null$/);
+    expect(() => gru.translate('Je suis fatigué.', { lengthPenalty: null } as never)).toThrowError(/^translate: options\.lengthPenalty: expected a number in \[0, 10\], got null$/);
     expect(() => gru.translate(5 as never)).toThrowError(/^translate: text: expected a string, got 5$/);
     expect(gru.translate('Je suis fatigué.').text).toBe("I'm tired.");
   });
@@ -330,6 +333,7 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
     await expect(lib.loadTranslator('fra-eng', { signal: 'stop' } as never)).rejects.toThrowError(/^loadTranslator: options\.signal: expected an AbortSignal, got "stop"$/);
     await expect(lib.loadTranslator('fra-eng', null as never)).rejects.toThrowError(/^loadTranslator: options: expected an object, got null$/);
     await expect(lib.loadTranslator('fra-eng', { onProgress: 3 } as never)).rejects.toThrowError(/^loadTranslator: options\.onProgress: expected a function, got 3$/);
+    await expect(lib.loadTranslator('fra-eng', { worker: null } as never)).rejects.toThrowError(/^loadTranslator: options\.worker: expected a boolean, got null$/);
     await expect(lib.loadTranslator(42 as never)).rejects.toThrowError(/^loadTranslator: source: expected a model name \('fra-eng', 'eng-fra'\), a path, a URL/);
   });
 

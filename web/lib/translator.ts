@@ -246,9 +246,10 @@ export function checkTranslate(text: unknown, options: unknown, maxTargetTokens:
   const fn = 'translate';
   if (typeof text !== 'string') throw argError(fn, 'text', 'a string', text);
   const o = checkOptions(fn, 'options', options, keys) as TranslateOptions;
-  const beam = o.beam ?? 1;
+  // undefined, not null, takes the default, as maxLength's does.
+  const beam = o.beam === undefined ? 1 : o.beam;
   const maxLength = o.maxLength;  // undefined: the default, 2 x source tokens + 10 (0 to the engine)
-  const lp = o.lengthPenalty ?? 0.6;
+  const lp = o.lengthPenalty === undefined ? 0.6 : o.lengthPenalty;
   if (typeof beam !== 'number' || !Number.isInteger(beam) || beam < 1 || beam > 64) throw argError(fn, 'options.beam', 'an integer in [1, 64]', beam);
   const most = maxTargetTokens;
   if (maxLength !== undefined && (!Number.isInteger(maxLength) || maxLength < 1 || maxLength > most)) {
@@ -646,7 +647,7 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw argError(fn, 'options.onProgress', 'a function', o.onProgress);
   const { signal } = o;
   if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) throw argError(fn, 'options.signal', 'an AbortSignal', signal);
-  const worker = o.worker ?? false;
+  const worker = o.worker === undefined ? false : o.worker;
   if (typeof worker !== 'boolean') throw argError(fn, 'options.worker', 'a boolean', worker);
   checkAborted(signal);
   let bytes: Uint8Array;
