@@ -87,6 +87,8 @@ const cases: Case[] = [
   ['positional dim non-integer', (l) => l.positionalEncoding(4, 2.5), /^positionalEncoding: dim: expected an integer >= 1, got 2\.5$/],
   ['positional length a BigInt', (l) => l.positionalEncoding(10n as never, 8), /^positionalEncoding: length: expected an integer >= 0, got 10n$/],
   ['too large for the heap', (l) => l.positionalEncoding(1 << 20, 1 << 10), /^positionalEncoding: out of memory: 4294967296 bytes exceeds the WebAssembly heap's 2 GiB limit$/],
+  ['maskedSoftmax valid lengths as options', (l) => l.maskedSoftmax(x1, new Int32Array([2, 3, 1]) as never), /^maskedSoftmax: options: expected an object, got Int32Array\(3\)$/],
+  ['maskedSoftmax an empty typed array as options', (l) => l.maskedSoftmax(x1, new Int32Array(0) as never), /^maskedSoftmax: options: expected an object, got Int32Array\(0\)$/],
   ['maskedSoftmax x of rank 0', (l) => l.maskedSoftmax({ data: new Float32Array(1), shape: [] }), /^maskedSoftmax: x: expected a tensor of rank >= 1 \[\.\.\., Sk\], got shape \[\]$/],
 ];
 

@@ -162,7 +162,9 @@ export function checkOneOf<T extends string>(fn: string, name: string, x: unknow
 
 export function checkOptions(fn: string, name: string, o: unknown, known: readonly string[]): Record<string, unknown> {
   if (o === undefined) return {};
-  if (!isObject(o) || Array.isArray(o)) throw argError(fn, name, 'an object', o);
+  // A typed array, like a plain one, is a positional argument in the wrong place (d2l's
+  // masked_softmax(X, valid_lens)): its indices read as unknown options, and an empty one passed.
+  if (!isObject(o) || Array.isArray(o) || ArrayBuffer.isView(o)) throw argError(fn, name, 'an object', o);
   for (const key of Object.keys(o)) {
     if (!known.includes(key)) {
       throw new Error(`${fn}: ${name}: unknown option '${key}'; expected one of ${known.join(', ')}`);
