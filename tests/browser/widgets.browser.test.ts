@@ -256,12 +256,12 @@ describe('widgets from dist/ in a plain page', () => {
     expect(out.type).toBe('image/png');
     expect(out.size).toEqual(out.expected);
     // The SVG button downloads the same picture, named after the element.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#tr button[aria-label="Download attn-translate as SVG"]')]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#tr button[aria-label="Download Alignment as SVG"]')]);
     expect(download.suggestedFilename()).toBe('attn-translate.svg');
     const saved = await readFile((await download.path())!, 'utf8');
     expect(saved).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(saved).toContain('&lt;unk&gt;');
-    const [png] = await Promise.all([page.waitForEvent('download'), page.click('#tr button[aria-label="Download attn-translate as PNG"]')]);
+    const [png] = await Promise.all([page.waitForEvent('download'), page.click('#tr button[aria-label="Download Alignment as PNG"]')]);
     expect(png.suggestedFilename()).toBe('attn-translate.png');
     const bytes = await readFile((await png.path())!);
     expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

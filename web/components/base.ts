@@ -285,9 +285,17 @@ export abstract class AttnElement extends ElementBase {
     this.root.append(...(style instanceof HTMLStyleElement ? [style] : []), h('div', { className: 'frame' }, this.frame, bar, this.#fault, this.#live));
   }
 
+  /**
+   * The widget's name without a `label` attribute: its picture's title, and its buttons' names
+   * ("Download Attention weights as PNG", where the tag name was read out).
+   */
+  protected defaultLabel(): string {
+    return this.localName;
+  }
+
   /** "Download Alignment as PNG": with several widgets on a page, the tag name told them apart for no one. */
   #labelButtons(): void {
-    const name = this.getAttribute('label') ?? this.localName;
+    const name = this.getAttribute('label') ?? this.defaultLabel();
     for (const b of this.#exportButtons) b.setAttribute('aria-label', `Download ${name} as ${b.textContent}`);
   }
 

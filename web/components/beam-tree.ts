@@ -128,13 +128,17 @@ export class AttnBeamTree extends AttnElement {
     else this.invalidate();
   }
 
+  protected defaultLabel(): string {
+    return 'Beam search hypotheses';
+  }
+
   protected exportTarget(): SVGSVGElement | null {
     return this.#beams.length ? this.#svg : null;
   }
 
   protected render(width: number): void {
     const p = this.palette;
-    const label = this.getAttribute('label') ?? 'Beam search hypotheses';
+    const label = this.getAttribute('label') ?? this.defaultLabel();
     this.#plot.setAttribute('aria-label', `${label}: ${this.#beams.length} hypotheses. Arrow keys step through them.`);
     const root: Node = { token: '<bos>', depth: 0, children: [], leaves: [], y: 0 };
     this.#beams.forEach((b, i) => {

@@ -249,6 +249,10 @@ export class AttnHeadView extends AttnElement {
     return this.#svg !== null && this.#heads.length > 0;
   }
 
+  protected defaultLabel(): string {
+    return 'Attention head view';
+  }
+
   protected exportTarget(): SVGSVGElement | null {
     // The compact layout's lines are on a canvas: exported as an image under the labels.
     const img = this.#svg?.querySelector('image[data-lines]');
@@ -284,7 +288,7 @@ export class AttnHeadView extends AttnElement {
     // A token picked before the data or tokens shrank read "query “undefined” … (NaN)".
     const f = this.#focus;
     if (f && f.index >= this.#extent()[f.side === 'left' ? 0 : 1]) this.#focus = null;
-    const label = this.getAttribute('label') ?? 'Attention head view';
+    const label = this.getAttribute('label') ?? this.defaultLabel();
     this.#plot.setAttribute('aria-label', `${label}: ${L.length} query tokens on the left, ${R.length} key tokens on the right. Up and down arrows pick a query token (Page Up and Page Down: 10 at a time, Home and End: the first and last), left and right arrows switch between query and key tokens; Escape shows all.`);
     const n = Math.max(L.length, R.length);
     const compact = n > COMPACT;

@@ -243,6 +243,10 @@ export class AttnHeatmap extends AttnElement {
 
   // --- drawing ------------------------------------------------------------------------------
 
+  protected defaultLabel(): string {
+    return 'Attention weights';
+  }
+
   protected exportTarget(): SVGSVGElement | null {
     return this.#svg;
   }
@@ -251,7 +255,7 @@ export class AttnHeatmap extends AttnElement {
     const p = this.palette;
     const R = this.rowCount;
     const C = this.colCount;
-    const label = this.getAttribute('label') ?? 'Attention weights';
+    const label = this.getAttribute('label') ?? this.defaultLabel();
     this.#plot.setAttribute('aria-label', `${label}: ${R} rows by ${C} columns. Arrow keys move, Enter pins a cell, Escape unpins.`);
     if (!R || !C) {
       this.#svg = null;

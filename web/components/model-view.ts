@@ -124,6 +124,10 @@ export class AttnModelView extends AttnElement {
     else this.invalidate();
   }
 
+  protected defaultLabel(): string {
+    return 'Attention by layer and head';
+  }
+
   protected exportTarget(): SVGSVGElement | null {
     return this.#layers.length ? this.#svg : null;
   }
@@ -133,7 +137,7 @@ export class AttnModelView extends AttnElement {
     const layers = this.#layers;
     const nl = layers.length;
     const nh = Math.max(0, ...layers.map((l) => l.length));
-    const label = this.getAttribute('label') ?? 'Attention by layer and head';
+    const label = this.getAttribute('label') ?? this.defaultLabel();
     const layerName = this.getAttribute('layer-name') ?? 'Layer';
     const k = this.textScale;
     const left = 64 * k;

@@ -276,6 +276,10 @@ export class AttnRegression extends AttnElement {
 
   // --- drawing ------------------------------------------------------------------------------
 
+  protected defaultLabel(): string {
+    return 'Nadaraya-Watson regression';
+  }
+
   protected exportTarget(): SVGSVGElement | null {
     return this.#svg;
   }
@@ -285,7 +289,7 @@ export class AttnRegression extends AttnElement {
     const p = this.palette;
     const pts = this.points;
     const r = this.#result;
-    const label = this.getAttribute('label') ?? 'Nadaraya-Watson regression';
+    const label = this.getAttribute('label') ?? this.defaultLabel();
     this.#plot.setAttribute('aria-label', `${label}, ${this.kernel} kernel, bandwidth ${fmt(this.bandwidth, 2)}, ${pts.length} training points. `
       + 'Left and right arrows move the query; Page Up and Page Down pick a point; with a point picked, arrows move it; A adds a point, Delete removes it.');
     const k = this.textScale;

@@ -400,6 +400,11 @@ form button { font-size: 1em; padding: 4px 10px; }
     super.disconnectedCallback();
   }
 
+  /** The buttons export the alignment heatmap; `label` names the text box (below). */
+  protected defaultLabel(): string {
+    return 'Alignment';
+  }
+
   protected canExport(): boolean {
     return this.#result !== null;
   }
