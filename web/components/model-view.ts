@@ -148,7 +148,11 @@ export class AttnModelView extends AttnElement {
     const H = Math.ceil(top + nl * (cell + gap));
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'group', 'aria-label': `${label}: ${nl} layers by ${nh} heads. Choose a thumbnail to enlarge it.` });
     const text = s('g', { 'font-size': 12 * k, fill: p.muted });
-    for (let hd = 0; hd < nh; hd++) text.append(s('text', { x: left + hd * (cell + gap) + cell / 2, y: 13 * k, 'text-anchor': 'middle' }, `Head ${hd + 1}`));
+    // 'Head 1' over each column where the widest ('Head 12') fits one; else 'Head' in the corner and
+    // the numbers over the columns: the titles ran into each other (many heads, a narrow screen, large text).
+    const titled = nh > 0 && this.textWidth(`Head ${nh}`, 12 * k) + 4 <= cell + gap;
+    if (!titled && nh > 0) text.append(s('text', { x: left - 8, y: 13 * k, 'text-anchor': 'end' }, 'Head'));
+    for (let hd = 0; hd < nh; hd++) text.append(s('text', { x: left + hd * (cell + gap) + cell / 2, y: 13 * k, 'text-anchor': 'middle' }, `${titled ? 'Head ' : ''}${hd + 1}`));
     for (let l = 0; l < nl; l++) text.append(s('text', { x: left - 8, y: top + l * (cell + gap) + cell / 2 + 4 * k, 'text-anchor': 'end' }, `${layerName} ${l + 1}`));
     svg.append(text);
     layers.forEach((heads, l) => heads.forEach((m, hd) => {
