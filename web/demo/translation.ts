@@ -28,11 +28,22 @@ const beam = slider({ id: 'beam', label: 'Beam width', min: 1, max: 8, step: 1, 
 // Shown only while a model loads.
 const progress = el('progress', { id: 'model-progress', max: 1, value: 0, 'aria-label': 'Model download', hidden: true });
 const cancel = el('button', { type: 'button', id: 'cancel-load', text: 'Cancel', disabled: true, hidden: true });
-const loading = (on: boolean) => {
+// Shown once a load failed or was cancelled: the same model again, without reloading the page.
+const retry = el('button', { type: 'button', id: 'retry-load', text: 'Load again', hidden: true });
+const status = el('p', { class: 'stat', id: 'model-status', 'aria-live': 'polite', text: 'Loading attnlab…' });
+/**
+ * While a model loads, its progress and Cancel; after, Load again where it `stopped` (failed or
+ * cancelled). A focused button that hides drops focus to the page: the next control takes it.
+ */
+const loading = (on: boolean, stopped = false) => {
+  const focused = document.activeElement;
   progress.hidden = cancel.hidden = !on;
   cancel.disabled = !on;
+  retry.hidden = on || !stopped;
+  if (on) status.classList.remove('error');
+  if (focused === retry && on) cancel.focus();
+  else if (focused === cancel && !on) (stopped ? retry : arch.input).focus();
 };
-const status = el('p', { class: 'stat', id: 'model-status', 'aria-live': 'polite', text: 'Loading attnlab…' });
 const examples = el('div', { class: 'controls', id: 'examples' });
 const widget = document.createElement('attn-translate') as AttnTranslate;
 widget.id = 'translate';
@@ -65,7 +76,7 @@ const trainedFor = el('p', { class: 'note', id: 'trained-for', text: trainedForT
 const cutNote = el('p', { class: 'note', id: 'truncated', hidden: true, role: 'status', text: cutText(48) });
 
 $('app').append(
-  el('div', { class: 'controls' }, dir.wrap, arch.wrap, beam.wrap, progress, cancel),
+  el('div', { class: 'controls' }, dir.wrap, arch.wrap, beam.wrap, progress, cancel, retry),
   status,
   trainedFor,
   el('div', { class: 'side' },
@@ -128,9 +139,12 @@ async function openModel(): Promise<void> {
     widget.run().catch(() => undefined); // the widget shows its own errors
   } catch (e) {
     if (me !== opening || stop.signal.aborted) return; // replaced, or cancelled (which says so)
-    loading(false);
-    status.textContent = `The model failed to load: ${e instanceof Error ? e.message : String(e)}`;
-    showError(e);
+    // Said once, by the model's status line with a way to try again (a dropped connection, a
+    // flaky network), rather than also in the page-wide alert.
+    loading(false, true);
+    status.textContent = `The model failed to load: ${(e instanceof Error ? e.message : String(e)).replace(/\.$/, '')}. Choose Load again to retry.`;
+    status.classList.add('error');
+    document.body.dataset.result ??= 'error';
   }
 }
 
@@ -163,9 +177,10 @@ beam.input.addEventListener('change', () => {
 });
 cancel.addEventListener('click', () => {
   loadingModel?.abort();
-  loading(false);
-  status.textContent = 'Loading cancelled. Change the model to load again.';
+  loading(false, true);
+  status.textContent = 'Loading cancelled. Choose Load again, or another model.';
 });
+retry.addEventListener('click', () => void openModel());
 widget.addEventListener('attn-translated', () => {
   writeHash({ text: widget.value });
   cutNote.hidden = !(widget.result as { truncated?: boolean } | null)?.truncated;
