@@ -62,6 +62,34 @@ describe('site long work by keyboard', () => {
     }
   });
 
+  test('heads: loading the trained model by keyboard, focus goes to Cancel; cancelled, back to the load button; loaded, to the button that switches back', async () => {
+    const p = await open('heads.html#model=untrained');
+    try {
+      // Held until released: there is time to cancel.
+      let release = () => {};
+      const released = new Promise<void>((r) => { release = r; });
+      await p.page.context().route('**/*.atl', async (route) => {
+        await released;
+        await route.continue().catch(() => undefined); // the cancelled load's request may be gone
+      });
+      await p.page.focus('#use-trained');
+      await p.page.keyboard.press('Enter');
+      await p.page.waitForSelector('#load-status[data-state="loading"]');
+      expect(await focused(p.page)).toBe('cancel-load');
+      await p.page.keyboard.press('Enter');
+      await p.page.waitForSelector('#load-status[data-state="cancelled"]');
+      expect(await focused(p.page)).toBe('use-trained');
+      release();
+      await p.page.keyboard.press('Enter');
+      expect(await focused(p.page)).toBe('cancel-load');
+      await p.page.waitForSelector('#load-status[data-state="ready"]', { timeout: 60_000 });
+      expect(await focused(p.page)).toBe('use-untrained');
+      expect(p.problems).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
   test('models: generating by keyboard, focus goes to Stop and, as the text ends, back to Generate', async () => {
     const p = await open('models.html');
     try {

@@ -5,7 +5,7 @@ import '../components/model-view';
 import type { AttnHeadView } from '../components/head-view';
 import type { AttnModelView } from '../components/model-view';
 import { translatorModel, untrainedModel, type AttentionMaps, type AttentionModel } from './model-source';
-import { $, el, select } from './site/dom';
+import { $, el, handOver, select } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
@@ -163,8 +163,7 @@ function offerTrained(lib: Attnlab): HTMLButtonElement | null {
       await run().catch(showError);
       return;
     }
-    btn.disabled = true;
-    cancel.disabled = false;
+    handOver(btn, cancel);
     bar.hidden = false;
     bar.value = 0;
     let events = 0;
@@ -186,15 +185,16 @@ function offerTrained(lib: Attnlab): HTMLButtonElement | null {
       stop.signal.throwIfAborted();  // Cancel while it translated
       trainedModel = translatorModel(trained, TRAINED_NAME, first.encoderSelf.length, first.encoderSelf[0]?.length ?? 0);
       maps = first;
+      const focused = document.activeElement === cancel;
       cancel.disabled = true;
       useModel(trainedModel, Number(layerSel.input.value));
       shown(true);
+      if (focused) back.focus();  // the button that now switches models
       show();
       say('ready', `Trained model in use (${info}); it runs in a Worker.`);
     } catch (e) {
       trained?.dispose();
-      cancel.disabled = true;
-      btn.disabled = false;
+      handOver(cancel, btn);
       if (stop.signal.aborted) say('cancelled', 'Loading cancelled: the untrained model stays. Choose the button to load again.');
       // The page goes on with the untrained model: the reason goes in the status, not in a
       // page-wide alert.
