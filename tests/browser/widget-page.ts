@@ -53,8 +53,13 @@ export interface TouchScreen {
   cdp: CDPSession;
   /** Two animation frames: the widgets' redraw after an input. */
   frames(): Promise<unknown>;
-  /** A finger down and up at (x, y), no movement: a tap. */
-  tap(x: number, y: number): Promise<void>;
+  /**
+   * A finger down and up (50 ms) at (x, y), no movement: a tap. Its events carry times of their
+   * own (the widget reads event.timeStamp), so a busy machine cannot stretch quick taps into slow
+   * ones (a CI run at high load once did): `gap` ms after the last tap's end, or by default at
+   * least 600 ms after it (a separate tap: past any double-tap window) and not before now.
+   */
+  tap(x: number, y: number, gap?: number): Promise<void>;
 }
 
 /**
@@ -68,12 +73,15 @@ export async function touchScreen(widgetPage: WidgetPage, html: string): Promise
   await page.evaluate((x) => { document.getElementById('stage')!.innerHTML = x; }, html);
   await page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
   const cdp = await ctx.newCDPSession(page);
+  let last = 0;  // the last tap's end, in seconds since the epoch (CDP's timestamp)
   return {
     ctx, page, cdp,
     frames: () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))),
-    tap: async (x, y) => {
-      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
-      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    tap: async (x, y, gap) => {
+      const start = gap === undefined ? Math.max(Date.now() / 1000, last + 0.6) : last + gap / 1000;
+      last = start + 0.05;
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }], timestamp: start });
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [], timestamp: last });
     },
   };
 }

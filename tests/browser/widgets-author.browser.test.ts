@@ -161,8 +161,7 @@ describe('the regression plot on a touch screen', () => {
 
       await page.waitForTimeout(600);
       await tap(cx + 6, cy);
-      await page.waitForTimeout(80);
-      await tap(cx + 6, cy);
+      await tap(cx + 6, cy, 80);
       await frames();
       expect(await xs()).toEqual([1, 3, 4]);
       await page.waitForTimeout(400);

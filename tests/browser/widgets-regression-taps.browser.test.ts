@@ -27,18 +27,16 @@ describe('quick taps on empty space', () => {
       const [ex, ey] = await spot(2.5);
 
       await tap(ex, ey);
-      await page.waitForTimeout(80);
-      await tap(ex, ey);
+      await tap(ex, ey, 80);
       await frames();
       expect(await count()).toBe(3);
       await page.waitForTimeout(600);
 
       // Three quick taps on another empty spot: still one more point, kept.
       const [fx, fy] = await spot(3.3);
-      for (let i = 0; i < 3; i++) {
-        await tap(fx, fy);
-        await page.waitForTimeout(80);
-      }
+      await tap(fx, fy);
+      await tap(fx, fy, 80);
+      await tap(fx, fy, 80);
       await frames();
       expect(await count()).toBe(4);
       await page.waitForTimeout(400);
@@ -46,8 +44,7 @@ describe('quick taps on empty space', () => {
 
       // Later, a double tap on a point made that way removes it (the double tap still works).
       await tap(fx, fy);
-      await page.waitForTimeout(80);
-      await tap(fx, fy);
+      await tap(fx, fy, 80);
       await frames();
       expect(await count()).toBe(3);
       const left = await page.evaluate(() => (document.getElementById('r') as unknown as { points: { x: number }[] }).points.map((p) => Math.round(p.x * 10) / 10));
