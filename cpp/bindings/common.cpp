@@ -10,6 +10,9 @@
 
 namespace {
 std::unique_ptr<attnlab::ThreadPool> pool;  // null: the calling thread only
+// The main thread's exception state, made as the module starts: its first Error then leaves
+// heapUsed where it was (16 bytes in the -threads builds otherwise).
+[[maybe_unused]] const bool exceptions_ready = (attnlab::init_exception_state(), true);
 }  // namespace
 
 attnlab::ThreadPool* attnlab::bindings::thread_pool() { return pool.get(); }

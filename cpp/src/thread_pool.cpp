@@ -33,6 +33,13 @@ void poll(Done done) {
 }
 }  // namespace
 
+void init_exception_state() {
+  try {
+    throw 0;
+  } catch (int) {
+  }
+}
+
 ThreadPool::ThreadPool(int num_threads) {
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
@@ -63,6 +70,9 @@ void ThreadPool::drain() {
 }
 
 void ThreadPool::worker_loop() {
+  // A thread's exception state comes from the heap at its first throw (libc++abi in the wasm
+  // builds): made here, a task's first error (caught in drain) leaves heap use where it was.
+  init_exception_state();
   started_.fetch_add(1);
   uint64_t seen = 0;
   for (;;) {

@@ -59,6 +59,10 @@ class ThreadPool {
   std::atomic<int> started_{0};
 };
 
+// Throws and catches once, so the calling thread's exception state exists: libc++abi allocates it
+// at a thread's first throw (the wasm builds' heap use counts it), and keeps it until the thread ends.
+void init_exception_state();
+
 // Runs task(i) for i in [0, n): on the pool when given, else inline.
 void parallel_for(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& task);
 
