@@ -211,7 +211,7 @@ function update(): void {
     const r = withAlibi.attention(z, z, z, { alibi: true, causal: true, returnWeights: true });
     alibiWeights.mask = bias.map((r2, a) => r2.map((_, b) => b > a));
     alibiWeights.data = rows(r.weights!.data.subarray((h - 1) * L * L, h * L * L), L, L);
-    alibiWeightsNote.textContent = `With every q·k = 0, the weights are softmax(−m·(i − j)): head ${h} spreads over about ${(1 / slope).toFixed(1)} recent tokens. From attnlab’s attention({ alibi: true }).`;
+    alibiWeightsNote.textContent = `With every q·k = 0, the weights are softmax(−m·(i − j)): in head ${h}, a key 1/m = ${(1 / slope).toFixed(1)} tokens further back gets e ≈ 2.7 times less weight. From attnlab’s attention({ alibi: true }).`;
   } catch {
     alibiOk = false; // a build without ALiBi rejects the option
   }
