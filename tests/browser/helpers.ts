@@ -18,12 +18,18 @@ export interface Visit {
   problems: string[];
 }
 
-/** Opens `url` and records console errors, uncaught exceptions, failed requests and HTTP errors. */
-export async function visit(browser: Browser, url: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<Visit> {
-  const page = await browser.newPage({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });
+/** The page's console errors and uncaught exceptions from now on, as they come. */
+export function pageProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  return problems;
+}
+
+/** Opens `url` and records console errors, uncaught exceptions, failed requests and HTTP errors. */
+export async function visit(browser: Browser, url: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<Visit> {
+  const page = await browser.newPage({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });
+  const problems = pageProblems(page);
   page.on('requestfailed', (r) => {
     // An iframe navigated away mid-load, or a download we started, is not a failure.
     if (r.failure()?.errorText === 'net::ERR_ABORTED') return;

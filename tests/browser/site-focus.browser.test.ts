@@ -4,6 +4,7 @@
 // place and cannot reach Cancel with Enter. Focus must move between the two instead.
 import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
+import { pageProblems } from './helpers';
 import { useSite } from './site-server';
 
 const site = useSite('site-focus');
@@ -14,9 +15,7 @@ const focused = (page: Page) => page.evaluate(() => (document.activeElement && d
 async function open(path: string): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
   const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
   const page = await ctx.newPage();
-  const problems: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  const problems = pageProblems(page);
   await page.goto(`${site.isolated.url}${path}`);
   await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
   return { page, problems, close: () => ctx.close() };

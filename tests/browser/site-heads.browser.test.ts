@@ -2,6 +2,7 @@
 // the model's own translation of the source, so the page's (disabled) Target box must say that
 // translation, not the sentence it held before, and the link (URL hash) must carry it.
 import { expect, test } from 'vitest';
+import { pageProblems } from './helpers';
 import { useSite } from './site-server';
 
 const site = useSite('site-heads');
@@ -10,9 +11,7 @@ test('heads, trained model: the Target box shows the model\'s translation of eac
   const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
   try {
     const page = await ctx.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    const problems = pageProblems(page);
     await page.goto(`${site.isolated.url}heads.html#kind=decoder`);
     await page.waitForFunction(() => document.getElementById('load-status')?.dataset.state === 'ready', undefined, { timeout: 90_000 });
     // The decoder's tokens (subword pieces ending in </s>: 'the to p s . </s>') and the Target box

@@ -2,6 +2,7 @@
 // on its side. The pages with line charts (site/chart.ts) redraw them at the new width; that must
 // not surface as an error: the site shows every uncaught window error in a page-wide alert.
 import { describe, expect, test } from 'vitest';
+import { pageProblems } from './helpers';
 import { useSite } from './site-server';
 
 const site = useSite('site-resize');
@@ -18,9 +19,7 @@ describe('site resized', () => {
       const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
       try {
         const page = await ctx.newPage();
-        const problems: string[] = [];
-        page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-        page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+        const problems = pageProblems(page);
         await page.goto(`${site.isolated.url}${file}.html`);
         await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
         for (const [width, height] of SIZES) {
