@@ -103,7 +103,20 @@ describe('the regression plot on a touch screen', () => {
       expect(swiped.points).toHaveLength(3);
       expect(swiped.scrollY).toBeGreaterThan(50);
 
+      // The swipe's fling can still be scrolling (a CI run once found the page 19 px down after the
+      // tap): back to the top once the page has stood still for 10 frames.
+      const settled = () => page.evaluate(() => new Promise<number>((resolve) => {
+        let last = scrollY, still = 0;
+        const frame = () => {
+          if (scrollY !== last) [last, still] = [scrollY, 0];
+          else if (++still >= 10) return resolve(scrollY);
+          requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+      }));
+      await settled();
       await page.evaluate(() => scrollTo(0, 0));
+      expect(await settled()).toBe(0);
       await finger([[x, y]]);
       const tapped = await state();
       expect(tapped.points).toHaveLength(4);
