@@ -4,7 +4,7 @@
 // such errors out as a bare WebAssembly.Exception (cpp/bindings/wasm_eh.cpp).
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { launch, repoRoot } from './helpers';
+import { launch, pageResult, repoRoot } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
 
 const script = `
@@ -68,13 +68,8 @@ afterAll(async () => {
 });
 
 test('errors raised in C++ are Errors on every build, threaded ones included, and leave the heap as it was', async () => {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}errors.html`);
-  await page.waitForFunction(() => document.body.dataset.result || null, null, { timeout: 100_000 }).catch(() => {});
+  const { result: r, errors } = await pageResult(browser, `${server.url}errors.html`);
   expect(errors).toEqual([]);
-  const r = JSON.parse((await page.evaluate(() => document.body.dataset.result)) ?? 'null');
   expect(r.isolated).toBe(true);
   for (const [variant, x] of Object.entries(r.results as Record<string, { threads: number; first: string[]; grew: number; works: number[] }>)) {
     expect(x.first[0], variant).toMatch(/^attentionScores: q, k: the scores overflow float32/);
@@ -83,17 +78,10 @@ test('errors raised in C++ are Errors on every build, threaded ones included, an
     expect(x.works, variant).toEqual([1, 0, 0, 1]);
     expect(x.threads, variant).toBe(variant.endsWith('-threads') ? 2 : 1);
   }
-  await page.close();
 }, 120_000);
 
 test('load() and the first loadTranslator() resolve with their threads running: the heap does not move after', async () => {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}start.html`);
-  await page.waitForFunction(() => document.body.dataset.result || null, null, { timeout: 100_000 }).catch(() => {});
+  const { result: r, errors } = await pageResult(browser, `${server.url}start.html`);
   expect(errors).toEqual([]);
-  const r = JSON.parse((await page.evaluate(() => document.body.dataset.result)) ?? 'null');
   expect(r).toEqual({ 'relaxed-simd-threads': [0, 0, 0, 0, 0, 0], 'simd-threads': [0, 0, 0, 0, 0, 0] });
-  await page.close();
 }, 120_000);

@@ -26,6 +26,23 @@ export function pageProblems(page: Page): string[] {
   return problems;
 }
 
+/**
+ * Opens `url` in a new page of `browser`, waits (up to 100 s) for the JSON its script leaves in
+ * body[data-result], and returns it (null if none came) with the page's uncaught errors.
+ */
+export async function pageResult<T = any>(browser: Browser, url: string): Promise<{ result: T; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => document.body.dataset.result || null, null, { timeout: 100_000 }).catch(() => {});
+    return { result: JSON.parse((await page.evaluate(() => document.body.dataset.result)) ?? 'null') as T, errors };
+  } finally {
+    await page.close();
+  }
+}
+
 /** Opens `url` and records console errors, uncaught exceptions, failed requests and HTTP errors. */
 export async function visit(browser: Browser, url: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<Visit> {
   const page = await browser.newPage({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });

@@ -5,7 +5,7 @@
 // every beam's score and log-probability, the cross-attention.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { launch, repoRoot } from './helpers';
+import { launch, pageResult, repoRoot } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
 
 // The page's module script (vitest would rewrite a dynamic import inside a function handed to
@@ -73,18 +73,12 @@ afterAll(async () => {
 });
 
 test('relaxed-simd: int8 weights in quads give the bits they give in pairs, for every shipped translator', async () => {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${server.url}q8.html`);
-  await page.waitForFunction(() => document.body.dataset.result || null, null, { timeout: 100_000 }).catch(() => {});
+  const { result: r, errors } = await pageResult(browser, `${server.url}q8.html`);
   expect(errors).toEqual([]);
-  const r = JSON.parse((await page.evaluate(() => document.body.dataset.result)) ?? 'null');
   expect(r.quadsByDefault).toBe(true);
   for (const x of r.results) {
     expect(x).toMatchObject({ quads: true, pairs: false, translations: 6, differ: 0 });
     expect(x.values).toBeGreaterThan(100);
     expect(x.sample.length).toBeGreaterThan(3);
   }
-  await page.close();
 }, 120_000);
