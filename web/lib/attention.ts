@@ -5,7 +5,7 @@ import { checkQueryOffset, maskArgs, optionalMask, optionalValidLens, type MaskI
 import { checkPattern, patternMask, type PatternArgs } from './patterns.js';
 import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs, type ShawArgs, type T5Args } from './relative-position.js';
 import { checkEvenFeatures, checkRope, type RopeArgs } from './rope.js';
-import { checkBool, checkOneOf, checkOptions, checkTensor, describe, numel, shapeString, type FiniteScan } from './tensor.js';
+import { checkBool, checkOneOf, checkOptions, checkOut, checkTensor, describe, numel, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -125,12 +125,13 @@ export interface AttentionArgs {
   t5: T5Args | null;
   shaw: ShawArgs | null;
   t5Table: Float32Array | null;
+  out: Float32Array | null;
 }
 
 /** attention()'s arguments, checked once for every backend (`scan`: see checkTensor). */
 export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: AttentionOptions, scan?: FiniteScan): AttentionArgs {
   const fn = 'attention';
-  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'queryOffset', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope', 't5', 'shaw']);
+  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'causal', 'queryOffset', 'validLens', 'attnMask', 'returnWeights', 'pattern', 'alibi', 'rope', 't5', 'shaw', 'out']);
   const { Q, K, V, d, score, params, hidden, scale } = scoreInputs(fn, q, k, v, true, o, scan);
   const causal = checkBool(fn, 'options.causal', o.causal, false);
   const queryOffset = checkQueryOffset(fn, o.queryOffset);
@@ -159,7 +160,9 @@ export function attentionArgs(q: unknown, k: unknown, v: unknown, options?: Atte
     throw new Error(`${fn}: options.shaw: expected score 'scaled_dot' or 'dot' and no options.pattern, got score '${score}'${pattern ? ' and a pattern' : ''}`);
   }
   const layout = maskLayout(fn, [...d.lead, d.Sq, d.Sk], causal, queryOffset, masks, validLens);
-  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, queryOffset, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope, t5, shaw, t5Table: null };
+  const outShape = [...d.lead, d.Sq, d.Dv];
+  const out = o.out === undefined ? null : checkOut(fn, 'options.out', o.out, numel(outShape), outShape);
+  return { fn, Q, K, V: V!, d, score, params, hidden, scale, causal, queryOffset, returnWeights, validLens, masks, layout, pattern, heads, alibi, rope, t5, shaw, t5Table: null, out };
 }
 
 /** Most Sq x Sk entries patternAsMask turns into a mask (the GPU holds it as 4-byte words). */
@@ -190,7 +193,7 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
   if (outLen === 0) {
     // No query rows (Dv >= 1): nothing to run, and leading dimensions of 2^40 would loop the core
     // over that many empty slices.
-    const result: AttentionResult = { output: { data: new Float32Array(0), shape: [...d.lead, d.Sq, d.Dv] } };
+    const result: AttentionResult = { output: { data: a.out ?? new Float32Array(0), shape: [...d.lead, d.Sq, d.Dv] } };
     if (returnWeights) result.weights = { data: new Float32Array(0), shape: [...d.lead, d.Sq, d.Sk] };
     return result;
   }
@@ -215,7 +218,7 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
       out, weights: weights || null,
     };
     check(pattern ? m.sparseAttention({ ...args, pattern }) : shaw ? m.shawAttention({ ...args, shaw: shawHeapArgs(s, shaw)! }) : m.attention(args));
-    const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...d.lead, d.Sq, d.Dv] } };
+    const result: AttentionResult = { output: { data: s.take(out, outLen, a.out), shape: [...d.lead, d.Sq, d.Dv] } };
     if (returnWeights) result.weights = { data: s.take(weights, wLen), shape: [...d.lead, d.Sq, d.Sk] };
     return result;
   }, copies);

@@ -32,9 +32,16 @@ export class Scratch {
     return p;
   }
 
-  /** A JS-owned copy: later calls or memory growth cannot change it. */
-  take(p: number, length: number): Float32Array {
-    return new Float32Array(this.m.memoryBuffer(), p, length).slice();
+  /**
+   * A JS-owned copy: later calls or memory growth cannot change it. Into `into` when given (the
+   * caller's options.out, of `length` values): no new array, so none of its pages is touched for
+   * the first time (~3.5 us a 4 KiB page on a KVM guest: 5-9% of attention at H8 S512).
+   */
+  take(p: number, length: number, into?: Float32Array | null): Float32Array {
+    const view = new Float32Array(this.m.memoryBuffer(), p, length);
+    if (!into) return view.slice();
+    into.set(view);
+    return into;
   }
 
   /** As take(), for bytes. */

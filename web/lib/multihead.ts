@@ -4,7 +4,7 @@ import { maskLayout, type MaskLayout } from './mask-layout.js';
 import { checkQueryOffset, maskArgs, optionalMask, type MaskInput } from './masks.js';
 import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs, type ShawArgs, type T5Args } from './relative-position.js';
 import { checkRope, type RopeArgs } from './rope.js';
-import { checkBool, checkInt, checkOptions, checkTensor, shapeString, type FiniteScan } from './tensor.js';
+import { checkBool, checkInt, checkOptions, checkOut, checkTensor, shapeString, type FiniteScan } from './tensor.js';
 import type { AttentionResult, MultiHeadOptions, MultiHeadParams, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -43,12 +43,13 @@ export interface MultiHeadArgs {
   t5: T5Args | null;
   shaw: ShawArgs | null;
   t5Table: Float32Array | null;
+  out: Float32Array | null;
 }
 
 /** multiHeadAttention()'s arguments, checked once for every backend. */
 export function multiHeadArgs(query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions, scan?: FiniteScan): MultiHeadArgs {
   const fn = 'multiHeadAttention';
-  const o = checkOptions(fn, 'options', options, ['causal', 'queryOffset', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope', 't5', 'shaw']);
+  const o = checkOptions(fn, 'options', options, ['causal', 'queryOffset', 'keyPaddingMask', 'attnMask', 'needWeights', 'averageWeights', 'alibi', 'rope', 't5', 'shaw', 'out']);
   const p = checkOptions(fn, 'params', params, ['numHeads', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
   if (params === undefined) throw new Error(`${fn}: params: expected { numHeads, inProjWeight, outProjWeight, ... }, got undefined`);
 
@@ -109,7 +110,9 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
   const t5 = checkT5(fn, 'options.t5', o.t5, H, 'numHeads', scan);
   const shaw = checkShaw(fn, 'options.shaw', o.shaw, E / H, E / H, 'the head size E / numHeads', scan);
   const maskAt = maskLayout(fn, [B, H, L, S], causal, queryOffset, masks);
-  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, queryOffset, needWeights, averageWeights, masks, layout: maskAt, alibi, rope, t5, shaw, t5Table: null };
+  const outShape = batched ? [B, L, E] : [L, E];
+  const out = o.out === undefined ? null : checkOut(fn, 'options.out', o.out, B * L * E, outShape);
+  return { fn, Q, K, V, batched, B, L, S, E, H, inW, outW, inB, outB, causal, queryOffset, needWeights, averageWeights, masks, layout: maskAt, alibi, rope, t5, shaw, t5Table: null, out };
 }
 
 /** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
@@ -127,7 +130,7 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopie
   if (outLen === 0) {
     // No query rows (E >= 1): nothing to run, as in runAttention; the core would still size the
     // rope and T5 tables for L and S (an empty batch of L = 2^30 with rope ran out of memory).
-    const result: AttentionResult = { output: { data: new Float32Array(0), shape: [...lead, L, E] } };
+    const result: AttentionResult = { output: { data: a.out ?? new Float32Array(0), shape: [...lead, L, E] } };
     if (needWeights) result.weights = { data: new Float32Array(0), shape: weightsShape };
     return result;
   }
@@ -142,7 +145,7 @@ export function runMultiHead(m: WasmModule, a: MultiHeadArgs, copies?: HeapCopie
       out, weights: weights || null, averageWeights,
     };
     check(m.multiHeadAttention({ ...args, rope, shaw: shawHeapArgs(s, shaw) }));
-    const result: AttentionResult = { output: { data: s.take(out, outLen), shape: [...lead, L, E] } };
+    const result: AttentionResult = { output: { data: s.take(out, outLen, a.out), shape: [...lead, L, E] } };
     if (needWeights) result.weights = { data: s.take(weights, wLen), shape: weightsShape };
     return result;
   }, copies);

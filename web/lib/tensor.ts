@@ -173,6 +173,18 @@ export function checkOptions(fn: string, name: string, o: unknown, known: readon
   return o;
 }
 
+/**
+ * A caller's array for a result (options.out): a Float32Array of exactly `length` values. Its
+ * contents do not matter (it is written, not read), so it may be one of the call's inputs.
+ */
+export function checkOut(fn: string, name: string, x: unknown, length: number, shape: readonly number[]): Float32Array {
+  if (!isTyped(x, 'float32')) throw typedError(fn, name, x, 'float32');
+  if (x.length !== length) {
+    throw new Error(`${fn}: ${name}: expected a Float32Array of length ${length} (the output's shape ${shapeString([...shape])}), got length ${x.length}`);
+  }
+  return x;
+}
+
 export function checkInt32Array(fn: string, name: string, x: unknown): Int32Array {
   if (!isTyped(x, 'int32')) throw typedError(fn, name, x, 'int32');
   return x;

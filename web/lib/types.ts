@@ -252,6 +252,14 @@ export interface AttentionOptions {
    * not with `pattern`. WebAssembly only: `'webgpu'` refuses it, `'auto'` runs it there.
    */
   shaw?: ShawOptions;
+  /**
+   * Write the output here instead of a new array: a Float32Array of the output's length
+   * (prod(leading) * Sq * Dv); the result's `output.data` is this array. For loops that call
+   * attention on same-sized inputs (an animation, a decoder): no allocation per call, and none of
+   * the array's memory touched for the first time. It may be one of the inputs' data (it is
+   * written after they are read). On WebGPU it is filled when the promise resolves.
+   */
+  out?: Float32Array;
 }
 
 export interface AttentionResult {
@@ -321,6 +329,8 @@ export interface MultiHeadOptions {
    * paper). WebAssembly only: `'webgpu'` refuses it, `'auto'` runs it there.
    */
   shaw?: ShawOptions;
+  /** As attention's `out`: a Float32Array of B * L * E values the output is written into. */
+  out?: Float32Array;
 }
 
 /** Kernelised attention with φ(x) = elu(x) + 1 (Katharopoulos et al., "Transformers are RNNs"). */

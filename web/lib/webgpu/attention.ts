@@ -43,7 +43,7 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
   const wLen = batch * d.Sq * d.Sk;
   const shapes = { output: [...d.lead, d.Sq, d.Dv], weights: [...d.lead, d.Sq, d.Sk] };
   if (batch * d.Sq === 0) {
-    const result: AttentionResult = { output: { data: new Float32Array(0), shape: shapes.output } };
+    const result: AttentionResult = { output: { data: a.out ?? new Float32Array(0), shape: shapes.output } };
     if (a.returnWeights) result.weights = { data: new Float32Array(0), shape: shapes.weights };
     return result;
   }
@@ -119,7 +119,8 @@ export async function gpuAttention(dev: GpuDevice, a: AttentionArgs): Promise<At
   });
   const overflow = ropeOverflow(a.fn, firstBad, ['q, options.rope', 'k, options.rope']);
   if (overflow) throw overflow;
-  const result: AttentionResult = { output: { data: output, shape: shapes.output } };
+  // options.out: the readback's copy, as the WebAssembly path gives it (a caller's reused array).
+  const result: AttentionResult = { output: { data: a.out ? (a.out.set(output), a.out) : output, shape: shapes.output } };
   if (a.returnWeights) result.weights = { data: weights, shape: shapes.weights };
   return result;
 }

@@ -30,7 +30,7 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
   const wLen = a.averageWeights ? B * L * S : B * H * L * S;
   const wShape = a.averageWeights ? [...lead, L, S] : [...lead, H, L, S];
   if (B * L === 0) {
-    const result: AttentionResult = { output: { data: new Float32Array(0), shape: [...lead, L, E] } };
+    const result: AttentionResult = { output: { data: a.out ?? new Float32Array(0), shape: [...lead, L, E] } };
     if (a.needWeights) result.weights = { data: new Float32Array(0), shape: wShape };
     return result;
   }
@@ -113,7 +113,8 @@ export async function gpuMultiHead(dev: GpuDevice, a: MultiHeadArgs): Promise<At
   });
   const overflow = ropeOverflow(a.fn, firstBad, ['query, params.inProjWeight, options.rope', 'key, params.inProjWeight, options.rope']);
   if (overflow) throw overflow;
-  const result: AttentionResult = { output: { data: output, shape: [...lead, L, E] } };
+  // options.out: the readback's copy, as the WebAssembly path gives it.
+  const result: AttentionResult = { output: { data: a.out ? (a.out.set(output), a.out) : output, shape: [...lead, L, E] } };
   if (a.needWeights) result.weights = { data: weights, shape: wShape };
   return result;
 }
