@@ -4,7 +4,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { linear } from './linear.js';
-import { hardwareThreads, instantiate, instantiateNn, isNode, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, startThreads, threadsSupported, variantChain, ViteDepsError } from './loader.js';
+import { hardwareThreads, instantiate, instantiateNn, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, startThreads, threadsSupported, variantChain, ViteDepsError } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
@@ -408,8 +408,6 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
     }
     const err = await startThreads(m, threads);
     if (err) throw new Error(`${fn}: ${err}`);
-    // Idle workers must not keep a Node process alive.
-    if (isNode) m.unrefWorkers();
     const unmet = options.threads !== undefined && options.threads > threads ? `, on 1 thread, not the ${options.threads} of options.threads` : '';
     const reason = fellBack.length || viteDeps.length
       ? `${whyNot()}: '${variant}' is the fastest build that runs here${unmet}`

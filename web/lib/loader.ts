@@ -203,11 +203,10 @@ export function instantiate(variant: Variant, poolSize: number): Promise<WasmMod
  */
 export async function instantiateNn(variant: Variant, threads = 1): Promise<NnModule> {
   const m = await instantiateGlue(nnAssets[variant], isThreaded(variant) ? Math.max(1, threads - 1) : 0);
-  if (isThreaded(variant) && threads > 1) {
+  if (isThreaded(variant)) {
     const err = await startThreads(m, threads);
     if (err) throw new Error(err);
   }
-  if (isNode) m.unrefWorkers();
   return m;
 }
 
@@ -219,18 +218,22 @@ export async function instantiateNn(variant: Variant, threads = 1): Promise<NnMo
  * every thread. Workers already loaded start without the page's event loop; the wait still yields
  * to it, through a MessageChannel, which fake timers (Vitest's, Jest's) leave running where they
  * would freeze setTimeout and Date. It gives up after 20,000 turns (0.2-1 s): ops run correctly on
- * the threads that did start.
+ * the threads that did start. In Node the workers are then unref'd: idle, they must not keep the
+ * process alive.
  */
 export async function startThreads(m: ModuleCommon, threads: number): Promise<string> {
   const err = m.setThreads(threads);
-  if (err || m.threadsStarted() >= threads) return err;
-  const { port1, port2 } = new MessageChannel();
-  try {
-    for (let turn = 0; m.threadsStarted() < threads && turn < 20_000; turn++)
-      await new Promise((resolve) => { port1.onmessage = resolve; port2.postMessage(null); });
-  } finally {
-    port1.close();
+  if (err) return err;
+  if (m.threadsStarted() < threads) {
+    const { port1, port2 } = new MessageChannel();
+    try {
+      for (let turn = 0; m.threadsStarted() < threads && turn < 20_000; turn++)
+        await new Promise((resolve) => { port1.onmessage = resolve; port2.postMessage(null); });
+    } finally {
+      port1.close();
+    }
   }
+  if (isNode) m.unrefWorkers();
   return '';
 }
 

@@ -5,7 +5,7 @@
 import { disposeSymbol } from './dispose.js';
 import { argError, describe } from './errors.js';
 import { filled } from './filled.js';
-import { isNode } from './loader.js';
+import { isNode, nodeBuiltin } from './loader.js';
 import { checkOneOf, checkOptions, isTyped } from './tensor.js';
 import { WorkerTranslator } from './translator-remote.js';
 import type { Tensor, Variant } from './types.js';
@@ -403,12 +403,6 @@ type NodePath = { resolve: (...p: string[]) => string; join: (...p: string[]) =>
 type NodeUrl = { fileURLToPath: (u: URL) => string; pathToFileURL: (p: string) => URL };
 type NodeModule = { createRequire: (from: string) => { resolve: (id: string) => string } };
 
-function builtin<T>(id: string): T {
-  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  if (!get) throw new Error('loadTranslator: needs Node >= 20.16 (process.getBuiltinModule)');
-  return get(id) as T;
-}
-
 const cwd = (): string => (globalThis as unknown as { process: { cwd: () => string } }).process.cwd();
 
 /** Why a file could not be read: its error code (ENOENT, EISDIR, EACCES, ...). */
@@ -435,10 +429,10 @@ function checkAborted(signal?: AbortSignal): void {
 async function readBytes(url: URL, what: string, onProgress?: (p: LoadProgress) => void, signal?: AbortSignal): Promise<Uint8Array> {
   const fn = 'loadTranslator';
   if (url.protocol === 'file:' && isNode) {
-    const path = builtin<NodeUrl>('node:url').fileURLToPath(url);
+    const path = nodeBuiltin<NodeUrl>('node:url').fileURLToPath(url);
     let bytes: Uint8Array;
     try {
-      bytes = await builtin<Fs>('node:fs').promises.readFile(path, { signal });
+      bytes = await nodeBuiltin<Fs>('node:fs').promises.readFile(path, { signal });
     } catch (e) {
       checkAborted(signal);
       throw new Error(`${fn}: could not read ${path}${what}: ${fsReason(e)}`);
@@ -558,9 +552,9 @@ async function importModels(): Promise<{ mod?: ModelsModule; tried: string[] }> 
   }
   if (isNode) {
     try {
-      const from = builtin<NodePath>('node:path').join(cwd(), 'package.json');
-      const file = builtin<NodeModule>('node:module').createRequire(from).resolve(spec);
-      return { mod: await import(/* @vite-ignore */ /* webpackIgnore: true */ builtin<NodeUrl>('node:url').pathToFileURL(file).href) as ModelsModule, tried };
+      const from = nodeBuiltin<NodePath>('node:path').join(cwd(), 'package.json');
+      const file = nodeBuiltin<NodeModule>('node:module').createRequire(from).resolve(spec);
+      return { mod: await import(/* @vite-ignore */ /* webpackIgnore: true */ nodeBuiltin<NodeUrl>('node:url').pathToFileURL(file).href) as ModelsModule, tried };
     } catch (e) {
       tried.push(`resolving it from ${cwd()}: ${reason(e)}`);
     }
@@ -608,7 +602,7 @@ async function resolveSource(source: string, arch: TranslatorArch): Promise<{ ur
     }
   }
   // A path: in Node against the working directory, in a browser against the page.
-  if (isNode) return { url: builtin<NodeUrl>('node:url').pathToFileURL(builtin<NodePath>('node:path').resolve(cwd(), source)), what };
+  if (isNode) return { url: nodeBuiltin<NodeUrl>('node:url').pathToFileURL(nodeBuiltin<NodePath>('node:path').resolve(cwd(), source)), what };
   const base = (globalThis as { document?: { baseURI?: string }; location?: { href: string } });
   return { url: new URL(source, base.document?.baseURI ?? base.location?.href), what };
 }

@@ -1,7 +1,7 @@
 // The checkpoint module (cpp/bindings/pretrained.cpp, built as attnlab-pretrained-<variant>):
 // its interface and its instantiation. Kept apart from wasm-module.ts / loader.ts, whose module
 // is the home page's: loading a checkpoint costs the page nothing until loadModel() is called.
-import { fastestSingleThreaded, importGlue, instantiateGlue, isNode, startThreads, threadsSupported, type GlueAssets } from '../loader.js';
+import { fastestSingleThreaded, importGlue, instantiateGlue, startThreads, threadsSupported, type GlueAssets } from '../loader.js';
 import type { ModuleCommon, Ptr, Q8RowGroups } from '../wasm-module.js';
 
 /** pretrainedOpen's arguments: config.json's text and the safetensors header copied into the heap. */
@@ -116,7 +116,6 @@ export async function instantiatePretrained(variant?: 'scalar' | 'simd' | 'relax
   if (v.endsWith('-threads')) {
     const err = await startThreads(m, threads);
     if (err) throw new Error(`loadModel: ${err}`);
-    if (isNode) m.unrefWorkers();  // idle workers must not keep a Node process alive
   }
   return m;
 }
