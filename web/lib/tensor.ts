@@ -47,6 +47,22 @@ function typedError(fn: string, name: string, x: unknown, kind: keyof typeof dat
   return argError(fn, name, want, x);
 }
 
+/**
+ * Why a typed array reads as empty when its buffer was transferred (postMessage's transfer list,
+ * ArrayBuffer.prototype.transfer): a detached buffer's views have length 0, which alone would
+ * read as a wrong size. Only a detached buffer refuses a new view (ArrayBuffer.prototype.detached
+ * is not in Node 20).
+ */
+function detachedNote(data: ArrayBufferView): string {
+  if (data.byteLength !== 0 || !(data.buffer instanceof ArrayBuffer)) return '';
+  try {
+    new Uint8Array(data.buffer);
+    return '';
+  } catch {
+    return ' (its ArrayBuffer is detached: transferred away, e.g. to a Worker)';
+  }
+}
+
 function checkData(fn: string, name: string, t: unknown, kind: DataKind): { data: Float32Array | Uint8Array; shape: number[] } {
   if (!isObject(t) || !('data' in t) || !('shape' in t)) {
     throw argError(fn, name, `a tensor { data: ${dataTypes[kind].name}, shape: number[] }`, t);
@@ -55,7 +71,7 @@ function checkData(fn: string, name: string, t: unknown, kind: DataKind): { data
   if (!isTyped(t.data, kind)) throw typedError(fn, `${name}.data`, t.data, kind);
   const data = t.data as Float32Array | Uint8Array;
   if (data.length !== numel(shape)) {
-    throw new Error(`${fn}: ${name}: expected data of length ${numel(shape)} for shape ${shapeString(shape)}, got length ${data.length}`);
+    throw new Error(`${fn}: ${name}: expected data of length ${numel(shape)} for shape ${shapeString(shape)}, got length ${data.length}${detachedNote(data)}`);
   }
   return { data, shape };
 }
@@ -180,7 +196,7 @@ export function checkOptions(fn: string, name: string, o: unknown, known: readon
 export function checkOut(fn: string, name: string, x: unknown, length: number, shape: readonly number[]): Float32Array {
   if (!isTyped(x, 'float32')) throw typedError(fn, name, x, 'float32');
   if (x.length !== length) {
-    throw new Error(`${fn}: ${name}: expected a Float32Array of length ${length} (the output's shape ${shapeString([...shape])}), got length ${x.length}`);
+    throw new Error(`${fn}: ${name}: expected a Float32Array of length ${length} (the output's shape ${shapeString([...shape])}), got length ${x.length}${detachedNote(x)}`);
   }
   return x;
 }
