@@ -117,7 +117,7 @@ $('app').append(
     el('h2', { id: `h-${p.score}`, text: p.title }), p.eq, p.heat, p.stat))),
   el('div', { class: 'grid2', style: 'margin-top: 1rem' },
     el('section', { class: 'panel', 'aria-labelledby': 'h-sat' },
-      el('h2', { id: 'h-sat', text: 'Softmax saturates without 1/√d' }),
+      el('h2', { id: 'h-sat', text: 'Softmax saturates without 1/\u2060√d' }),
       el('p', { class: 'stat', text: 'The largest weight in each row, averaged over the queries, as d grows. Components of q and k are drawn from N(0, 1), so qᵀk has variance d: unscaled, the scores spread out and softmax picks one key. Dividing by √d keeps the variance at 1.' }),
       satChart),
     el('section', { class: 'panel eq', 'aria-labelledby': 'h-eq' },

@@ -13,7 +13,7 @@ export const PAGES: readonly PageInfo[] = [
   { file: 'pooling.html', title: 'Attention pooling', short: 'Pooling', ready: true,
     blurb: 'Nadaraya-Watson regression: a prediction is a weighted average of training values, and the weights are attention. Drag points, change the kernel and bandwidth, then train the bandwidth.' },
   { file: 'scoring.html', title: 'Scoring functions', short: 'Scoring', ready: true,
-    blurb: 'Dot, scaled dot, general and additive scores on the same queries and keys; watch softmax saturate without 1/√d, and see valid-length, padding and causal masks.' },
+    blurb: 'Dot, scaled dot, general and additive scores on the same queries and keys; watch softmax saturate without 1/\u2060√d, and see valid-length, padding and causal masks.' },
   { file: 'heads.html', title: 'Self-, cross- and multi-head attention', short: 'Heads', ready: true,
     blurb: 'A sentence through encoder self-attention, causal decoder self-attention and cross-attention, per layer and head, in the head view and the model view.' },
   { file: 'translation.html', title: 'Translation', short: 'Translate', ready: true,

@@ -1,0 +1,85 @@
+// Every page of the built site on the narrowest screens: 320 px at 16 px text, and 180 px at 32 px
+// text (a reader's large-text setting). No sideways page scroll, and no word broken mid-word
+// unless it is wider than its column (titles count at the body text size they shrink to).
+import { describe, expect, test } from 'vitest';
+import { pageProblems } from './helpers';
+import { useSite } from './site-server';
+
+const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
+
+const site = useSite('site-narrow');
+
+/**
+ * Words split over two lines though they would fit their column: each as 'tag "word" width in
+ * column'. A word's width counts at the body text size (a title may not break what the text
+ * around it would not); breaks after a hyphen or dash are allowed.
+ */
+function brokenWords(): string[] {
+  const out: string[] = [];
+  const root = parseFloat(getComputedStyle(document.documentElement).fontSize);
+  const walk = (top: Node) => {
+    const tw = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
+    for (let n = tw.nextNode() as Text | null; n; n = tw.nextNode() as Text | null) {
+      const text = n;
+      const el = text.parentElement;
+      if (!el || !el.checkVisibility() || el.closest('.visually-hidden, .sr, .skip, svg, math, pre, script, style')) continue;
+      let block: Element = el;
+      while (getComputedStyle(block).display.startsWith('inline') && block.parentElement) block = block.parentElement;
+      const bs = getComputedStyle(block);
+      const column = block.clientWidth - parseFloat(bs.paddingLeft) - parseFloat(bs.paddingRight);
+      const scale = root / parseFloat(getComputedStyle(el).fontSize);
+      const lines = (from: number, to: number) => {
+        const r = document.createRange();
+        r.setStart(text, from);
+        r.setEnd(text, to);
+        const rects = [...r.getClientRects()].filter((q) => q.width > 0);
+        return { n: new Set(rects.map((q) => Math.round(q.top))).size, w: rects.reduce((s, q) => s + q.width, 0) };
+      };
+      for (const m of text.data.matchAll(/\S+/g)) {
+        const word = lines(m.index!, m.index! + m[0].length);
+        if (word.n < 2 || word.w * scale > column - 1) continue;
+        for (const s of m[0].matchAll(/[^-\u2010\u2013\u2014]+/g)) {
+          if (lines(m.index! + s.index!, m.index! + s.index! + s[0].length).n > 1) {
+            out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} "${m[0]}" ${Math.round(word.w)} px in ${Math.round(column)}`);
+            break;
+          }
+        }
+      }
+    }
+    (top as ParentNode).querySelectorAll('*').forEach((e) => { if (e.shadowRoot) walk(e.shadowRoot); });
+  };
+  walk(document.body);
+  return out;
+}
+
+describe('the site on the narrowest screens', () => {
+  test.each([[320, 16], [180, 32]])('every page at %i px, %i px text: no sideways scroll, no needless mid-word break', async (width, fontSize) => {
+    const found: Record<string, unknown> = {};
+    for (const file of PAGES) {
+      // Not isMobile: a mobile viewport widens to fit what overflows it, hiding the overflow.
+      const ctx = await site.browser.newContext({ viewport: { width, height: 740 }, serviceWorkers: 'block' });
+      const page = await ctx.newPage();
+      if (fontSize !== 16) {
+        const cdp = await ctx.newCDPSession(page);
+        await cdp.send('Page.enable');
+        await cdp.send('Page.setFontSizes', { fontSizes: { standard: fontSize, fixed: Math.round(fontSize * 13 / 16) } });
+      }
+      const problems = pageProblems(page);
+      await page.goto(`${site.isolated.url}${file}.html`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+      // Widgets draw on the next animation frame; a page's first results arrive just after ready.
+      await page.waitForTimeout(800);
+      const r = await page.evaluate(() => ({ scrollWidth: document.scrollingElement!.scrollWidth, innerWidth, root: getComputedStyle(document.documentElement).fontSize }));
+      const broken = await page.evaluate(brokenWords);
+      const bad = {
+        ...(r.scrollWidth > width || r.innerWidth !== width ? { scrollWidth: r.scrollWidth, innerWidth: r.innerWidth } : {}),
+        ...(r.root !== `${fontSize}px` ? { root: r.root } : {}),
+        ...(broken.length ? { broken } : {}),
+        ...(problems.length ? { problems } : {}),
+      };
+      if (Object.keys(bad).length) found[file] = bad;
+      await ctx.close();
+    }
+    expect(found).toEqual({});
+  }, 300_000);
+});
