@@ -52,6 +52,13 @@ const NUMBERS: Record<string, [number, string, (x: number) => boolean]> = {
   bandwidth: [0.5, 'a number above 0', (x) => Number.isFinite(x) && x > 0],
 };
 
+/**
+ * A bandwidth as the legend writes it, 'h = 0.495', for a page that shows it beside the widget.
+ * Three decimals: on a log-scale slider of 2 % steps (the site's pooling page) two would read the
+ * same for a third of the steps, all of them below h = 0.5.
+ */
+export const bandwidthText = (h: number): string => `h = ${fmt(h, 3)}`;
+
 /** y = 2 sin x + x (+ noise): the d2l example. */
 export const truthFn = (x: number): number => 2 * Math.sin(x) + x;
 
@@ -290,7 +297,7 @@ export class AttnRegression extends AttnElement {
     const pts = this.points;
     const r = this.#result;
     const label = this.getAttribute('label') ?? this.defaultLabel();
-    this.#plot.setAttribute('aria-label', `${label}, ${this.kernel} kernel, bandwidth ${fmt(this.bandwidth, 2)}, ${pts.length} training points. `
+    this.#plot.setAttribute('aria-label', `${label}, ${this.kernel} kernel, bandwidth ${fmt(this.bandwidth, 3)}, ${pts.length} training points. `
       + 'Left and right arrows move the query; Page Up and Page Down pick a point; with a point picked, arrows move it; A adds a point, Delete removes it.');
     const k = this.textScale;
     const W = width;
@@ -302,7 +309,7 @@ export class AttnRegression extends AttnElement {
     let fs = 11 * k, lineH = 16 * k;
     const sample = 24 * k;
     const legend = [
-      { text: `prediction (${this.kernel}, h = ${fmt(this.bandwidth, 2)})`, stroke: p.accent, width: 2.5, dash: undefined },
+      { text: `prediction (${this.kernel}, ${bandwidthText(this.bandwidth)})`, stroke: p.accent, width: 2.5, dash: undefined },
       { text: 'truth 2 sin x + x', stroke: p.muted, width: 1.5, dash: '5 4' },
     ];
     let lx = left + 10;

@@ -3,7 +3,7 @@ import type { KernelName } from 'attnlab';
 import '../components/heatmap';
 import '../components/regression';
 import type { AttnHeatmap } from '../components/heatmap';
-import { samplePoints, type AttnRegression, type Point, type RegressionResult } from '../components/regression';
+import { bandwidthText, samplePoints, type AttnRegression, type Point, type RegressionResult } from '../components/regression';
 import { lineChart, svgEl } from './site/chart';
 import { $, checkbox, el, handOver, select, slider } from './site/dom';
 import { frac, math, row, sub, sum, t, text } from './site/math';
@@ -33,7 +33,7 @@ const initialPoints = readHash().has('pts') ? decodePoints(readHash().get('pts')
 
 // --- layout --------------------------------------------------------------------------------
 const kernel = select('kernel', 'Kernel', [['gaussian', 'Gaussian'], ['boxcar', 'Boxcar'], ['epanechnikov', 'Epanechnikov']], state.kernel);
-const bw = slider({ id: 'bandwidth', label: 'Bandwidth h', min: 0, max: 100, step: 0.5, value: toSlider(state.h), format: (v) => toH(v).toFixed(3) });
+const bw = slider({ id: 'bandwidth', label: 'Bandwidth', min: 0, max: 100, step: 0.5, value: toSlider(state.h), format: (v) => bandwidthText(toH(v)) });
 const npts = slider({ id: 'npoints', label: 'Points', min: 5, max: 100, step: 1, value: state.n });
 const reset = el('button', { type: 'button', id: 'reset', text: 'New sample' });
 const sortKeys = checkbox('sorted', 'Sort keys by x', state.sorted);
@@ -47,6 +47,16 @@ reg.bandwidth = state.h;
 reg.setAttribute('n', String(state.n));
 reg.setAttribute('seed', String(state.seed));
 if (initialPoints) reg.points = initialPoints;
+/**
+ * The slider's readout (and spoken value) is the widget's bandwidth, as its legend writes it: the
+ * slider moves in 2 % steps, so a bandwidth from the URL or from training sits between two of its
+ * positions (h = 0.5 read 0.495 beside the legend's 0.50).
+ */
+const showBandwidth = () => {
+  bw.out.textContent = bandwidthText(reg.bandwidth);
+  bw.input.setAttribute('aria-valuetext', bw.out.textContent);
+};
+showBandwidth();
 
 const heat = document.createElement('attn-heatmap') as AttnHeatmap;
 heat.id = 'weights';
@@ -136,6 +146,7 @@ kernel.input.addEventListener('change', () => {
 bw.input.addEventListener('input', () => {
   const h = toH(Number(bw.input.value));
   reg.bandwidth = h;
+  showBandwidth();
   writeHash({ h: h.toFixed(3) });
 });
 npts.input.addEventListener('change', () => {
@@ -185,15 +196,17 @@ trainBtn.addEventListener('click', () => {
       lossHistory.push([m.step, m.loss]);
       progress.value = m.step / m.steps;
       reg.bandwidth = m.bandwidth;
+      // The thumb follows; the bandwidth stays the trained one, not the nearest slider position.
       bw.input.value = String(toSlider(m.bandwidth));
-      bw.input.dispatchEvent(new Event('input'));
-      trainStatus.textContent = `step ${m.step}/${m.steps}: h = ${m.bandwidth.toFixed(3)}, loss ${m.loss.toFixed(4)}`;
+      showBandwidth();
+      writeHash({ h: m.bandwidth.toFixed(3) });
+      trainStatus.textContent = `step ${m.step}/${m.steps}: ${bandwidthText(m.bandwidth)}, loss ${m.loss.toFixed(4)}`;
       trainStatus.dataset.step = String(m.step);
       drawLoss();
       return;
     }
     progress.value = 1;
-    stopTraining(`Done: h = ${m.bandwidth.toFixed(3)} (from ${start.toFixed(3)}), leave-one-out loss ${m.loss.toFixed(4)}.`);
+    stopTraining(`Done: ${bandwidthText(m.bandwidth)} (from ${start.toFixed(3)}), leave-one-out loss ${m.loss.toFixed(4)}.`);
     trainStatus.dataset.done = '1';
   };
   worker.onerror = (e) => {
