@@ -1,6 +1,7 @@
 // Every page of the built site on the narrowest screens: 320 px at 16 px text, and 180 px at 32 px
 // text (a reader's large-text setting). No sideways page scroll, and no word broken mid-word
-// unless it is wider than its column (titles count at the body text size they shrink to).
+// unless it is wider than its column (titles count at the body text size they shrink to). On a
+// phone, a formula wider than its column shows that it scrolls and takes the keyboard.
 import { describe, expect, test } from 'vitest';
 import { pageProblems } from './helpers';
 import { useSite } from './site-server';
@@ -82,4 +83,48 @@ describe('the site on the narrowest screens', () => {
     }
     expect(found).toEqual({});
   }, 300_000);
+
+  test('a formula wider than its column at 360 px: a Tab stop with a name, a shadow at each edge with more past it; one that fits, as before', async () => {
+    const scrolls: Record<string, number> = {};
+    for (const [file, width] of [['index', 360], ['positional', 360], ['heads', 360], ['pooling', 360], ['heads', 1280]] as const) {
+      const ctx = await site.browser.newContext({ viewport: { width, height: 740 }, serviceWorkers: 'block' });
+      const page = await ctx.newPage();
+      const problems = pageProblems(page);
+      await page.goto(`${site.isolated.url}${file}.html`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+      await page.waitForTimeout(1700); // the shell looks for scrolling boxes at load and 1.5 s after
+      const formulas = await page.$$('math[display=block]');
+      expect(formulas.length, file).toBeGreaterThan(1);
+      const looks = (i: number) => formulas[i].evaluate((m) => ({
+        tabindex: m.getAttribute('tabindex'), name: Boolean(m.getAttribute('aria-label')),
+        class: m.getAttribute('class'), shadow: getComputedStyle(m).boxShadow !== 'none',
+      }));
+      scrolls[`${file} ${width}`] = 0;
+      for (let i = 0; i < formulas.length; i++) {
+        const where = `${file} at ${width} px, formula ${i}`;
+        if (!(await formulas[i].evaluate((m) => m.scrollWidth - m.clientWidth > 1))) {
+          expect(await looks(i), where).toEqual({ tabindex: null, name: true, class: null, shadow: false });
+          continue;
+        }
+        scrolls[`${file} ${width}`]++;
+        const start = await looks(i);
+        // By keyboard: focused, the arrow key scrolls it and the start edge gets its shadow.
+        await formulas[i].focus();
+        await page.keyboard.press('ArrowRight');
+        await page.waitForFunction((m) => m.classList.contains('more-left'), formulas[i], { timeout: 2000 }).catch(() => {});
+        const scrolled = await looks(i);
+        await formulas[i].evaluate((m) => { m.scrollLeft = m.scrollWidth; });
+        await page.waitForFunction((m) => !m.classList.contains('more-right'), formulas[i], { timeout: 2000 }).catch(() => {});
+        expect({ start, scrolled, end: (await looks(i)).class }, where).toEqual({
+          start: { tabindex: '0', name: true, class: 'more-right', shadow: true },
+          scrolled: { tabindex: '0', name: true, class: 'more-right more-left', shadow: true },
+          end: 'more-left',
+        });
+      }
+      expect(problems).toEqual([]);
+      await ctx.close();
+    }
+    // Some scroll at 360 px on three pages (2, 2 and 3 here), so the checks above ran; none at 1280 px.
+    expect(Object.entries(scrolls).map(([k, n]) => [k, n > 0])).toEqual([['index 360', true], ['positional 360', true], ['heads 360', true], ['pooling 360', false], ['heads 1280', false]]);
+  }, 120_000);
 });

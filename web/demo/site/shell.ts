@@ -148,7 +148,16 @@ export function initPage(file: string): void {
   window.addEventListener('unhandledrejection', (e) => showError(e.reason));
   reportHeight();
   // A box that scrolls sideways (a wide equation, a code sample, a table) must be reachable by keyboard.
+  // A formula also shows that it scrolls: classes more-left and more-right draw a shadow at each
+  // edge with more of it past that edge (site.css); a formula that fits gets neither.
+  const edges = (e: Element) => {
+    const over = e.scrollWidth - e.clientWidth;
+    e.classList.toggle('more-left', over > 1 && e.scrollLeft > 1);
+    e.classList.toggle('more-right', over > 1 && e.scrollLeft < over - 1);
+  };
+  document.addEventListener('scroll', (e) => { if (e.target instanceof MathMLElement) edges(e.target); }, { capture: true, passive: true });
   const focusScrollers = () => document.querySelectorAll<HTMLElement>('.eq, pre, .step-eq, math, .table-scroll').forEach((e) => {
+    if (e.tagName === 'math') edges(e);
     if (e.scrollWidth > e.clientWidth + 1) {
       e.tabIndex = 0;
       if (!e.hasAttribute('aria-label') && !e.hasAttribute('aria-labelledby')) e.setAttribute('aria-label', 'Scrollable content');
