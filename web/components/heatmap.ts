@@ -301,8 +301,6 @@ export class AttnHeatmap extends AttnElement {
     // line of text. The step is a round one, so that the labels shown read as a count (0, 5, 10, …).
     const rowStep = roundUp((ASCENT + DESCENT) * font / ch);
     const colStep = rotate ? roundUp((ASCENT + DESCENT) * font / (cw * SIN)) : Math.max(1, Math.ceil(13 * k / cw));
-    const showColLabels = true;
-    const showRowLabels = true;
     const gw = cw * C;
     const gh = ch * R;
     let right = left + gw + legendW;
@@ -370,18 +368,14 @@ export class AttnHeatmap extends AttnElement {
     svg.append(cells, s('rect', { x: left, y: top, width: gw, height: gh, fill: 'none', stroke: p.line }));
 
     const labels = s('g', { 'font-size': font, fill: p.fg });
-    if (showRowLabels) {
-      rowLabels.forEach((l, i) => i % rowStep === 0 && labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4 * k, 'text-anchor': 'end', 'data-row': i }, clip(l))));
-    }
-    if (showColLabels) {
-      colLabels.forEach((l, j) => {
-        if (j % colStep !== 0) return;
-        const x = left + j * cw + cw / 2 + (rotate ? shift : 0);
-        labels.append(rotate
-          ? s('text', { x, y: top - 5, transform: `rotate(${-TILT} ${x} ${top - 5})`, 'text-anchor': 'start', 'data-col': j }, clip(l))
-          : s('text', { x, y: top - 5, 'text-anchor': 'middle', 'data-col': j }, clip(l)));
-      });
-    }
+    rowLabels.forEach((l, i) => i % rowStep === 0 && labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4 * k, 'text-anchor': 'end', 'data-row': i }, clip(l))));
+    colLabels.forEach((l, j) => {
+      if (j % colStep !== 0) return;
+      const x = left + j * cw + cw / 2 + (rotate ? shift : 0);
+      labels.append(rotate
+        ? s('text', { x, y: top - 5, transform: `rotate(${-TILT} ${x} ${top - 5})`, 'text-anchor': 'start', 'data-col': j }, clip(l))
+        : s('text', { x, y: top - 5, 'text-anchor': 'middle', 'data-col': j }, clip(l)));
+    });
     if (rowTitle) {
       const y = rowTitleY;
       labels.append(s('text', { x: 12 * k, y, transform: `rotate(-90 ${12 * k} ${y})`, 'text-anchor': 'middle', fill: p.muted }, rowTitle));

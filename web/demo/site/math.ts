@@ -46,7 +46,6 @@ export const sup = (a: Child, b: Child): Element => m('msup', [a, b]);
 export const subsup = (a: Child, b: Child, c: Child): Element => m('msubsup', [a, b, c]);
 export const sqrt = (a: Child): Element => m('msqrt', [a]);
 export const under = (a: Child, b: Child): Element => m('munder', [a, b]);
-export const underover = (a: Child, b: Child, c: Child): Element => m('munderover', [a, b, c]);
 export const op = (s: string): Element => {
   const e = document.createElementNS(NS, 'mo');
   e.textContent = s;
