@@ -417,6 +417,11 @@ export interface GpuStats {
   cached: number;
 }
 
+/**
+ * The WebAssembly memory of an instance's modules on this thread: the ops' and, once a translator
+ * or trainer was loaded in-process, theirs. Translators in a Worker (`worker: true`) and
+ * checkpoints from `loadModel` (see its `heapBytes()`) have heaps of their own, not counted here.
+ */
 export interface HeapStats {
   /** Bytes handed out by malloc and not yet freed. */
   used: number;
