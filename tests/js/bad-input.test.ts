@@ -89,6 +89,8 @@ const cases: Case[] = [
   ['too large for the heap', (l) => l.positionalEncoding(1 << 20, 1 << 10), /^positionalEncoding: out of memory: 4294967296 bytes exceeds the WebAssembly heap's 2 GiB limit$/],
   ['maskedSoftmax valid lengths as options', (l) => l.maskedSoftmax(x1, new Int32Array([2, 3, 1]) as never), /^maskedSoftmax: options: expected an object, got Int32Array\(3\)$/],
   ['maskedSoftmax an empty typed array as options', (l) => l.maskedSoftmax(x1, new Int32Array(0) as never), /^maskedSoftmax: options: expected an object, got Int32Array\(0\)$/],
+  ['options as a Map, whose entries would be ignored', (l) => l.attention(x1, x1, x1, new Map([['causal', true]]) as never), /^attention: options: expected a plain object \(\{ option: value \}\), got a Map$/],
+  ['options as a Promise (an un-awaited options object)', (l) => l.maskedSoftmax(x1, Promise.resolve({ causal: true }) as never), /^maskedSoftmax: options: expected a plain object \(\{ option: value \}\), got a Promise$/],
   ['maskedSoftmax x of rank 0', (l) => l.maskedSoftmax({ data: new Float32Array(1), shape: [] }), /^maskedSoftmax: x: expected a tensor of rank >= 1 \[\.\.\., Sk\], got shape \[\]$/],
 ];
 
