@@ -1,10 +1,9 @@
 // options.out of attention() and multiHeadAttention(): the output written into the caller's
 // Float32Array, on every build and on WebGPU (Dawn on SwiftShader, as webgpu.test.ts), with the
 // same values as a new array.
-import { existsSync } from 'node:fs';
 import { load, type Attnlab } from 'attnlab';
-import { create } from 'webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gpu, requireDawn } from './dawn.js';
 import { randn } from './reference.js';
 import { useVariants, VARIANTS } from './variants.js';
 
@@ -79,12 +78,9 @@ describe.each(VARIANTS)('attention options.out (%s)', (variant) => {
 });
 
 describe('attention options.out on WebGPU', () => {
-  process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
-  // Dawn's instance must outlive every adapter and device it made: one for the whole file.
-  const gpu = create([]) as unknown as GPU;
   let gpuLib: Attnlab;
   beforeAll(async () => {
-    if (!existsSync(process.env.VK_ICD_FILENAMES!)) throw new Error(`no Vulkan ICD at ${process.env.VK_ICD_FILENAMES}: install Debian's chromium (scripts/setup.sh)`);
+    await requireDawn();
     gpuLib = await load({ backend: 'webgpu', gpu, variant: 'simd', threads: 1 });
   });
   afterAll(() => gpuLib?.dispose());

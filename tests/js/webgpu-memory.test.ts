@@ -1,20 +1,12 @@
 // GPU memory of the WebGPU backend (Dawn on SwiftShader, as in webgpu.test.ts): buffers are kept for
 // reuse, so that repeated calls allocate nothing, but not beyond options.gpuCache's cap, not for
 // sizes no recent call used, not past an idle period, and not after trimGpuCache().
-import { existsSync } from 'node:fs';
 import { load, type Attnlab, type GpuProvider, type LoadOptions } from 'attnlab';
-import { create } from 'webgpu';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { gpu, requireDawn } from './dawn.js';
 import { randn } from './reference.js';
 
-process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
-// Dawn's instance must outlive every adapter and device it made: keep one for the whole file.
-const gpu = create([]) as unknown as GPU;
-
-beforeAll(async () => {
-  if (!existsSync(process.env.VK_ICD_FILENAMES!)) throw new Error(`no Vulkan ICD at ${process.env.VK_ICD_FILENAMES}: install Debian's chromium (scripts/setup.sh)`);
-  if (!(await gpu.requestAdapter())) throw new Error('Dawn found no WebGPU adapter: is libvulkan1 installed (scripts/setup.sh)?');
-});
+beforeAll(requireDawn);
 
 const libs: Attnlab[] = [];
 afterEach(() => {

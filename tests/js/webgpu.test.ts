@@ -2,28 +2,19 @@
 // ships. Every GPU op against the WebAssembly backend; 'auto' and 'webgpu' without an adapter;
 // device loss, out-of-memory and over-limit calls; argument checking identical to WebAssembly's.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { GpuUnavailableError, load, type Attnlab, type GpuProvider } from 'attnlab';
-import { create } from 'webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gpu, requireDawn } from './dawn.js';
 import { randBool, randn } from './reference.js';
 import { compareCase, GPU_CASES, GPU_TOL } from './webgpu-cases.js';
 
-const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
-// Read by the Vulkan loader when Dawn opens its instance, i.e. at create() below, not at import.
-process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
-
 const repo = fileURLToPath(new URL('../..', import.meta.url));
-// Dawn's instance must outlive every adapter and device it made: keep one for the whole file.
-const gpu = create([]) as unknown as GPU;
-
 let gpuLib: Attnlab;
 let wasmLib: Attnlab;
 
 beforeAll(async () => {
-  if (!existsSync(process.env.VK_ICD_FILENAMES!)) throw new Error(`no Vulkan ICD at ${process.env.VK_ICD_FILENAMES}: install Debian's chromium (scripts/setup.sh)`);
-  if (!(await gpu.requestAdapter())) throw new Error('Dawn found no WebGPU adapter: is libvulkan1 installed (scripts/setup.sh)?');
+  await requireDawn();
   gpuLib = await load({ backend: 'webgpu', gpu, variant: 'simd', threads: 1 });
   wasmLib = await load({ variant: 'simd', threads: 1 });
 });
