@@ -52,10 +52,7 @@ if (initialPoints) reg.points = initialPoints;
  * slider moves in 2 % steps, so a bandwidth from the URL or from training sits between two of its
  * positions (h = 0.5 read 0.495 beside the legend's 0.50).
  */
-const showBandwidth = () => {
-  bw.out.textContent = bandwidthText(reg.bandwidth);
-  bw.input.setAttribute('aria-valuetext', bw.out.textContent);
-};
+const showBandwidth = () => bw.show(bandwidthText(reg.bandwidth));
 showBandwidth();
 
 const heat = document.createElement('attn-heatmap') as AttnHeatmap;
@@ -145,8 +142,7 @@ kernel.input.addEventListener('change', () => {
 });
 bw.input.addEventListener('input', () => {
   const h = toH(Number(bw.input.value));
-  reg.bandwidth = h;
-  showBandwidth();
+  reg.bandwidth = h;  // the slider's own readout already says bandwidthText(h)
   writeHash({ h: h.toFixed(3) });
 });
 npts.input.addEventListener('change', () => {

@@ -19,18 +19,23 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
 }
 
 /** A labelled range input with its value shown; returns the input. */
-export function slider(opts: { id: string; label: string; min: number; max: number; step: number; value: number; format?: (v: number) => string }): { wrap: HTMLElement; input: HTMLInputElement; out: HTMLOutputElement } {
+/**
+ * A labelled range input and its readout. The readout (and the spoken value) is `format` of the
+ * value as the thumb moves; show(text) writes another, for a value set without moving it.
+ */
+export function slider(opts: { id: string; label: string; min: number; max: number; step: number; value: number; format?: (v: number) => string }): { wrap: HTMLElement; input: HTMLInputElement; out: HTMLOutputElement; show: (text: string) => void } {
   const input = el('input', { type: 'range', id: opts.id, min: opts.min, max: opts.max, step: opts.step, value: opts.value });
   const out = el('output', { for: opts.id, id: `${opts.id}-value` });
   const fmt = opts.format ?? String;
-  const sync = () => {
-    out.textContent = fmt(Number(input.value));
-    input.setAttribute('aria-valuetext', out.textContent);
+  const show = (text: string) => {
+    out.textContent = text;
+    input.setAttribute('aria-valuetext', text);
   };
+  const sync = () => show(fmt(Number(input.value)));
   input.addEventListener('input', sync);
   sync();
   const wrap = el('div', { class: 'control' }, el('label', { for: opts.id, text: opts.label }), input, out);
-  return { wrap, input, out };
+  return { wrap, input, out, show };
 }
 
 export function select<T extends string>(id: string, label: string, options: readonly (readonly [T, string])[], value: T): { wrap: HTMLElement; input: HTMLSelectElement } {
