@@ -2,11 +2,8 @@
 // progress, settles done (time limit, target, cancel), rejects when onProgress throws, and leaves
 // nothing behind that keeps the process alive once done or cancelled.
 import { load, type Attnlab } from 'attnlab';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runChildScript } from './child-script.js';
 import { cancelRun, SMALL } from './trainer-probe.js';
 
 let lib: Attnlab;
@@ -56,12 +53,8 @@ describe('createTrainer in a worker thread (worker: true)', () => {
   }, 60_000);
 
   it('the process exits on its own after done and after cancel (the Worker is gone)', () => {
-    // Inside the checkout so that 'attnlab' resolves to it.
-    const build = fileURLToPath(new URL('../../build', import.meta.url));
-    mkdirSync(build, { recursive: true });
-    const dir = mkdtempSync(join(build, 'trainer-exit-'));
-    const script = join(dir, 'exit.mjs');
-    writeFileSync(script, `
+    const t0 = Date.now();
+    const out: { a: string; b: string; exitMs: number } = JSON.parse(runChildScript('trainer-exit', `
       import { load } from 'attnlab';
       const lib = await load({ variant: 'simd' });
       const a = await lib.createTrainer({ worker: true, hidden: 16, maxSeconds: 0.3, evalSize: 10 }).done;
@@ -70,14 +63,7 @@ describe('createTrainer in a worker thread (worker: true)', () => {
       lib.dispose();
       const t = performance.now();
       process.on('exit', () => console.log(JSON.stringify({ a: a.reason, b: b.reason, exitMs: performance.now() - t })));
-    `);
-    const t0 = Date.now();
-    let out: { a: string; b: string; exitMs: number };
-    try {
-      out = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 }));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    `, { timeout: 60_000 }));
     console.log(`worker_threads child: exited ${out.exitMs.toFixed(1)} ms after its last await (run ${Date.now() - t0} ms)`);
     expect(out.a).toBe('time');
     expect(out.b).toBe('cancelled');

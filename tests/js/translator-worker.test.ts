@@ -5,11 +5,9 @@
 // dies mid-call, dispose(), a dropped translator's Worker ended when collected, and a process that
 // exits on its own while a Worker translator sits idle.
 import { load, type Attnlab, type TranslationResult, type Translator, type WorkerTranslator } from 'attnlab';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runChildScript } from './child-script.js';
 
 let lib: Attnlab;
 beforeAll(async () => {
@@ -138,11 +136,9 @@ describe('loadTranslator(source, { worker: true })', () => {
     // child whose session is enabled before any Worker exists: Node 20 segfaults in
     // NodeWorker.enable when a worker thread is still ending (here, an earlier test's translator
     // joining its pthreads), which killed this file's fork in 7 of 82 runs.
-    const build = fileURLToPath(new URL('../../build', import.meta.url));
-    mkdirSync(build, { recursive: true });
-    const dir = mkdtempSync(join(build, 'translator-dies-'));
-    const script = join(dir, 'dies.mjs');
-    writeFileSync(script, `
+    // The fork's WebAssembly flags (the relaxed run's), so that load() picks the same build.
+    const wasmFlags = process.execArgv.filter((a) => a.startsWith('--experimental-wasm'));
+    const out = runChildScript('translator-dies', `
       import { load } from 'attnlab';
       import { Session } from 'node:inspector/promises';
       const session = new Session();
@@ -164,15 +160,7 @@ describe('loadTranslator(source, { worker: true })', () => {
       session.disconnect();
       w.dispose();
       lib.dispose();
-    `);
-    let out: string;
-    try {
-      // The fork's WebAssembly flags (the relaxed run's), so that load() picks the same build.
-      const wasmFlags = process.execArgv.filter((a) => a.startsWith('--experimental-wasm'));
-      out = execFileSync(process.execPath, [...wasmFlags, script], { encoding: 'utf8', timeout: 50_000 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    `, { nodeArgs: wasmFlags, timeout: 50_000 });
     expect(JSON.parse(out)).toEqual([
       "rejected: translate: the translator's Worker failed: the worker thread exited with code 7",
       "It's raining.",
@@ -213,11 +201,7 @@ describe('loadTranslator(source, { worker: true })', () => {
 
   it('a Worker translator dropped without dispose() is collected and its Worker thread ends', () => {
     // A child with --expose-gc; the thread's end is seen through node:inspector's NodeWorker domain.
-    const build = fileURLToPath(new URL('../../build', import.meta.url));
-    mkdirSync(build, { recursive: true });
-    const dir = mkdtempSync(join(build, 'translator-gc-'));
-    const script = join(dir, 'gc.mjs');
-    writeFileSync(script, `
+    const out = runChildScript('translator-gc', `
       import { load } from 'attnlab';
       import { Session } from 'node:inspector/promises';
       const session = new Session();
@@ -240,35 +224,18 @@ describe('loadTranslator(source, { worker: true })', () => {
       console.log(JSON.stringify({ text, running, after: translatorThreads() }));
       lib.dispose();
       session.disconnect();
-    `);
-    let out: string;
-    try {
-      out = execFileSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', timeout: 50_000 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    `, { nodeArgs: ['--expose-gc'], timeout: 50_000 });
     expect(JSON.parse(out)).toEqual({ text: "I'm tired.", running: 1, after: 0 });
   }, 60_000);
 
   it('an idle Worker translator keeps no process alive; one translating does until it answers', () => {
-    // Inside the checkout so that 'attnlab' resolves to it.
-    const build = fileURLToPath(new URL('../../build', import.meta.url));
-    mkdirSync(build, { recursive: true });
-    const dir = mkdtempSync(join(build, 'translator-exit-'));
-    const script = join(dir, 'exit.mjs');
-    writeFileSync(script, `
+    const out = runChildScript('translator-exit', `
       import { load } from 'attnlab';
       const lib = await load();
       const tr = await lib.loadTranslator('fra-eng', { worker: true });
       // Nothing awaits this call: only the Worker can keep the process alive for its answer.
       tr.translate('Je suis fatigué.', { beam: 5 }).then((r) => console.log(JSON.stringify({ text: r.text })));
-    `);
-    let out: string;
-    try {
-      out = execFileSync(process.execPath, [script], { encoding: 'utf8', timeout: 30_000 });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    `, { timeout: 30_000 });
     expect(JSON.parse(out)).toEqual({ text: "I'm tired." });
   }, 60_000);
 });
