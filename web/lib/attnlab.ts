@@ -14,6 +14,7 @@ import { t5Bias, withT5Table } from './relative-position.js';
 import { rope } from './rope.js';
 import { synthesizer } from './synthesizer.js';
 import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
+import { checkOptionsObject } from './tensor.js';
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
 import type { WorkerTranslator } from './translator-remote.js';
 import { loadTranslator, type LoadTranslatorOptions, type LoadWorkerTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
@@ -354,7 +355,7 @@ export class Attnlab {
  */
 export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const fn = 'load';
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw argError(fn, 'options', 'an object', options);
+  checkOptionsObject(fn, 'options', options);
   for (const key of Object.keys(options)) {
     if (!['variant', 'threads', 'backend', 'gpu', 'gpuCache'].includes(key)) throw new Error(`${fn}: options: unknown option '${key}'; expected variant, threads, backend, gpu, gpuCache`);
   }

@@ -178,20 +178,26 @@ export function checkOneOf<T extends string>(fn: string, name: string, x: unknow
 
 const NOT_OPTIONS = [Map, Set, WeakMap, WeakSet, Date, RegExp, Promise, Error, ArrayBuffer];
 
-export function checkOptions(fn: string, name: string, o: unknown, known: readonly string[]): Record<string, unknown> {
-  if (o === undefined) return {};
+/** Throws unless `o` is an object whose own keys are its options; `expected` names it when it is no object at all. */
+export function checkOptionsObject(fn: string, name: string, o: unknown, expected = 'an object'): Record<string, unknown> {
   // A typed array, like a plain one, is a positional argument in the wrong place (d2l's
   // masked_softmax(X, valid_lens)): its indices read as unknown options, and an empty one passed.
-  if (!isObject(o) || Array.isArray(o) || ArrayBuffer.isView(o)) throw argError(fn, name, 'an object', o);
+  if (!isObject(o) || Array.isArray(o) || ArrayBuffer.isView(o)) throw argError(fn, name, expected, o);
   // A Map of options (or a Date, a Promise...) has no own keys: it would pass as {} and every
   // option in it would be silently ignored. Class instances with fields are objects like any other.
   if (NOT_OPTIONS.some((t) => o instanceof t)) throw argError(fn, name, 'a plain object ({ option: value })', o);
-  for (const key of Object.keys(o)) {
+  return o;
+}
+
+export function checkOptions(fn: string, name: string, o: unknown, known: readonly string[]): Record<string, unknown> {
+  if (o === undefined) return {};
+  const r = checkOptionsObject(fn, name, o);
+  for (const key of Object.keys(r)) {
     if (!known.includes(key)) {
       throw new Error(`${fn}: ${name}: unknown option '${key}'; expected one of ${known.join(', ')}`);
     }
   }
-  return o;
+  return r;
 }
 
 /**

@@ -4,7 +4,7 @@ import { disposeSymbol } from '../dispose.js';
 import { argError, describe } from '../errors.js';
 import type { Tensor } from '../types.js';
 import { fastestSingleThreaded, isNode, relaxedSimdSupported, simdSupported } from '../loader.js';
-import { checkOptions } from '../tensor.js';
+import { checkOptions, checkOptionsObject } from '../tensor.js';
 import { ByteLevelBpe } from './bpe.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 import type { PretrainedInfoOut, PretrainedRunOut } from './module.js';
@@ -218,8 +218,7 @@ function named<T>(file: FileName, make: () => T, mergesFile?: FileName): T {
  * (every tensor's name, dtype, shape and offsets) before the parameters are allocated.
  */
 export async function loadModel(files: CheckpointInput, options: LoadModelOptions = {}): Promise<PretrainedModel> {
-  if (options === null || typeof options !== 'object') throw argError('loadModel', 'options', 'an object', options);
-  const unknown = Object.keys(options).filter((k) => !['onProgress', 'signal', 'variant', 'threads', 'quantize', 'worker'].includes(k));
+  const unknown = Object.keys(checkOptionsObject('loadModel', 'options', options)).filter((k) => !['onProgress', 'signal', 'variant', 'threads', 'quantize', 'worker'].includes(k));
   if (unknown.length) throw argError('loadModel', 'options', 'only onProgress, signal, variant, threads, quantize, worker', unknown);
   if (options.quantize !== undefined && options.quantize !== 'int8') throw argError('loadModel', 'options.quantize', "'int8' or undefined", options.quantize);
   const threads = options.threads ?? 1;

@@ -4,6 +4,7 @@
 // app (on integrated GPUs and phones GPU memory is system memory), so free buffers are kept only
 // while they are likely to be used again: within a cap, for a few calls, and not past an idle period.
 import { argError } from '../errors.js';
+import { checkOptionsObject } from '../tensor.js';
 import type { GpuCacheOptions, GpuStats } from '../types.js';
 
 /** GPUBufferUsage values, spelled out: Node has no GPUBufferUsage global unless a caller adds one. */
@@ -24,8 +25,7 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /** `options.gpuCache` of load(), checked, with defaults. */
 export function gpuCacheSettings(fn: string, options: unknown): Required<GpuCacheOptions> {
   if (options === undefined) return DEFAULT_CACHE;
-  if (typeof options !== 'object' || options === null) throw argError(fn, 'options.gpuCache', 'an object { maxBytes, idleMs }', options);
-  for (const key of Object.keys(options)) {
+  for (const key of Object.keys(checkOptionsObject(fn, 'options.gpuCache', options, 'an object { maxBytes, idleMs }'))) {
     if (key !== 'maxBytes' && key !== 'idleMs') throw new Error(`${fn}: options.gpuCache: unknown option '${key}'; expected maxBytes, idleMs`);
   }
   const { maxBytes = DEFAULT_CACHE.maxBytes, idleMs = DEFAULT_CACHE.idleMs } = options as GpuCacheOptions;
