@@ -118,7 +118,8 @@ export class AttnTranslate extends AttnElement {
       h('label', { htmlFor: `${id}-in`, textContent: 'Text' }), this.#input, this.#go);
     form.addEventListener('submit', (e) => {
       e.preventDefault();
-      void this.run();
+      // Translate is aria-disabled meanwhile (see run()): a press or Enter then does nothing.
+      if (!this.#busy) void this.run();
     });
     this.#status = h('div', { className: 'readout', 'aria-live': 'polite' });
     this.#src = h('p', { className: 'tokens src' });
@@ -155,6 +156,7 @@ export class AttnTranslate extends AttnElement {
 input[type=text] { flex: 1 1 14em; min-width: 0; font: inherit; font-size: calc(15em / 13); padding: 4px 8px; border-radius: 4px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); }
 input[type=range] { flex: 1 1 8em; min-width: 0; }
 form button { font-size: 1em; padding: 4px 10px; }
+form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
 .cap { color: var(--muted); font-size: calc(12em / 13); margin-top: 6px; }
 .text { margin: 2px 0 6px; font-size: calc(17em / 13); overflow-wrap: anywhere; }
 .cut { margin: 0 0 6px; padding-left: 6px; border-left: 3px solid #d9480f; }
@@ -269,7 +271,9 @@ form button { font-size: 1em; padding: 4px 10px; }
       return null;
     }
     this.#busy = true;
-    this.#go.disabled = true;
+    // aria-disabled, not disabled: a focused button that becomes disabled drops keyboard focus to
+    // the page, and a keyboard or screen-reader user who pressed Translate lost their place.
+    this.#go.setAttribute('aria-disabled', 'true');
     this.#status.textContent = 'Translating…';
     try {
       const { beam, maxLength, limit } = this.#settings();
@@ -301,7 +305,7 @@ form button { font-size: 1em; padding: 4px 10px; }
       throw e;
     } finally {
       this.#busy = false;
-      this.#go.disabled = false;
+      this.#go.removeAttribute('aria-disabled');
       if (this.#again) {
         this.#again = false;
         queueMicrotask(() => void this.run().catch(() => undefined));

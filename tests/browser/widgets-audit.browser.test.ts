@@ -1,0 +1,50 @@
+// The widgets as a keyboard user, a screen-reader user and a course author meet them: focus stays
+// where an action left it, what a widget says matches what it lets one do.
+import { describe, expect, test } from 'vitest';
+import { useWidgetPage } from './widget-page';
+
+const { v, stage } = useWidgetPage();
+
+/** The focused element through the shadow roots: 'attn-translate>button:Translate'. */
+const focused = () => v.page.evaluate(() => {
+  let el = document.activeElement;
+  const path: string[] = [];
+  while (el?.shadowRoot?.activeElement) {
+    path.push(el.localName);
+    el = el.shadowRoot.activeElement;
+  }
+  return [...path, `${el?.localName}:${el?.getAttribute('aria-label') ?? el?.textContent ?? ''}`].join('>');
+});
+
+describe('widgets audit', () => {
+  test('translate: Enter on Translate keeps focus on it while it translates and after; a second Enter meanwhile does nothing', async () => {
+    await stage('<attn-translate id="t" value="le chat"></attn-translate>');
+    await v.page.evaluate(() => {
+      const w = window as unknown as { calls: number; release: () => void };
+      w.calls = 0;
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = {
+        translate: (text: string) => {
+          w.calls++;
+          const words = text.split(' ');
+          const r = { text: 'the cat', sourceTokens: words, targetTokens: ['the', 'cat'], attention: [[0.9, 0.1], [0.2, 0.8]] };
+          // The first call (setting the translator) answers at once; the keyboard's waits for release().
+          return w.calls === 1 ? r : new Promise((ok) => { w.release = () => ok(r); });
+        },
+      };
+    });
+    const calls = () => v.page.evaluate(() => (window as unknown as { calls: number }).calls);
+    await expect.poll(calls).toBe(1);
+    const go = 'document.getElementById("t").shadowRoot.querySelector("form button")';
+    await v.page.evaluate(`${go}.focus()`);
+    await v.page.keyboard.press('Enter');
+    await expect.poll(calls).toBe(2);
+    expect(await focused()).toBe('attn-translate>button:Translate');
+    expect(await v.page.evaluate(`${go}.getAttribute('aria-disabled')`)).toBe('true');
+    await v.page.keyboard.press('Enter');
+    await v.page.evaluate(() => (window as unknown as { release: () => void }).release());
+    await expect.poll(() => v.page.evaluate(`${go}.getAttribute('aria-disabled')`)).toBe(null);
+    expect(await focused()).toBe('attn-translate>button:Translate');
+    expect(await calls()).toBe(2);
+    expect(v.problems).toEqual([]);
+  });
+});
