@@ -47,4 +47,19 @@ describe('widgets audit', () => {
     expect(await calls()).toBe(2);
     expect(v.problems).toEqual([]);
   });
+
+  test('head view: new data for the same heads (a generated token) keeps focus on the head button it was on; a new head count rebuilds them', async () => {
+    await stage(`<attn-head-view id="v" data='[[[0.7,0.3],[0.2,0.8]],[[0.5,0.5],[0.9,0.1]]]' tokens="le chat"></attn-head-view>`);
+    await expect.poll(() => v.page.evaluate(() => document.getElementById('v')!.shadowRoot!.querySelectorAll('button[data-head]').length)).toBe(2);
+    await v.page.evaluate(() => document.getElementById('v')!.shadowRoot!.querySelector<HTMLElement>('button[data-head="1"]')!.focus());
+    await v.page.keyboard.press('Space');
+    await v.page.evaluate(() => { (document.getElementById('v') as unknown as { data: unknown }).data = [[[0.6, 0.4], [0.3, 0.7]], [[0.4, 0.6], [0.8, 0.2]]]; });
+    await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await focused()).toBe('attn-head-view>button:Head 2');
+    // The head hidden by Space stays hidden, and says so.
+    expect(await v.page.evaluate(() => [...document.getElementById('v')!.shadowRoot!.querySelectorAll('button[data-head]')].map((b) => b.getAttribute('aria-pressed')))).toEqual(['true', 'false']);
+    await v.page.evaluate(() => { (document.getElementById('v') as unknown as { data: unknown }).data = [[[1, 0], [0, 1]], [[1, 0], [0, 1]], [[0, 1], [1, 0]]]; });
+    expect(await v.page.evaluate(() => [...document.getElementById('v')!.shadowRoot!.querySelectorAll('button[data-head]')].map((b) => b.getAttribute('aria-pressed')))).toEqual(['true', 'true', 'true']);
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -211,6 +211,12 @@ export class AttnHeadView extends AttnElement {
 
   #buildButtons(): void {
     const p = this.palette;
+    // Kept while the number of heads stays: new data for the same heads (each token a model
+    // generates) replaced them, and dropped a keyboard user's focus on one to the page.
+    if (this.#heads.length > 1 && this.#buttons.querySelectorAll('button[data-head]').length === this.#heads.length) {
+      if (p) this.#syncButtons();
+      return;
+    }
     this.#buttons.replaceChildren(...(this.#heads.length > 1 ? [h('span', { className: 'readout', textContent: 'Heads:' })] : []));
     if (this.#heads.length <= 1) return;
     this.#heads.forEach((_, i) => {
