@@ -15,7 +15,7 @@ echo '{ "type": "commonjs" }' > "$out/package.json"
 # use); attnlab-pretrained-<v> the checkpoint module loadModel() loads.
 ship() {
   local dir=$1 m=$2
-  # Node: worker_threads' Worker goes into the factory's own `Worker` (cpp/bindings/pre.js), not
+  # Node: worker_threads' Worker goes into the factory's own `Worker` (cpp/wasm/pre.js), not
   # into globalThis. Checked: the glue may touch no process-wide handler or global.
   sed 's/global\.Worker=nodeWorkerThreads\.Worker/Worker=nodeWorkerThreads.Worker/' "$dir/$m.mjs" > "$out/$m.mjs"
   if grep -Eq 'global\.Worker|process\["on"\]' "$out/$m.mjs"; then

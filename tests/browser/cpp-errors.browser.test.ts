@@ -1,7 +1,7 @@
 // tests/js/cpp-errors.test.ts in Chromium, on a cross-origin-isolated page where load() picks the
 // threaded builds: an error only the C++ core sees is an Error with the core's message on every
 // build, frees what it allocated, and the instance keeps working. The threaded builds once let
-// such errors out as a bare WebAssembly.Exception (cpp/bindings/wasm_eh.cpp).
+// such errors out as a bare WebAssembly.Exception (cpp/wasm/wasm_eh.cpp).
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { launch, pageResult, repoRoot } from './helpers';

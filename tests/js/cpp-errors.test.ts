@@ -1,7 +1,7 @@
 // Errors that only the C++ core can see (values past float32, a model file's bytes) on every
 // build: a JavaScript Error with the core's message, nothing left allocated, the instance still
 // working. The -threads builds once let every such error out as a bare WebAssembly.Exception
-// and leaked it (cpp/bindings/wasm_eh.cpp), while TypeScript's own checks were fine.
+// and leaked it (cpp/wasm/wasm_eh.cpp), while TypeScript's own checks were fine.
 import { readFileSync } from 'node:fs';
 import { loadModel, type Attnlab, type Tensor } from 'attnlab';
 import { describe, expect, it } from 'vitest';
