@@ -55,7 +55,10 @@ export class GpuCall {
   /** A storage buffer holding a copy of `data`. */
   upload(data: Float32Array | Uint32Array): GPUBuffer {
     const b = this.#take(data.byteLength, STORAGE);
-    if (data.byteLength > 0) this.#dev.device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
+    // Dawn (Node's npm webgpu) refuses a SharedArrayBuffer with a TypeError that names no call, where
+    // the WebAssembly ops take such inputs: those go through a copy of their own.
+    const src = Object.prototype.toString.call(data.buffer) === '[object ArrayBuffer]' ? data : data.slice();
+    if (src.byteLength > 0) this.#dev.device.queue.writeBuffer(b, 0, src.buffer, src.byteOffset, src.byteLength);
     return b;
   }
 
