@@ -62,4 +62,33 @@ describe('widgets audit', () => {
     expect(await v.page.evaluate(() => [...document.getElementById('v')!.shadowRoot!.querySelectorAll('button[data-head]')].map((b) => b.getAttribute('aria-pressed')))).toEqual(['true', 'true', 'true']);
     expect(v.problems).toEqual([]);
   });
+
+  test('regression: readonly offers no editing in its name, readout or pointer, and allows none; removed, editing is offered and works', async () => {
+    await stage('<attn-regression id="r" n="5" readonly></attn-regression>');
+    await v.page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+    const look = () => v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))).then(() => v.page.evaluate(() => {
+      const root = document.getElementById('r')!.shadowRoot!;
+      return {
+        name: root.querySelector('.plot')!.getAttribute('aria-label')!,
+        readout: root.querySelector('.readout')!.textContent!,
+        cursor: getComputedStyle(root.querySelector('circle.pt')!).cursor,
+        points: (document.getElementById('r') as unknown as { points: unknown[] }).points.length,
+      };
+    }));
+    const ro = await look();
+    expect(ro.name).toMatch(/5 training points, read-only\. Left and right arrows move the query; Page Up and Page Down pick a point\.$/);
+    expect(ro.readout).toBe('5 training points. Point at the plot to read the prediction there.');
+    expect(ro.cursor).not.toBe('grab');
+    await v.page.evaluate(() => document.getElementById('r')!.shadowRoot!.querySelector<HTMLElement>('.plot')!.focus());
+    await v.page.keyboard.press('a');
+    expect((await look()).points).toBe(5);
+    await v.page.evaluate(() => document.getElementById('r')!.removeAttribute('readonly'));
+    const rw = await look();
+    expect(rw.name).toMatch(/5 training points\. .*A adds a point, Delete removes it\.$/);
+    expect(rw.readout).toMatch(/^5 training points\. Drag a point/);
+    expect(rw.cursor).toBe('grab');
+    await v.page.keyboard.press('a');
+    expect((await look()).points).toBe(6);
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -143,7 +143,7 @@ export class AttnRegression extends AttnElement {
     // point wherever a swipe began); on a point it drags the point (see the touchstart handler).
     return `.plot { outline: none; border-radius: 4px; touch-action: pan-y pinch-zoom; }
 .plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-.pt { cursor: grab; }`;
+:host(:not([readonly])) .pt { cursor: grab; }`;
   }
 
   // --- data ---------------------------------------------------------------------------------
@@ -297,8 +297,11 @@ export class AttnRegression extends AttnElement {
     const pts = this.points;
     const r = this.#result;
     const label = this.getAttribute('label') ?? this.defaultLabel();
-    this.#plot.setAttribute('aria-label', `${label}, ${this.kernel} kernel, bandwidth ${fmt(this.bandwidth, 3)}, ${pts.length} training points. `
-      + 'Left and right arrows move the query; Page Up and Page Down pick a point; with a point picked, arrows move it; A adds a point, Delete removes it.');
+    // A readonly plot refuses edits: its name and readout do not offer them (they did).
+    const editable = !this.hasAttribute('readonly');
+    this.#plot.setAttribute('aria-label', `${label}, ${this.kernel} kernel, bandwidth ${fmt(this.bandwidth, 3)}, ${pts.length} training points${editable ? '' : ', read-only'}. `
+      + (editable ? 'Left and right arrows move the query; Page Up and Page Down pick a point; with a point picked, arrows move it; A adds a point, Delete removes it.'
+        : 'Left and right arrows move the query; Page Up and Page Down pick a point.'));
     const k = this.textScale;
     const W = width;
     const left = 40 * k;
@@ -422,7 +425,9 @@ export class AttnRegression extends AttnElement {
       const q = pts[this.#selected];
       this.#readout.textContent = `point ${this.#selected + 1} of ${N}: (${fmt(q.x, 2)}, ${fmt(q.y, 2)})`;
     } else {
-      this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. Drag a point, click (tap) empty space to add one, double-click (double-tap) one to remove it.`;
+      this.#readout.textContent = `${N} training point${N === 1 ? '' : 's'}. ${editable
+        ? 'Drag a point, click (tap) empty space to add one, double-click (double-tap) one to remove it.'
+        : 'Point at the plot to read the prediction there.'}`;
     }
   }
 
