@@ -332,6 +332,8 @@ export class PretrainedModel {
     checkOptions('forward', 'options', options, ['attentions', 'tokenTypes']);
     if (options.attentions !== undefined && typeof options.attentions !== 'boolean') throw argError('forward', 'options.attentions', 'a boolean', options.attentions);
     const { ids, types: tokTypes } = this.ids(input, 'forward');
+    // As generate's prompt; the core's own 'forward: ids must not be empty' named no argument.
+    if (!ids.length) throw argError('forward', 'input', 'at least one token', input);
     let types = tokTypes;
     if (options.tokenTypes !== undefined) {
       if (this.raw.family !== 'bert') throw argError('forward', 'options.tokenTypes', 'no token types for a decoder', options.tokenTypes);
