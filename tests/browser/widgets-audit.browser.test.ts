@@ -91,4 +91,45 @@ describe('widgets audit', () => {
     expect((await look()).points).toBe(6);
     expect(v.problems).toEqual([]);
   });
+
+  test('forced colours: the head buttons keep their colour keys; translate still marks the current step and shades the source by attention', async () => {
+    await stage(`<attn-head-view id="v" theme="light" data='[[[0.7,0.3],[0.2,0.8]],[[0.5,0.5],[0.9,0.1]]]' tokens="le chat"></attn-head-view>
+      <attn-translate id="t" value="le chat noir"></attn-translate>`);
+    await v.page.evaluate(() => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = {
+        translate: async (text: string) => ({ text: 'the black cat', sourceTokens: text.split(' '), targetTokens: ['the', 'black', 'cat'],
+          attention: [[0.9, 0.05, 0.05], [0.1, 0.2, 0.7], [0.1, 0.8, 0.1]] }),
+      };
+    });
+    await expect.poll(() => v.page.evaluate(() => (document.getElementById('t') as unknown as { result: unknown }).result !== null)).toBe(true);
+    await v.page.evaluate(() => (document.getElementById('t') as unknown as { setStep(i: number): void }).setStep(1));
+    await v.page.emulateMedia({ forcedColors: 'active' });
+    try {
+      const seen = await v.page.evaluate(() => {
+        const hv = document.getElementById('v')!.shadowRoot!;
+        const tr = document.getElementById('t')!.shadowRoot!;
+        const css = (el: Element) => getComputedStyle(el);
+        const probe = document.body.appendChild(document.createElement('i'));
+        probe.style.color = 'Canvas';
+        const canvas = css(probe).color;
+        probe.remove();
+        return {
+          swatches: [...hv.querySelectorAll('.sw')].map((e) => css(e).backgroundColor),
+          canvas,
+          out: [...tr.querySelectorAll('.out .tok')].map((e) => css(e).borderTopColor),
+          src: [...tr.querySelectorAll('.src .tok')].map((e) => css(e).backgroundColor),
+        };
+      });
+      // The light theme's first two head colours, as the lines are drawn.
+      expect(seen.swatches).toEqual(['rgb(53, 89, 224)', 'rgb(217, 72, 15)']);
+      // Step 1 of 3: its border alone shows, in another colour than the page's.
+      expect(seen.out[1]).not.toBe(seen.out[0]);
+      expect(seen.out[0]).toBe(seen.canvas);
+      // noir (0.7) shaded most, le (0.1) least: three shades.
+      expect(new Set(seen.src).size).toBe(3);
+    } finally {
+      await v.page.emulateMedia({ forcedColors: 'none' });
+    }
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -78,6 +78,9 @@ export class AttnHeadView extends AttnElement {
     return `.heads { display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 6px; align-items: center; }
 .heads button { display: inline-flex; align-items: center; gap: 4px; }
 .heads button .sw { width: calc(10em / 11); height: calc(10em / 11); border-radius: 2px; display: inline-block; }
+/* Forced colours (Windows contrast themes) blank a background, and the swatch is the only key
+   from a head to its lines' colour, which the SVG keeps. */
+.heads button .sw { forced-color-adjust: none; }
 .heads button[aria-pressed="false"] { opacity: 0.6; text-decoration: line-through; }
 .plot { outline: none; border-radius: 4px; }
 .plot:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }

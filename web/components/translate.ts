@@ -167,6 +167,14 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
 .tok.unk { border: 1px dashed #d9480f; }
 .tok.unk-end::after { content: ' ?'; color: #d9480f; font-weight: bold; }
 .bar { margin: 2px 0 6px; }
+/* Forced colours (Windows contrast themes) turn every border one colour, the transparent ones too,
+   and drop backgrounds: the current step and the source's shading by attention were gone. */
+@media (forced-colors: active) {
+  .tok { border-color: Canvas; }
+  .tok.cur { border-color: Highlight; }
+  .tok.future { color: GrayText; }
+  .src .tok { forced-color-adjust: none; color: CanvasText; }
+}
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }`;
   }
 
