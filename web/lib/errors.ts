@@ -3,6 +3,8 @@ export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return value.length <= 8 ? `[${value.map(describe).join(', ')}]` : `an array of length ${value.length}`;
+  // A DataView has no length: its size in bytes, not "DataView(undefined)".
+  if (value instanceof DataView) return `a DataView of ${value.byteLength} bytes`;
   if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as ArrayLike<unknown>).length})`;
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
   // A BigInt keeps its n: "got 10" for 10n read as if the number 10 had been refused.
