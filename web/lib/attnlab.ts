@@ -21,7 +21,7 @@ import { loadTranslator, type LoadTranslatorOptions, type LoadWorkerTranslatorOp
 import type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
   GpuAdapterInfo, GpuStats, HeapStats, Int32Tensor, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
-  MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, Variant,
+  MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, TensorInput, Variant,
 } from './types.js';
 import type { NnModule, WasmModule } from './wasm-module.js';
 import { openWebGpu, type WebGpuBackend } from './webgpu/backend.js';
@@ -137,9 +137,9 @@ export class Attnlab {
    * Dense by default; sparse (local, Longformer, BigBird) with `pattern`; ALiBi and RoPE with
    * `alibi` and `rope`.
    */
-  attention(q: Tensor, k: Tensor, v: Tensor, options: AttentionOptions & { returnWeights: true }): AttentionResultWithWeights;
-  attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult;
-  attention(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): AttentionResult {
+  attention(q: TensorInput, k: TensorInput, v: TensorInput, options: AttentionOptions & { returnWeights: true }): AttentionResultWithWeights;
+  attention(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): AttentionResult;
+  attention(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): AttentionResult {
     return attention(this.#pooled('attention'), q, k, v, options);
   }
 
@@ -148,9 +148,9 @@ export class Attnlab {
    * matrix exists in GPU memory only when `returnWeights` (or score `'additive'`) needs it. A sparse
    * `pattern` runs there as a boolean [Sq, Sk] mask: the same result at the cost of dense attention.
    */
-  attentionAsync(q: Tensor, k: Tensor, v: Tensor, options: AttentionOptions & { returnWeights: true }): Promise<AttentionResultWithWeights>;
-  attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult>;
-  async attentionAsync(q: Tensor, k: Tensor, v: Tensor, options?: AttentionOptions): Promise<AttentionResult> {
+  attentionAsync(q: TensorInput, k: TensorInput, v: TensorInput, options: AttentionOptions & { returnWeights: true }): Promise<AttentionResultWithWeights>;
+  attentionAsync(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): Promise<AttentionResult>;
+  async attentionAsync(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): Promise<AttentionResult> {
     const m = this.#pooled('attention');  // a disposed instance says so before any argument is checked
     const a = attentionArgs(q, k, v, options, heapFiniteScan(m));
     const wasm = () => runAttention(this.#mod('attention'), a);
@@ -166,7 +166,7 @@ export class Attnlab {
    * PyTorch `nn.Linear` forward: `x [..., in] @ weight^T + bias`, `weight` `[out, in]`, `bias` `[out]`;
    * the register-blocked matmul kernels (and threads) that multi-head attention's projections use.
    */
-  linear(x: Tensor, weight: Tensor, bias?: Tensor): Tensor {
+  linear(x: TensorInput, weight: TensorInput, bias?: TensorInput): Tensor {
     return linear(this.#pooled('linear'), x, weight, bias);
   }
 
@@ -174,7 +174,7 @@ export class Attnlab {
    * Attention in time linear in the sequence length: kernelised with elu(x) + 1 features
    * (default), Performer's FAVOR+, or Linformer. q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv].
    */
-  linearAttention(q: Tensor, k: Tensor, v: Tensor, options?: LinearAttentionOptions): AttentionResult {
+  linearAttention(q: TensorInput, k: TensorInput, v: TensorInput, options?: LinearAttentionOptions): AttentionResult {
     return linearAttention(this.#mod('linearAttention'), q, k, v, options);
   }
 
@@ -182,7 +182,7 @@ export class Attnlab {
    * T5's relative bias [heads, Sq, Sk] from learned weights [heads, numBuckets], as the `t5` option
    * adds it: for drawing, or to pass as an `attnMask` to another library.
    */
-  t5Bias(weights: Tensor, Sq: number, Sk: number, options?: Omit<T5BiasOptions, 'weights'>): Tensor {
+  t5Bias(weights: TensorInput, Sq: number, Sk: number, options?: Omit<T5BiasOptions, 'weights'>): Tensor {
     return t5Bias(this.#mod('t5Bias'), weights, Sq, Sk, options);
   }
 
@@ -190,11 +190,11 @@ export class Attnlab {
    * Reformer's LSH attention of shared query-keys qk [..., S, D] and values v [..., S, Dv]: each
    * query attends only within its bucket's chunk and the one before, per hash round.
    */
-  lshAttention(qk: Tensor, v: Tensor, options: LshAttentionOptions & { returnBuckets: true; returnAttended: true }): LshAttentionResult & { buckets: Int32Tensor; attended: Int32Tensor };
-  lshAttention(qk: Tensor, v: Tensor, options: LshAttentionOptions & { returnBuckets: true }): LshAttentionResult & { buckets: Int32Tensor };
-  lshAttention(qk: Tensor, v: Tensor, options: LshAttentionOptions & { returnAttended: true }): LshAttentionResult & { attended: Int32Tensor };
-  lshAttention(qk: Tensor, v: Tensor, options?: LshAttentionOptions): LshAttentionResult;
-  lshAttention(qk: Tensor, v: Tensor, options?: LshAttentionOptions): LshAttentionResult {
+  lshAttention(qk: TensorInput, v: TensorInput, options: LshAttentionOptions & { returnBuckets: true; returnAttended: true }): LshAttentionResult & { buckets: Int32Tensor; attended: Int32Tensor };
+  lshAttention(qk: TensorInput, v: TensorInput, options: LshAttentionOptions & { returnBuckets: true }): LshAttentionResult & { buckets: Int32Tensor };
+  lshAttention(qk: TensorInput, v: TensorInput, options: LshAttentionOptions & { returnAttended: true }): LshAttentionResult & { attended: Int32Tensor };
+  lshAttention(qk: TensorInput, v: TensorInput, options?: LshAttentionOptions): LshAttentionResult;
+  lshAttention(qk: TensorInput, v: TensorInput, options?: LshAttentionOptions): LshAttentionResult {
     return lshAttention(this.#pooled('lshAttention'), qk, v, options);
   }
 
@@ -202,29 +202,29 @@ export class Attnlab {
    * Synthesizer attention of tokens x [..., S, D] and values v [..., S, Dv]: dense (an MLP per
    * token), random, or their factorized forms, optionally mixed with dot-product scores.
    */
-  synthesizer(x: Tensor | null, v: Tensor, options: SynthesizerOptions & { returnWeights: true }): AttentionResultWithWeights;
-  synthesizer(x: Tensor | null, v: Tensor, options: SynthesizerOptions): AttentionResult;
-  synthesizer(x: Tensor | null, v: Tensor, options: SynthesizerOptions): AttentionResult {
+  synthesizer(x: TensorInput | null, v: TensorInput, options: SynthesizerOptions & { returnWeights: true }): AttentionResultWithWeights;
+  synthesizer(x: TensorInput | null, v: TensorInput, options: SynthesizerOptions): AttentionResult;
+  synthesizer(x: TensorInput | null, v: TensorInput, options: SynthesizerOptions): AttentionResult {
     return synthesizer(this.#pooled('synthesizer'), x, v, options);
   }
 
   /** Rotary position embedding of x [..., S, D] (D even): row s turns for position offset + s. */
-  rope(x: Tensor, options?: RopeOptions): Tensor {
+  rope(x: TensorInput, options?: RopeOptions): Tensor {
     return rope(this.#mod('rope'), x, options);
   }
 
   /** Raw scores a(q, k), before masks and softmax: [..., Sq, Sk]. */
-  attentionScores(q: Tensor, k: Tensor, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {
+  attentionScores(q: TensorInput, k: TensorInput, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {
     return attentionScores(this.#pooled('attentionScores'), q, k, options);
   }
 
   /** Softmax over the last axis with valid lengths, causal and boolean/additive masks. */
-  maskedSoftmax(x: Tensor, options?: MaskedSoftmaxOptions): Tensor {
+  maskedSoftmax(x: TensorInput, options?: MaskedSoftmaxOptions): Tensor {
     return maskedSoftmax(this.#pooled('maskedSoftmax'), x, options);
   }
 
   /** maskedSoftmax() on this instance's backend; resolves with the same result. */
-  async maskedSoftmaxAsync(x: Tensor, options?: MaskedSoftmaxOptions): Promise<Tensor> {
+  async maskedSoftmaxAsync(x: TensorInput, options?: MaskedSoftmaxOptions): Promise<Tensor> {
     this.#pooled('maskedSoftmax');
     const a = maskedSoftmaxArgs(x, options);
     const wasm = () => runMaskedSoftmax(this.#mod('maskedSoftmax'), a);
@@ -232,16 +232,16 @@ export class Attnlab {
   }
 
   /** PyTorch `nn.MultiheadAttention` (batch_first=True) forward. Self- and cross-attention alike. */
-  multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options: MultiHeadOptions & { needWeights: true }): AttentionResultWithWeights;
-  multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult;
-  multiHeadAttention(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
+  multiHeadAttention(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options: MultiHeadOptions & { needWeights: true }): AttentionResultWithWeights;
+  multiHeadAttention(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult;
+  multiHeadAttention(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
     return multiHeadAttention(this.#pooled('multiHeadAttention'), query, key, value, params, options);
   }
 
   /** multiHeadAttention() on this instance's backend; resolves with the same result. */
-  multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options: MultiHeadOptions & { needWeights: true }): Promise<AttentionResultWithWeights>;
-  multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult>;
-  async multiHeadAttentionAsync(query: Tensor, key: Tensor, value: Tensor, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
+  multiHeadAttentionAsync(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options: MultiHeadOptions & { needWeights: true }): Promise<AttentionResultWithWeights>;
+  multiHeadAttentionAsync(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult>;
+  async multiHeadAttentionAsync(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
     const m = this.#pooled('multiHeadAttention');
     const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(m));
     const wasm = () => runMultiHead(this.#mod('multiHeadAttention'), a);
@@ -249,7 +249,7 @@ export class Attnlab {
   }
 
   /** Nadaraya-Watson kernel regression: attention pooling with a fixed kernel. */
-  nadarayaWatson(queries: Tensor, keys: Tensor, values: Tensor, options?: NadarayaWatsonOptions): NadarayaWatsonResult {
+  nadarayaWatson(queries: TensorInput, keys: TensorInput, values: TensorInput, options?: NadarayaWatsonOptions): NadarayaWatsonResult {
     return nadarayaWatson(this.#mod('nadarayaWatson'), queries, keys, values, options);
   }
 

@@ -14,10 +14,10 @@
 export { load, Attnlab } from './attnlab.js';
 export type {
   AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, BigBirdPattern,
-  BoolTensor, EluAttentionOptions, FavorAttentionOptions, HeapStats, KernelName,
+  BoolTensor, BoolTensorInput, EluAttentionOptions, FavorAttentionOptions, HeapStats, KernelName,
   LinearAttentionOptions, LinformerAttentionOptions, LoadOptions, LocalPattern, LongformerPattern,
   Mask, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions,
-  NadarayaWatsonResult, RopeOptions, ScoreName, ScoreParams, Tensor, Variant,
+  NadarayaWatsonResult, RopeOptions, ScoreName, ScoreParams, Tensor, TensorInput, Variant,
 } from './types.js';
 export type {
   Int32Tensor, LshAttentionOptions, LshAttentionResult, ShawOptions, SynthesizerMlp, SynthesizerOptions, T5BiasOptions,

@@ -10,8 +10,23 @@ export interface BoolTensor {
   shape: number[];
 }
 
+/**
+ * A tensor argument: a Tensor whose shape may also be a readonly array (`[2, 4, 8] as const`,
+ * onnxruntime-web's `dims`). Results are Tensors, their shapes plain arrays.
+ */
+export interface TensorInput {
+  data: Float32Array;
+  shape: readonly number[];
+}
+
+/** A boolean tensor argument, its shape as TensorInput's. */
+export interface BoolTensorInput {
+  data: Uint8Array;
+  shape: readonly number[];
+}
+
 /** A mask: boolean (meaning depends on the call, see each option) or additive float. */
-export type Mask = BoolTensor | Tensor;
+export type Mask = BoolTensorInput | TensorInput;
 
 /**
  * The WebAssembly builds: plain, SIMD128, and SIMD128 with a pthread pool; the `relaxed-` twins
@@ -75,11 +90,11 @@ export type ScoreName = 'scaled_dot' | 'dot' | 'general' | 'additive';
 /** Learned parameters of the `'general'` and `'additive'` scores (PyTorch Linear layout). */
 export interface ScoreParams {
   /** `'general'`: q^T W k with W of shape [Dq, Dk]. */
-  W?: Tensor;
+  W?: TensorInput;
   /** `'additive'`: w^T tanh(Wq q + Wk k) with Wq [hidden, Dq], Wk [hidden, Dk], wv [hidden]. */
-  Wq?: Tensor;
-  Wk?: Tensor;
-  wv?: Tensor;
+  Wq?: TensorInput;
+  Wk?: TensorInput;
+  wv?: TensorInput;
 }
 
 /**
@@ -168,7 +183,7 @@ export interface RopeOptions {
  */
 export interface T5BiasOptions {
   /** The learned bias [heads, numBuckets]; numBuckets >= 4 (bidirectional) or >= 2 (causal). */
-  weights: Tensor;
+  weights: TensorInput;
   /**
    * `true` (default, T5's encoder): keys before and after a query have their own buckets.
    * `false` (T5's decoder): every key after the query falls in bucket 0.
@@ -188,9 +203,9 @@ export interface ShawOptions {
   /** The clipping distance k, an integer >= 0. */
   maxDistance: number;
   /** a_K [2k + 1, D] (D: the keys' feature size, or the head size in multiHeadAttention); row r + k for distance r. */
-  keys: Tensor;
+  keys: TensorInput;
   /** a_V [2k + 1, Dv]; default none (the values are left alone). */
-  values?: Tensor;
+  values?: TensorInput;
 }
 
 export interface AttentionOptions {
@@ -285,13 +300,13 @@ export interface MaskedSoftmaxOptions {
 export interface MultiHeadParams {
   numHeads: number;
   /** Shape `[3E, E]`: the rows of W_q, then W_k, then W_v (PyTorch's in_proj_weight). */
-  inProjWeight: Tensor;
+  inProjWeight: TensorInput;
   /** [3E] */
-  inProjBias?: Tensor;
+  inProjBias?: TensorInput;
   /** [E, E] */
-  outProjWeight: Tensor;
+  outProjWeight: TensorInput;
   /** [E] */
-  outProjBias?: Tensor;
+  outProjBias?: TensorInput;
 }
 
 export interface MultiHeadOptions {
@@ -370,7 +385,7 @@ export interface LinformerAttentionOptions {
    * Projections E and F [rank, Sk] (learned ones, say); F defaults to E (shared projection).
    * Default: Gaussian with variance 1/rank, drawn from `seed`, F apart from E.
    */
-  projection?: { E: Tensor; F?: Tensor };
+  projection?: { E: TensorInput; F?: TensorInput };
   /** Seed of the drawn projections, an integer >= 0; default 0. */
   seed?: number;
 }
@@ -473,13 +488,13 @@ export interface LshAttentionResult {
 /** A 2-layer MLP on each token, PyTorch Linear layout: W2 relu(W1 x + b1) + b2. */
 export interface SynthesizerMlp {
   /** [hidden, D] */
-  W1: Tensor;
+  W1: TensorInput;
   /** [hidden] */
-  b1?: Tensor;
+  b1?: TensorInput;
   /** [out, hidden] */
-  W2: Tensor;
+  W2: TensorInput;
   /** [out] */
-  b2?: Tensor;
+  b2?: TensorInput;
 }
 
 /**
@@ -497,10 +512,10 @@ export interface SynthesizerOptions {
   factorA?: SynthesizerMlp;
   factorB?: SynthesizerMlp;
   /** `'random'`: a learned R [S, S]; default a fixed one drawn from `seed` (N(0, 1)). */
-  R?: Tensor;
+  R?: TensorInput;
   /** `'factorized-random'`: learned R1, R2 [S, rank]; default fixed ones drawn from `seed`. */
-  R1?: Tensor;
-  R2?: Tensor;
+  R1?: TensorInput;
+  R2?: TensorInput;
   /** `'factorized-random'` without R1, R2: their columns; default 8. */
   rank?: number;
   /** Seed of the fixed random forms, an integer >= 0; default 0. */
@@ -509,7 +524,7 @@ export interface SynthesizerOptions {
    * The paper's mixture with dot-product attention: scores (1 - weight) · synthesised + weight ·
    * q · k / sqrt(D), q and k [..., S, D]. weight in (0, 1], default 0.5.
    */
-  dot?: { q: Tensor; k: Tensor; weight?: number };
+  dot?: { q: TensorInput; k: TensorInput; weight?: number };
   /** Query i sees keys j <= i only; default false. */
   causal?: boolean;
   /** Also return the weights [..., S, S]; default false. */
