@@ -1,12 +1,12 @@
 // The built demo site for the browser tests of its pages: `vite build` into a temporary folder
 // (the work tree is left as it was), served by static-server.ts, and Chromium to visit it.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { build } from 'vite';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { launch } from './helpers';
 import { serveStatic, type StaticServer } from './static-server';
 
@@ -15,17 +15,33 @@ export const siteConfig = fileURLToPath(new URL('../../web/demo/vite.config.ts',
 
 /**
  * Builds the site into a new temporary folder, attnlab-`name`-…, and returns its path; `define`
- * replaces constants as Vite's own option does.
+ * replaces constants as Vite's own option does. Without `define`, the run's first build is kept
+ * (global-setup.ts) and later calls get a copy of it: the same files, in a folder of their own.
  */
 export async function buildSite(name: string, define?: Record<string, string>): Promise<string> {
   const outDir = await mkdtemp(join(tmpdir(), `attnlab-${name}-`));
+  const cache = define ? undefined : inject('siteBuildCache');  // unset under another config
+  const kept = cache && join(cache, 'site');
   try {
-    await build({ configFile: siteConfig, logLevel: 'warn', ...(define && { define }), build: { outDir } });
+    if (kept && (await stat(kept).catch(() => null))) {
+      await cp(kept, outDir, { recursive: true });
+    } else {
+      await build({ configFile: siteConfig, logLevel: 'warn', ...(define && { define }), build: { outDir } });
+      if (kept) await keep(outDir, kept);
+    }
   } catch (e) {
     await rm(outDir, { recursive: true, force: true });
     throw e;
   }
   return outDir;
+}
+
+/** Copies a finished build to `kept`, whole or not at all (a rename), for buildSite's later calls. */
+async function keep(outDir: string, kept: string): Promise<void> {
+  const part = `${kept}-${process.pid}`;
+  await cp(outDir, part, { recursive: true });
+  // Another file's build got there first (files in parallel): theirs is as good.
+  await rename(part, kept).catch(() => rm(part, { recursive: true, force: true }));
 }
 
 export interface Site {

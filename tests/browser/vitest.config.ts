@@ -7,6 +7,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: ['tests/browser/**/*.browser.test.ts'],
+    // One build of the demo site per run, copied by each file that needs it (site-server.ts).
+    globalSetup: ['tests/browser/global-setup.ts'],
     environment: 'node',
     // Cold start of Chromium, a Vite build and WASM threads spinning up: be generous.
     testTimeout: 60_000,
