@@ -1,7 +1,8 @@
 // Shapes given as readonly arrays (`[2, 4, 8] as const`, onnxruntime-web's `dims: readonly
 // number[]`): the runtime always took them (it copies the shape), but the published types asked
 // for a mutable number[], so strict TypeScript refused them. Arguments are now TensorInput /
-// BoolTensorInput; results stay Tensors with plain number[] shapes.
+// BoolTensorInput, and the patterns' index lists readonly arrays; results stay Tensors with plain
+// number[] shapes.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,10 @@ const a = lib.attention(x, y, x, { attnMask: mask, t5: { weights: w(1, 32) }, sh
 lib.maskedSoftmax(y, { attnMask: { data: new Float32Array(9), shape: [3, 3] as const } });
 lib.multiHeadAttention(x, x, y, { numHeads: 2, inProjWeight: w(12, 4), outProjWeight: w(4, 4) }, { keyPaddingMask: { data: new Uint8Array(3), shape: [1, 3] as const } });
 lib.linear(y, w(5, 4));
+// The patterns' index lists likewise.
+const globals = [0] as const;
+lib.attention(x, x, x, { pattern: { type: 'longformer', window: 1, global: globals } });
+lib.attentionPattern({ type: 'bigbird', blockSize: 1, globalBlocks: Object.freeze([0, 2]) }, 3, 3);
 await lib.attentionAsync(x, x, x);
 // Results keep plain arrays: a caller may store their shapes as number[].
 const s: number[] = a.output.shape;
@@ -59,5 +64,7 @@ it('and run: a frozen shape array is read, not kept', async () => {
   const { output } = lib.attention(x, x, x);
   expect(output.shape).toEqual([1, 3, 4]);
   expect(output.shape).not.toBe(shape);
+  const pattern = { type: 'longformer' as const, window: 0, global: Object.freeze([1]) };
+  expect(Array.from(lib.attentionPattern(pattern, 3, 3).data)).toEqual([1, 1, 0, 1, 1, 1, 0, 1, 1]);
   lib.dispose();
 });

@@ -121,7 +121,7 @@ export interface LongformerPattern {
    * Indices of the global tokens, integers in [0, max(Sq, Sk)): index g makes query row g (when
    * g < Sq) and key column g (when g < Sk) dense. Default none.
    */
-  global?: number[];
+  global?: readonly number[];
 }
 
 /**
@@ -140,7 +140,7 @@ export interface BigBirdPattern {
    * Global block indices, integers in [0, max(ceil(Sq / blockSize), ceil(Sk / blockSize))): their
    * queries see every key and their keys are seen by every query. Default [0].
    */
-  globalBlocks?: number[];
+  globalBlocks?: readonly number[];
   /**
    * Random key blocks per query block, drawn without repeats from the blocks outside its window
    * and the global blocks (fewer when fewer are left); default 3.
