@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'vitest';
 import { useWidgetPage } from './widget-page';
 
-const { v, stage } = useWidgetPage();
+const widgetPage = useWidgetPage();
+const { v, stage } = widgetPage;
 
 /** The focused element through the shadow roots: 'attn-translate>button:Translate'. */
 const focused = () => v.page.evaluate(() => {
@@ -131,5 +132,50 @@ describe('widgets audit', () => {
       await v.page.emulateMedia({ forcedColors: 'none' });
     }
     expect(v.problems).toEqual([]);
+  });
+
+  test('properties a page sets before the widgets are defined (their module loaded last) are used, as if set after', async () => {
+    // The widgets' module at the end of the page, after a classic script that sets properties.
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>late</title><link rel="icon" href="data:,"></head><body>
+      <attn-heatmap id="h"></attn-heatmap><attn-head-view id="v"></attn-head-view><attn-translate id="t"></attn-translate>
+      <attn-beam-tree id="b"></attn-beam-tree><attn-regression id="r"></attn-regression>
+      <script>
+        document.getElementById('h').data = [[0.1, 0.9], [0.5, 0.5]];
+        document.getElementById('h').rowLabels = ['first', 'second'];
+        document.getElementById('v').data = [[[0.7, 0.3], [0.2, 0.8]], [[0.5, 0.5], [0.9, 0.1]]];
+        document.getElementById('t').value = 'bonjour';
+        document.getElementById('b').data = [{ tokens: ['a', 'b'], score: -1 }, { tokens: ['a', 'c'], score: -2 }];
+        document.getElementById('r').points = [{ x: 1, y: 1 }, { x: 2, y: 3 }, { x: 3, y: 2 }];
+      </script>
+      <script type="module" src="/dist/components/index.js"></script></body></html>`;
+    const page = await widgetPage.browser.newPage();
+    try {
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.route('**/late.html', (r) => r.fulfill({ contentType: 'text/html', body: html }));
+      await page.goto(new URL('late.html', widgetPage.url).href);
+      await page.waitForFunction(() => (document.getElementById('r') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const seen = await page.evaluate(() => {
+        const root = (id: string) => document.getElementById(id)!.shadowRoot!;
+        return {
+          own: ['h', 'v', 't', 'b', 'r'].flatMap((id) => ['data', 'rowLabels', 'value', 'points'].filter((k) => Object.prototype.hasOwnProperty.call(document.getElementById(id), k)).map((k) => `${id}.${k}`)),
+          heatmap: root('h').querySelector('svg')?.textContent ?? '',
+          heads: root('v').querySelectorAll('button[data-head]').length,
+          text: root('t').querySelector('input')!.value,
+          beams: root('b').querySelector('.readout')?.textContent ?? '',
+          points: (document.getElementById('r') as unknown as { points: unknown[] }).points.length,
+        };
+      });
+      expect(seen.own).toEqual([]);
+      expect(seen.heatmap).toContain('first');
+      expect(seen.heads).toBe(2);
+      expect(seen.text).toBe('bonjour');
+      expect(seen.beams).toMatch(/^2 hypotheses/);
+      expect(seen.points).toBe(3);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
   });
 });

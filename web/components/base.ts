@@ -345,6 +345,7 @@ export abstract class AttnElement extends ElementBase {
   protected abstract exportTarget(): SVGSVGElement | null;
 
   connectedCallback(): void {
+    this.#takeEarlyProperties();
     this.#applyTheme();
     this.#unTheme = onThemeChange(() => this.#themeChanged());
     // Redraw when the width changes by more than a scroll bar: the SVG scales (max-width: 100%)
@@ -355,6 +356,23 @@ export abstract class AttnElement extends ElementBase {
     });
     this.#resize.observe(this);
     this.invalidate();
+  }
+
+  /**
+   * Properties a page set on the element before the widget was defined (a script that ran before
+   * the widgets' module: `el.data = …` on a plain element) are own properties that hide the
+   * class's setters: the widget drew "No data" and the data sat unused. Each goes through its
+   * setter now.
+   */
+  #takeEarlyProperties(): void {
+    for (const key of Object.keys(this)) {
+      let proto: object | null = Object.getPrototypeOf(this);
+      while (proto && !Object.getOwnPropertyDescriptor(proto, key)?.set) proto = Object.getPrototypeOf(proto);
+      if (!proto) continue;
+      const value = (this as unknown as Record<string, unknown>)[key];
+      delete (this as unknown as Record<string, unknown>)[key];
+      (this as unknown as Record<string, unknown>)[key] = value;
+    }
   }
 
   disconnectedCallback(): void {
