@@ -178,4 +178,22 @@ describe('widgets audit', () => {
       await page.close();
     }
   });
+
+  test('translate: the Step slider reads out the step, its output token and the source word it attends to most, by keyboard too', async () => {
+    await stage('<attn-translate id="t" value="le chat noir"></attn-translate>');
+    await v.page.evaluate(() => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = {
+        translate: async (text: string) => ({ text: 'the black cat', sourceTokens: text.split(' '), targetTokens: ['the', 'black', 'cat'],
+          attention: [[0.9, 0.05, 0.05], [0.1, 0.2, 0.7], [0.1, 0.8, 0.1]] }),
+      };
+    });
+    await expect.poll(() => v.page.evaluate(() => (document.getElementById('t') as unknown as { result: unknown }).result !== null)).toBe(true);
+    const slider = 'document.getElementById("t").shadowRoot.querySelector("input[type=range]")';
+    expect(await v.page.evaluate(`${slider}.getAttribute('aria-valuetext')`)).toBe('3 of 3: cat, attending most to chat');
+    await v.page.evaluate(`${slider}.focus()`);
+    await v.page.keyboard.press('ArrowLeft');
+    expect(await v.page.evaluate(`${slider}.getAttribute('aria-valuetext')`)).toBe('2 of 3: black, attending most to noir');
+    expect(await v.page.evaluate(() => (document.getElementById('t') as unknown as { step: number }).step)).toBe(1);
+    expect(v.problems).toEqual([]);
+  });
 });

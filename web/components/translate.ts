@@ -358,9 +358,13 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
     const T = r.targetTokens.length;
     this.#step = Math.max(0, Math.min(T - 1, t));
     this.#slider.value = String(this.#step);
+    // What the step shows, for a screen reader on the slider (it read out a bare index).
+    const most = argmax(this.#rows[this.#step] ?? []);
+    if (T) this.#slider.setAttribute('aria-valuetext', `${this.#step + 1} of ${T}: ${r.targetTokens[this.#step]}, attending most to ${r.sourceTokens[most]}`);
+    else this.#slider.removeAttribute('aria-valuetext');
     this.#heatmap.data = this.#rows;
     this.#heatmap.mask = this.#rows.map((row, i) => row.map(() => i > this.#step));
-    this.#heatmap.pinned = T ? { row: this.#step, col: argmax(this.#rows[this.#step] ?? []) } : null;
+    this.#heatmap.pinned = T ? { row: this.#step, col: most } : null;
     const runOf = new Map<number, UnknownRun>();
     for (const u of this.unknownWords) for (let j = u.start; j < u.end; j++) runOf.set(j, u);
     const w = this.#rows[this.#step] ?? [];
