@@ -201,6 +201,12 @@ runBtn.addEventListener('click', () => {
       showError(new Error(m.message));
     }
   };
+  // A Worker that cannot start (its script not reachable: offline before it was ever used) or
+  // throws: without this the page said 'Measuring in a Worker…' for ever.
+  worker.onerror = (e) => {
+    stop('The measuring Worker failed to start.');
+    showError(e.message || 'cost worker failed');
+  };
   const methods = METHODS.map((m) => m.method).filter((m) => (m !== 'lsh' && m !== 'synthesizer') || (api && lshApi(api)));
   const req: CostRequest = { sizes: [...COST_SIZES], dim: 32, methods, window: 16, block: 16, minMs: 120 };
   worker.postMessage(req);
