@@ -196,4 +196,19 @@ describe('widgets audit', () => {
     expect(await v.page.evaluate(() => (document.getElementById('t') as unknown as { step: number }).step)).toBe(1);
     expect(v.problems).toEqual([]);
   });
+
+  test("every widget's exported SVG is titled with its label, and a new label retitles it", async () => {
+    await stage(`<attn-heatmap data='[[0.1,0.9]]'></attn-heatmap>
+      <attn-head-view data='[[[0.7,0.3],[0.2,0.8]]]' tokens="le chat"></attn-head-view>
+      <attn-model-view data='[[[[0.7,0.3],[0.2,0.8]]]]' tokens="le chat"></attn-model-view>
+      <attn-beam-tree data='[{"tokens":["a","b"],"score":-1}]'></attn-beam-tree>
+      <attn-regression n="5"></attn-regression>`);
+    await v.page.waitForFunction(() => (document.querySelector('attn-regression') as unknown as { result: unknown }).result !== null, undefined, { timeout: 45_000 });
+    const titles = () => v.page.evaluate(() => [...document.getElementById('stage')!.children].map((e) =>
+      /<title>([^<]*)<\/title>/.exec((e as unknown as { toSVG(): string }).toSVG())?.[1] ?? null));
+    expect(await titles()).toEqual(['Attention weights', 'Attention head view', 'Attention by layer and head', 'Beam search hypotheses', 'Nadaraya-Watson regression']);
+    await v.page.evaluate(() => [...document.getElementById('stage')!.children].forEach((e, i) => e.setAttribute('label', `Figure ${i + 1}`)));
+    expect(await titles()).toEqual(['Figure 1', 'Figure 2', 'Figure 3', 'Figure 4', 'Figure 5']);
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -147,6 +147,8 @@ export class AttnModelView extends AttnElement {
     const W = Math.ceil(left + nh * (cell + gap));
     const H = Math.ceil(top + nl * (cell + gap));
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'group', 'aria-label': `${label}: ${nl} layers by ${nh} heads. Choose a thumbnail to enlarge it.` });
+    // The exported file's title, as every other widget's picture has (the export had none).
+    svg.append(s('title', {}, label));
     const text = s('g', { 'font-size': 12 * k, fill: p.muted });
     // 'Head 1' over each column where the widest ('Head 12') fits one; else 'Head' in the corner and
     // the numbers over the columns: the titles ran into each other (many heads, a narrow screen, large text).
