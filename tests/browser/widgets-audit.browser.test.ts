@@ -211,4 +211,27 @@ describe('widgets audit', () => {
     expect(await titles()).toEqual(['Figure 1', 'Figure 2', 'Figure 3', 'Figure 4', 'Figure 5']);
     expect(v.problems).toEqual([]);
   });
+
+  test("translate: the unknown word's '?' has AA contrast (4.5:1) on the widget, light and dark", async () => {
+    await stage('<attn-translate id="l" theme="light" value="le zorglub"></attn-translate><attn-translate id="d" theme="dark" value="le zorglub"></attn-translate>');
+    await v.page.evaluate(() => {
+      for (const id of ['l', 'd']) {
+        (document.getElementById(id) as unknown as { translator: unknown }).translator = {
+          translate: async () => ({ text: 'the <unk>', sourceTokens: ['le', '<unk>'], targetTokens: ['the', '<unk>'], attention: [[0.9, 0.1], [0.2, 0.8]] }),
+        };
+      }
+    });
+    await expect.poll(() => v.page.evaluate(() => ['l', 'd'].every((id) => document.getElementById(id)!.shadowRoot!.querySelector('.unk-end')))).toBe(true);
+    await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const ratios = await v.page.evaluate(() => ['l', 'd'].map((id) => {
+      const host = document.getElementById(id)!;
+      const rgb = (c: string) => /rgba?\(([^)]+)\)/.exec(c)![1].split(/[\s,]+/).slice(0, 3).map(Number);
+      const lum = (c: number[]) => c.reduce((s, x, i) => s + [0.2126, 0.7152, 0.0722][i] * ((x /= 255) <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4), 0);
+      const mark = lum(rgb(getComputedStyle(host.shadowRoot!.querySelector('.unk-end')!, '::after').color));
+      const bg = lum(rgb(getComputedStyle(host).backgroundColor));
+      return (Math.max(mark, bg) + 0.05) / (Math.min(mark, bg) + 0.05);
+    }));
+    for (const r of ratios) expect(r).toBeGreaterThanOrEqual(4.5);
+    expect(v.problems).toEqual([]);
+  });
 });
