@@ -23,7 +23,9 @@ export function checkShape(fn: string, name: string, shape: unknown): number[] {
       throw argError(fn, `${name}.shape`, 'an array of non-negative integers', shape);
     }
   }
-  return shape.slice();
+  // + 0 turns -0 (Math.round(-0.2), -1 * 0), which passes as 0, into 0: it would otherwise reach
+  // the results' shapes, where Object.is and test matchers tell it from 0.
+  return shape.map((d: number) => d + 0);
 }
 
 type DataKind = 'float32' | 'uint8';
@@ -158,7 +160,7 @@ export function checkInt(fn: string, name: string, x: unknown, min: number): num
   if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min) {
     throw argError(fn, name, `an integer >= ${min}`, x);
   }
-  return x;
+  return x + 0;  // -0 as 0, as in checkShape
 }
 
 export function checkBool(fn: string, name: string, x: unknown, fallback: boolean): boolean {
