@@ -37,4 +37,34 @@ describe('site audit', () => {
       }
     });
   }
+
+  test("charts: the picture's accessible description gives the numbers plotted (the label alone named the axes); an empty chart says so", async () => {
+    const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    try {
+      const page = await ctx.newPage();
+      const problems = pageProblems(page);
+      const cdp = await ctx.newCDPSession(page);
+      /** The accessible description of the image named `name`, as Chromium gives it to a screen reader. */
+      const description = async (name: string) => {
+        const { nodes } = await cdp.send('Accessibility.getFullAXTree') as { nodes: { role?: { value: string }; name?: { value: string }; description?: { value: string } }[] };
+        return nodes.find((n) => n.role?.value === 'image' && n.name?.value === name)?.description?.value ?? '';
+      };
+      await page.goto(`${site.isolated.url}scoring.html`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
+      await page.waitForFunction(() => document.querySelectorAll('#saturation path[data-series]').length === 4);
+      const plotted = await page.$$eval('#saturation path[data-series]', (ps) => ps.map((p) => [p.getAttribute('data-series')!, JSON.parse(p.getAttribute('data-points')!) as [number, number][]] as const));
+      const said = await description('Mean largest attention weight against dimension for the four scores');
+      expect(said).toMatch(/^mean largest weight by dimension d\. /);
+      for (const [name, points] of plotted) {
+        expect(points).toHaveLength(9);
+        expect(said).toContain(`${name}: ${points.map(([x, y]) => `${Number(y.toPrecision(3))} at ${x}`).join(', ')}`);
+      }
+      await page.goto(`${site.isolated.url}pooling.html`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
+      expect(await description('Training loss by step')).toBe('Train the bandwidth to plot its loss here.');
+      expect(problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
 });

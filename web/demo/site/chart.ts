@@ -57,6 +57,22 @@ export interface ChartOptions {
   xTicks?: readonly number[];
 }
 
+/**
+ * What a chart shows, as text: its <desc>, the picture's accessible description. The label alone
+ * told a screen reader what was plotted and none of the numbers (only the benchmark has a table).
+ * A long series (a loss curve) is summed up by its ends and its lowest point.
+ */
+function dataText(series: Series[], opts: ChartOptions): string {
+  const n = (v: number) => String(Number(v.toPrecision(3)));
+  const at = ([x, y]: [number, number]) => `${n(y)} at ${n(x)}`;
+  const parts = series.map((s) => ({ name: s.name, p: s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y)) }))
+    .filter((s) => s.p.length)
+    .map(({ name, p }) => (p.length <= 12 ? `${name}: ${p.map(at).join(', ')}`
+      : `${name}, ${p.length} points: ${at(p[0])}, ${at(p[p.length - 1])}, lowest ${at(p.reduce((a, b) => (b[1] < a[1] ? b : a)))}`));
+  if (!parts.length) return opts.emptyNote ?? 'Nothing plotted yet.';
+  return `${opts.yLabel && opts.xLabel ? `${opts.yLabel} by ${opts.xLabel}. ` : ''}${parts.join('; ')}.`;
+}
+
 /** Each chart's width as drawn and how to draw it again, for a container that changes width. */
 const drawn = new WeakMap<SVGSVGElement, { width: number; redraw: () => void }>();
 // The redraw waits for the next frame: drawn inside the observer's callback, the chart's new
@@ -101,7 +117,7 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: ChartOptio
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', opts.label);
-  svg.append(node('title', {}, opts.label));
+  svg.append(node('title', {}, opts.label), node('desc', {}, dataText(series, opts)));
   const g = node('g', { 'font-size': 11 * k, style: 'fill: var(--muted)' });
   for (const t of opts.xTicks?.filter((v) => v >= x0 && v <= x1) ?? ticks(x0, x1, Boolean(opts.xLog))) {
     g.append(node('line', { x1: X(t), x2: X(t), y1: top, y2: H - bottom, style: 'stroke: var(--line)', 'stroke-width': 0.6 }));
