@@ -1,4 +1,4 @@
-import { jsFiniteScan, type FiniteScan } from './tensor.js';
+import { isTyped, jsFiniteScan, type FiniteScan } from './tensor.js';
 import type { WasmModule } from './wasm-module.js';
 
 export const MAX_BYTES = 2 ** 31 - 1;  // the heap's hard ceiling (2 GiB)
@@ -22,7 +22,7 @@ export class Scratch {
   }
 
   put(data: Float32Array | Uint8Array | Int32Array): number {
-    const kept = data instanceof Float32Array ? this.copies?.take(data) : undefined;
+    const kept = isTyped(data, 'float32') ? this.copies?.take(data) : undefined;
     if (kept !== undefined) {
       this.ptrs.push(kept);
       return kept;

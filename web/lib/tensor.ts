@@ -32,12 +32,19 @@ type DataKind = 'float32' | 'uint8';
 const dataTypes = { float32: Float32Array, uint8: Uint8Array, int32: Int32Array } as const;
 
 /**
- * `x instanceof ctor` that a Proxy over a typed array cannot pass: a Proxy inherits the prototype
- * (so instanceof holds) but not the internal slots, and copying it into the heap throws a raw
- * TypeError. ArrayBuffer.isView looks at the slots.
+ * %TypedArray%.prototype's Symbol.toStringTag getter: the internal [[TypedArrayName]] slot, or
+ * undefined for anything without it.
+ */
+const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!;
+
+/**
+ * Whether `x` is a typed array of `kind`, by its internal slot, not instanceof: a Proxy over a
+ * typed array inherits the prototype but not the slots (copying it into the heap throws a raw
+ * TypeError), and a typed array of another realm (an iframe's, a vm context's, Jest's test
+ * environments') has the slots but another prototype. Subclasses (Node's Buffer) pass.
  */
 export function isTyped<K extends keyof typeof dataTypes>(x: unknown, kind: K): x is InstanceType<(typeof dataTypes)[K]> {
-  return x instanceof dataTypes[kind] && ArrayBuffer.isView(x);
+  return typedArrayName.call(x) === dataTypes[kind].name;
 }
 
 /** The message for a value that is not a real typed array of `kind`, naming a look-alike as such. */

@@ -4,7 +4,7 @@ import { disposeSymbol } from '../dispose.js';
 import { argError, describe } from '../errors.js';
 import type { Tensor } from '../types.js';
 import { fastestSingleThreaded, isNode, relaxedSimdSupported, simdSupported } from '../loader.js';
-import { checkOptions, checkOptionsObject } from '../tensor.js';
+import { checkOptions, checkOptionsObject, isTyped } from '../tensor.js';
 import { ByteLevelBpe } from './bpe.js';
 import { openEngine, type Engine, type EngineOptions } from './engine.js';
 import type { PretrainedInfoOut, PretrainedRunOut } from './module.js';
@@ -313,7 +313,7 @@ export class PretrainedModel {
       const t = this.tokenize(input);
       return { ids: t.ids, types: this.raw.family === 'bert' ? t.types : undefined };
     }
-    if (!(Array.isArray(input) || input instanceof Int32Array)) throw argError(call, 'input', 'a string, an array of token ids or an Int32Array', input);
+    if (!(Array.isArray(input) || isTyped(input, 'int32'))) throw argError(call, 'input', 'a string, an array of token ids or an Int32Array', input);
     const ids = Array.from(input as ArrayLike<number>);
     const bad = ids.findIndex((x) => !Number.isInteger(x) || x < 0 || x >= this.raw.vocab);
     if (bad >= 0) throw argError(call, `input[${bad}]`, `a token id in [0, ${this.raw.vocab})`, ids[bad]);
@@ -338,7 +338,7 @@ export class PretrainedModel {
     if (options.tokenTypes !== undefined) {
       if (this.raw.family !== 'bert') throw argError('forward', 'options.tokenTypes', 'no token types for a decoder', options.tokenTypes);
       const given: unknown = options.tokenTypes;
-      if (!(Array.isArray(given) || given instanceof Int32Array) || given.length !== ids.length)
+      if (!(Array.isArray(given) || isTyped(given, 'int32')) || given.length !== ids.length)
         throw argError('forward', 'options.tokenTypes', `an array or Int32Array of ${ids.length} token types`, given);
       types = Array.from(given as ArrayLike<number>);
       const bad = types.findIndex((t) => !Number.isInteger(t) || t < 0 || t >= this.raw.typeVocab);
