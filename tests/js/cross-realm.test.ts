@@ -1,7 +1,8 @@
 // Typed arrays of another realm (an iframe's, a vm context's; Jest runs tests in one, where Node's
 // own Buffers are the outer realm's): they have every internal slot but another prototype, so
 // instanceof refused them, with messages such as 'attention: q.data: expected a Float32Array,
-// got Float32Array(12)'. Now checked by their internal slot, and computed as this realm's.
+// got Float32Array(12)'; so were its ArrayBuffers of model bytes. Now checked by their internal
+// slots, and computed as this realm's.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -36,17 +37,20 @@ it('the ops take another realm\'s typed arrays: data, masks, validLens, out', as
   lib.dispose();
 });
 
-it('loadTranslator and loadModel take another realm\'s bytes, forward its token ids', async () => {
+it('loadTranslator and loadModel take another realm\'s bytes and ArrayBuffers, forward its token ids', async () => {
   const lib = await load({ variant: 'simd' });
   const models = dirname(createRequire(import.meta.url).resolve('attnlab-models/package.json'));
-  const tr = await lib.loadTranslator(there(new Uint8Array(readFileSync(join(models, 'fra-eng-gru.atl')))));
-  expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
-  tr.dispose();
+  const atl = there(new Uint8Array(readFileSync(join(models, 'fra-eng-gru.atl'))));
+  for (const source of [atl, atl.buffer]) {
+    const tr = await lib.loadTranslator(source);
+    expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
+    tr.dispose();
+  }
   lib.dispose();
 
   const dir = new URL('../pretrained/fixtures/gpt2-f32/', import.meta.url);
   const file = (name: string) => there(new Uint8Array(readFileSync(new URL(name, dir))));
-  const model = await loadModel({ config: file('config.json'), weights: file('model.safetensors'), vocab: file('vocab.json'), merges: file('merges.txt') });
+  const model = await loadModel({ config: file('config.json'), weights: file('model.safetensors').buffer, vocab: file('vocab.json'), merges: file('merges.txt') });
   const want = await loadModel(dir);
   const ids = Int32Array.of(1, 2, 3);
   expect((await model.forward(there(ids))).logits.data).toEqual((await want.forward(ids)).logits.data);

@@ -56,6 +56,21 @@ function typedError(fn: string, name: string, x: unknown, kind: keyof typeof dat
   return argError(fn, name, want, x);
 }
 
+const arrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength')!.get!;
+
+/**
+ * Whether `x` is an ArrayBuffer (not a SharedArrayBuffer), of this realm or another, by its
+ * internal slot: ArrayBuffer.prototype.byteLength's getter throws for anything else.
+ */
+export function isArrayBuffer(x: unknown): x is ArrayBuffer {
+  try {
+    arrayBufferByteLength.call(x);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Why a typed array reads as empty when its buffer was transferred (postMessage's transfer list,
  * ArrayBuffer.prototype.transfer): a detached buffer's views have length 0, which alone would
@@ -63,7 +78,7 @@ function typedError(fn: string, name: string, x: unknown, kind: keyof typeof dat
  * is not in Node 20).
  */
 function detachedNote(data: ArrayBufferView): string {
-  if (data.byteLength !== 0 || !(data.buffer instanceof ArrayBuffer)) return '';
+  if (data.byteLength !== 0 || !isArrayBuffer(data.buffer)) return '';
   try {
     new Uint8Array(data.buffer);
     return '';

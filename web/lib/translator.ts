@@ -6,7 +6,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError, describe } from './errors.js';
 import { filled } from './filled.js';
 import { isNode, nodeBuiltin } from './loader.js';
-import { checkOneOf, checkOptions, isTyped } from './tensor.js';
+import { checkOneOf, checkOptions, isArrayBuffer, isTyped } from './tensor.js';
 import { WorkerTranslator } from './translator-remote.js';
 import type { Tensor, Variant } from './types.js';
 import type { NnModule, TranslationOut, TranslatorInfoOut } from './wasm-module.js';
@@ -648,7 +648,7 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   // How the model file is named in the engine's errors, so a user loading several models sees
   // which one is bad: the path or URL as given, a File's name; bare bytes have no name.
   let name = '';
-  if (source instanceof ArrayBuffer) bytes = new Uint8Array(source);
+  if (isArrayBuffer(source)) bytes = new Uint8Array(source);
   else if (isTyped(source, 'uint8')) bytes = source;
   else if (source instanceof URL) {
     name = ` ${JSON.stringify(source.href)}`;
@@ -667,7 +667,7 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   }
   if (worker) {
     // The caller's own bytes are copied: the translator keeps them to load a fresh Worker after an abort.
-    const own = source instanceof ArrayBuffer || isTyped(source, 'uint8') ? bytes.slice() : bytes;
+    const own = isArrayBuffer(source) || isTyped(source, 'uint8') ? bytes.slice() : bytes;
     return WorkerTranslator.open(own, name, build, signal);
   }
   const m = await nn();

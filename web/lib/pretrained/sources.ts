@@ -4,7 +4,7 @@
 // never held whole in JavaScript.
 import { argError } from '../errors.js';
 import { isNode, nodeBuiltin } from '../loader.js';
-import { isTyped } from '../tensor.js';
+import { isArrayBuffer, isTyped } from '../tensor.js';
 
 export type FileSource = string | URL | Blob | Response | ArrayBuffer | Uint8Array;
 
@@ -16,7 +16,7 @@ export interface Opened {
 }
 
 export function isFileSource(x: unknown): x is FileSource {
-  return typeof x === 'string' || x instanceof URL || isTyped(x, 'uint8') || x instanceof ArrayBuffer ||
+  return typeof x === 'string' || x instanceof URL || isTyped(x, 'uint8') || isArrayBuffer(x) ||
     (typeof Blob !== 'undefined' && x instanceof Blob) || (typeof Response !== 'undefined' && x instanceof Response);
 }
 
@@ -88,7 +88,7 @@ export async function open(src: FileSource, file: FileName, signal?: AbortSignal
     if (!res.ok) throw new Error(`loadModel: ${what}: the server answered HTTP ${res.status}`);
     return open(res, file, signal);
   }
-  if (isTyped(src, 'uint8') || src instanceof ArrayBuffer) {
+  if (isTyped(src, 'uint8') || isArrayBuffer(src)) {
     const bytes = isTyped(src, 'uint8') ? src : new Uint8Array(src);
     const stream = new ReadableStream<Uint8Array>({ start(c) { c.enqueue(bytes); c.close(); } });
     return { size: bytes.byteLength, stream };
