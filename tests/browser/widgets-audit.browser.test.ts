@@ -234,4 +234,29 @@ describe('widgets audit', () => {
     for (const r of ratios) expect(r).toBeGreaterThanOrEqual(4.5);
     expect(v.problems).toEqual([]);
   });
+
+  test("a theme that is neither 'light' nor 'dark' is named under the widget, which follows the page; a valid one clears it", async () => {
+    await stage(`<attn-heatmap id="h" theme="Dark" data='[[0.1,0.9]]'></attn-heatmap>
+      <attn-model-view id="m" theme="night" data='[[[[0.7,0.3],[0.2,0.8]]]]' tokens="le chat"></attn-model-view>`);
+    const fault = () => v.page.evaluate(() => {
+      const f = document.getElementById('h')!.shadowRoot!.querySelector('.fault') as HTMLElement;
+      return f.hidden ? '' : f.textContent;
+    });
+    await expect.poll(fault).toBe("<attn-heatmap>: theme: expected 'light' or 'dark', got 'Dark'; using the page's or system's theme");
+    // The fixture page is light: the widget draws light meanwhile.
+    expect(await v.page.evaluate(() => getComputedStyle(document.getElementById('h')!).backgroundColor)).toBe('rgb(255, 255, 255)');
+    // Named once: the model view's enlarged heatmap does not repeat it.
+    await v.page.evaluate(() => (document.getElementById('m') as unknown as { select(s: object): void }).select({ layer: 0, head: 0 }));
+    await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const m = await v.page.evaluate(() => {
+      const root = document.getElementById('m')!.shadowRoot!;
+      return [...root.querySelectorAll('.fault'), ...root.querySelector('attn-heatmap')!.shadowRoot!.querySelectorAll('.fault')]
+        .filter((f) => !(f as HTMLElement).hidden).map((f) => f.textContent);
+    });
+    expect(m).toEqual(["<attn-model-view>: theme: expected 'light' or 'dark', got 'night'; using the page's or system's theme"]);
+    await v.page.evaluate(() => document.getElementById('h')!.setAttribute('theme', 'dark'));
+    await expect.poll(fault).toBe('');
+    expect(await v.page.evaluate(() => getComputedStyle(document.getElementById('h')!).backgroundColor)).toBe('rgb(28, 29, 36)');
+    expect(v.problems).toEqual([]);
+  });
 });

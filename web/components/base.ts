@@ -384,8 +384,12 @@ export abstract class AttnElement extends ElementBase {
 
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     if (old === value) return;
-    if (name === 'theme') this.#themeChanged();
-    else {
+    if (name === 'theme') {
+      // theme="Dark" or "night" was ignored without a word (the widget followed the system).
+      if (value === null || value === 'light' || value === 'dark') this.attrProblems.delete(name);
+      else this.attrProblems.set(name, `${badAttr(name, "'light' or 'dark'", value)}; using the page's or system's theme`);
+      this.#themeChanged();
+    } else {
       if (name === 'label') this.#labelButtons();
       this.attributeChanged(name, value);
     }

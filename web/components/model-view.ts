@@ -208,7 +208,8 @@ export class AttnModelView extends AttnElement {
       this.#detail.querySelector('.dtitle')!.textContent = `${layerName} ${sel.layer + 1}, head ${sel.head + 1}`;
       this.#heatmap.setAttribute('label', `${layerName} ${sel.layer + 1}, head ${sel.head + 1}`);
       const theme = this.getAttribute('theme');
-      if (theme) this.#heatmap.setAttribute('theme', theme);
+      // Only a valid one: the enlarged heatmap would name a bad one a second time.
+      if (theme === 'light' || theme === 'dark') this.#heatmap.setAttribute('theme', theme);
       else this.#heatmap.removeAttribute('theme');
       this.#heatmap.rowLabels = this.#rowLabels;
       this.#heatmap.colLabels = this.#colLabels ?? this.#rowLabels;

@@ -435,7 +435,8 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
   protected render(): void {
     const theme = this.getAttribute('theme');
     for (const el of [this.#heatmap, this.#tree]) {
-      if (theme) el.setAttribute('theme', theme);
+      // Only a valid one: the heatmap and tree would name a bad one a second time.
+      if (theme === 'light' || theme === 'dark') el.setAttribute('theme', theme);
       else el.removeAttribute('theme');
       el.setAttribute('no-export', '');
     }
