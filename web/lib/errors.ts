@@ -12,7 +12,8 @@ export function describe(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'function') return 'a function';
   const name = (value as object).constructor?.name;
-  return name && name !== 'Object' ? `a ${name}` : 'an object';
+  if (!name || name === 'Object') return 'an object';
+  return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`;  // an ArrayBuffer, an Error
 }
 
 /** `fn: arg: expected X, got Y`. */
