@@ -20,3 +20,16 @@ it('writes "an" before a class name that starts with a vowel', async () => {
   expect(() => lib.attention(x, x, x, { attnMask: new Set() as never })).toThrowError(/, got a Set$/);
   lib.dispose();
 });
+
+it('says why an integer past 2^53 - 1 is refused where integers of no upper bound are expected', async () => {
+  const lib = await load({ variant: 'simd' });
+  const x = { data: new Float32Array(12), shape: [3, 4] };
+  const past = String.raw` \(past 2\^53 - 1, the largest exact integer\)$`;
+  expect(() => lib.attention(x, x, x, { causal: true, queryOffset: 2 ** 53 })).toThrowError(new RegExp(`^attention: options\\.queryOffset: expected an integer >= 0, got 9007199254740992${past}`));
+  expect(() => lib.attention({ data: new Float32Array(12), shape: [2 ** 60, 3, 4] }, x, x)).toThrowError(new RegExp(`^attention: q\\.shape: expected an array of non-negative integers, got \\[1152921504606847000, 3, 4\\]${past}`));
+  expect(() => lib.rope(x, { offset: 2 ** 53 })).toThrowError(new RegExp(`^rope: options\\.offset: expected an integer >= 0, got 9007199254740992${past}`));
+  // Other values read as before; the note is for integers only.
+  expect(() => lib.attention(x, x, x, { causal: true, queryOffset: 1.5 })).toThrowError(/, got 1\.5$/);
+  expect(() => lib.nadarayaWatson(x, x, x, { bandwidth: -1e300 })).toThrowError(/, got -1e\+300$/);
+  lib.dispose();
+});

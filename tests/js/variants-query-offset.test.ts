@@ -122,8 +122,8 @@ describe.each(VARIANTS)('%s', (variant) => {
   it('bad queryOffset: named errors, and the instance keeps working', () => {
     const lib = libs[variant];
     const qs = randn([2, 4, 8], 18), vs = randn([2, 4, 3], 19);
-    for (const [bad, shown] of [[-1, '-1'], [1.5, '1.5'], ['2', '"2"'], [NaN, 'NaN'], [2 ** 53, String(2 ** 53)]] as const) {
-      const want = new RegExp(`^attention: options\\.queryOffset: expected an integer >= 0, got ${shown.replace('.', '\\.')}$`);
+    for (const [bad, shown] of [[-1, '-1'], [1.5, '1.5'], ['2', '"2"'], [NaN, 'NaN'], [2 ** 53, `${2 ** 53} (past 2^53 - 1, the largest exact integer)`]] as const) {
+      const want = new RegExp(`^attention: options\\.queryOffset: expected an integer >= 0, got ${shown.replace(/[.()^]/g, '\\$&')}$`);
       expect(() => lib.attention(qs, qs, vs, { queryOffset: bad as number })).toThrow(want);
       expect(() => lib.maskedSoftmax(qs, { causal: true, queryOffset: bad as number })).toThrow(/^maskedSoftmax: options\.queryOffset: expected an integer >= 0, got /);
       expect(() => lib.multiHeadAttention(x, x, x, params, { queryOffset: bad as number })).toThrow(/^multiHeadAttention: options\.queryOffset: expected an integer >= 0, got /);

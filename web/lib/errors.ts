@@ -20,3 +20,14 @@ export function describe(value: unknown): string {
 export function argError(fn: string, arg: string, expected: string, got: unknown): Error {
   return new Error(`${fn}: ${arg}: expected ${expected}, got ${describe(got)}`);
 }
+
+/**
+ * argError for an argument of integers with no upper bound in `expected`: "expected an integer
+ * >= 0, got 9007199254740992" reads as if the rule were met, so an integer past 2^53 - 1 (where
+ * numbers stop being exact integers, which is why it is refused) is said to be one.
+ */
+export function intError(fn: string, arg: string, expected: string, got: unknown): Error {
+  const values = Array.isArray(got) ? got : [got];
+  const unsafe = values.some((x) => typeof x === 'number' && Number.isInteger(x) && !Number.isSafeInteger(x));
+  return new Error(`${fn}: ${arg}: expected ${expected}, got ${describe(got)}${unsafe ? ' (past 2^53 - 1, the largest exact integer)' : ''}`);
+}

@@ -1,5 +1,5 @@
 import { withScratch } from './heap.js';
-import { argError } from './errors.js';
+import { argError, intError } from './errors.js';
 import { checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
 import type { RopeOptions, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
@@ -19,7 +19,7 @@ export function checkRope(fn: string, name: string, x: unknown): RopeArgs | null
   const base = o.base === undefined ? 10000 : o.base;
   if (typeof base !== 'number' || !Number.isFinite(base) || base <= 0) throw argError(fn, `${name}.base`, 'a finite number > 0', base);
   const offset = o.offset === undefined ? 0 : o.offset;
-  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw argError(fn, `${name}.offset`, 'an integer >= 0', offset);
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw intError(fn, `${name}.offset`, 'an integer >= 0', offset);
   const pairs = checkOneOf(fn, `${name}.pairs`, o.pairs, ['interleaved', 'halves'] as const, 'interleaved');
   return { base, offset, interleaved: pairs === 'interleaved' };
 }

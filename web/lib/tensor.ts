@@ -1,4 +1,4 @@
-import { argError, describe } from './errors.js';
+import { argError, describe, intError } from './errors.js';
 import type { BoolTensor, Tensor } from './types.js';
 
 export function numel(shape: readonly number[]): number {
@@ -20,7 +20,7 @@ export function checkShape(fn: string, name: string, shape: unknown): number[] {
   if (!Array.isArray(shape)) throw argError(fn, `${name}.shape`, 'an array of non-negative integers', shape);
   for (const d of shape) {
     if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) {
-      throw argError(fn, `${name}.shape`, 'an array of non-negative integers', shape);
+      throw intError(fn, `${name}.shape`, 'an array of non-negative integers', shape);
     }
   }
   // + 0 turns -0 (Math.round(-0.2), -1 * 0), which passes as 0, into 0: it would otherwise reach
@@ -180,7 +180,7 @@ export function checkDim(fn: string, name: string, shape: number[], axis: number
 
 export function checkInt(fn: string, name: string, x: unknown, min: number): number {
   if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min) {
-    throw argError(fn, name, `an integer >= ${min}`, x);
+    throw intError(fn, name, `an integer >= ${min}`, x);
   }
   return x + 0;  // -0 as 0, as in checkShape
 }
