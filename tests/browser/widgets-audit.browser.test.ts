@@ -254,6 +254,22 @@ describe('widgets audit', () => {
         .filter((f) => !(f as HTMLElement).hidden).map((f) => f.textContent);
     });
     expect(m).toEqual(["<attn-model-view>: theme: expected 'light' or 'dark', got 'night'; using the page's or system's theme"]);
+    // So does translate's alignment heatmap and beam tree.
+    await stage('<attn-translate id="t" theme="night" value="le chat"></attn-translate>');
+    await v.page.evaluate(() => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = {
+        translate: async () => ({ text: 'the cat', sourceTokens: ['le', 'chat'], targetTokens: ['the', 'cat'], attention: [[0.9, 0.1], [0.2, 0.8]],
+          beams: [{ tokens: ['the', 'cat'], score: -1 }, { tokens: ['a', 'cat'], score: -2 }] }),
+      };
+    });
+    await expect.poll(() => v.page.evaluate(() => (document.getElementById('t') as unknown as { result: unknown }).result !== null)).toBe(true);
+    await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await v.page.evaluate(() => {
+      const root = document.getElementById('t')!.shadowRoot!;
+      return [root, ...[...root.querySelectorAll('attn-heatmap, attn-beam-tree')].map((e) => e.shadowRoot!)]
+        .flatMap((r) => [...r.querySelectorAll('.fault')]).filter((f) => !(f as HTMLElement).hidden).map((f) => f.textContent);
+    })).toEqual(["<attn-translate>: theme: expected 'light' or 'dark', got 'night'; using the page's or system's theme"]);
+    await stage(`<attn-heatmap id="h" theme="Dark" data='[[0.1,0.9]]'></attn-heatmap>`);
     await v.page.evaluate(() => document.getElementById('h')!.setAttribute('theme', 'dark'));
     await expect.poll(fault).toBe('');
     expect(await v.page.evaluate(() => getComputedStyle(document.getElementById('h')!).backgroundColor)).toBe('rgb(28, 29, 36)');
