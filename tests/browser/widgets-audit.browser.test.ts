@@ -275,4 +275,23 @@ describe('widgets audit', () => {
     expect(await v.page.evaluate(() => getComputedStyle(document.getElementById('h')!).backgroundColor)).toBe('rgb(28, 29, 36)');
     expect(v.problems).toEqual([]);
   });
+
+  test("translate: the source and the translation carry the translator's languages, for a screen reader's voice", async () => {
+    await stage('<attn-translate id="t" value="le chat"></attn-translate>');
+    const langs = () => v.page.evaluate(() => {
+      const root = document.getElementById('t')!.shadowRoot!;
+      return ['input', '.tokens.src', '.text', '.tokens.out'].map((s) => root.querySelector(s)!.getAttribute('lang'));
+    });
+    const result = { text: 'the cat', sourceTokens: ['le', 'chat'], targetTokens: ['the', 'cat'], attention: [[0.9, 0.1], [0.2, 0.8]] };
+    await v.page.evaluate((r) => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = { srcLang: 'fr', tgtLang: 'en', translate: async () => r };
+    }, result);
+    expect(await langs()).toEqual(['fr', 'fr', 'en', 'en']);
+    // A translator that does not say (or says something that is no language tag) leaves the page's.
+    await v.page.evaluate((r) => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = { srcLang: 'French!', translate: async () => r };
+    }, result);
+    expect(await langs()).toEqual([null, null, null, null]);
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -42,6 +42,9 @@ export interface TranslationResult {
 export interface Translator {
   /** Most output pieces the model writes for a sentence: a larger max-length is named as a problem, and this used. */
   readonly maxTargetTokens?: number;
+  /** The languages read and written (BCP 47: 'fr', 'en'): the source's and the translation's `lang`. */
+  readonly srcLang?: string;
+  readonly tgtLang?: string;
   translate(text: string, options?: { beam?: number; maxLength?: number }): TranslationResult | Promise<TranslationResult>;
 }
 
@@ -180,12 +183,26 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
 
   /** The object that translates (see the file comment for its API). */
   set translator(t: Translator | null) {
-    this.#translator = t;
+    this.#use(t);
     this.#checkSettings();  // max-length is checked against this translator's limit
     this.#retranslate();
   }
   get translator(): Translator | null {
     return this.#translator;
+  }
+
+  /**
+   * The translator, and its languages on what is in them: a screen reader reads the French input,
+   * source pieces, translation or output pieces with an English voice (the page's lang) otherwise.
+   */
+  #use(t: Translator | null): void {
+    this.#translator = t;
+    const tag = (lang: string | undefined) => (typeof lang === 'string' && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(lang) ? lang : null);
+    const src = tag(t?.srcLang), tgt = tag(t?.tgtLang);
+    for (const [el, lang] of [[this.#input, src], [this.#src, src], [this.#text, tgt], [this.#out, tgt]] as const) {
+      if (lang) el.lang = lang;
+      else el.removeAttribute('lang');
+    }
   }
 
   get result(): TranslationResult | null {
@@ -231,14 +248,14 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
     try {
       const t = await pending;
       if (id !== this.#loads) return;
-      this.#translator = t;
+      this.#use(t);
       this.#checkSettings();
       this.#status.textContent = '';
       this.emit('attn-loaded', { model: this.getAttribute('model'), src: this.getAttribute('src') });
     } catch (e) {
       if (id !== this.#loads) return;
       // The model before, still translating, would pass for the one the attributes name.
-      this.#translator = null;
+      this.#use(null);
       this.#result = null;
       this.#results.hidden = true;
       this.invalidate();
