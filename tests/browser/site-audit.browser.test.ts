@@ -67,4 +67,30 @@ describe('site audit', () => {
       await ctx.close();
     }
   });
+
+  test('translation: French is marked French (example sentences, the text box, source and translation), so a screen reader reads it so', async () => {
+    const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const page = await ctx.newPage();
+      const problems = pageProblems(page);
+      const langs = () => page.evaluate(() => {
+        const root = document.querySelector('attn-translate')!.shadowRoot!;
+        return {
+          examples: [...document.querySelectorAll('#examples button')].map((b) => b.getAttribute('lang')),
+          widget: ['input', '.tokens.src', '.text', '.tokens.out'].map((s) => root.querySelector(s)!.getAttribute('lang')),
+        };
+      });
+      await page.goto(`${site.isolated.url}translation.html`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
+      expect(await langs()).toEqual({ examples: ['fr', 'fr', 'fr', 'fr'], widget: ['fr', 'fr', 'en', 'en'] });
+      // The other direction, from its link (a page of its own: a hash change alone loads no model).
+      await page.goto('about:blank');
+      await page.goto(`${site.isolated.url}translation.html#dir=eng-fra`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
+      await expect.poll(langs, { timeout: 30_000 }).toEqual({ examples: ['en', 'en', 'en', 'en'], widget: ['en', 'en', 'fr', 'fr'] });
+      expect(problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
 });

@@ -150,7 +150,8 @@ async function openModel(): Promise<void> {
 
 function fillExamples(): void {
   examples.replaceChildren(el('span', { class: 'stat', text: 'Try:' }), ...EXAMPLES[dir.input.value as (typeof DIRS)[number]].map((s) => {
-    const b = el('button', { type: 'button', text: s });
+    // In the language they are in, like the widget's input (its translator's srcLang).
+    const b = el('button', { type: 'button', text: s, lang: dir.input.value === 'fra-eng' ? 'fr' : 'en' });
     b.addEventListener('click', () => {
       widget.value = s;
       widget.run().catch(() => undefined);
