@@ -68,7 +68,7 @@ describe('site audit', () => {
     }
   });
 
-  test('translation: French is marked French (example sentences, the text box, source and translation), so a screen reader reads it so', async () => {
+  test('translation and heads: French is marked French (example sentences, the text box, source and translation; the heads page\'s source), so a screen reader reads it so', async () => {
     const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await ctx.newPage();
@@ -88,6 +88,10 @@ describe('site audit', () => {
       await page.goto(`${site.isolated.url}translation.html#dir=eng-fra`);
       await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
       await expect.poll(langs, { timeout: 30_000 }).toEqual({ examples: ['en', 'en', 'en', 'en'], widget: ['en', 'en', 'fr', 'fr'] });
+      // The heads page's French source and English target.
+      await page.goto(`${site.isolated.url}heads.html`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
+      expect(await page.evaluate(() => ['src', 'tgt'].map((id) => document.getElementById(id)!.getAttribute('lang')))).toEqual(['fr', 'en']);
       expect(problems).toEqual([]);
     } finally {
       await ctx.close();

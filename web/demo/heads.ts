@@ -34,8 +34,9 @@ const state = {
   trained: hash.get('model') !== 'untrained',
 };
 
-const srcIn = el('input', { type: 'text', id: 'src', value: state.src, size: 36, spellcheck: 'false' });
-const tgtIn = el('input', { type: 'text', id: 'tgt', value: state.tgt, size: 36, spellcheck: 'false' });
+// In their languages (the model reads French, writes English), for a screen reader's voice.
+const srcIn = el('input', { type: 'text', id: 'src', value: state.src, size: 36, spellcheck: 'false', lang: 'fr' });
+const tgtIn = el('input', { type: 'text', id: 'tgt', value: state.tgt, size: 36, spellcheck: 'false', lang: 'en' });
 const kind = select('kind', 'Attention', KINDS.map((k) => [k, KIND_TITLES[k]] as const), state.kind);
 const layerSel = select<string>('layer', 'Layer', [['0', '1'], ['1', '2']], String(state.layer));
 const banner = el('p', { class: 'note', id: 'model-note' });
