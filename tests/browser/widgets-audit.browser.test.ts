@@ -294,4 +294,25 @@ describe('widgets audit', () => {
     expect(await langs()).toEqual([null, null, null, null]);
     expect(v.problems).toEqual([]);
   });
+
+  test('beam tree: Escape clears a selected beam, and with none selected is left to the page (a dialog around it closes)', async () => {
+    await stage(`<attn-beam-tree id="b" data='[{"tokens":["i","am"],"score":-1},{"tokens":["i","was"],"score":-2}]'></attn-beam-tree>`);
+    // Whether the page saw Escape as handled, from a listener outside the widget (a dialog's).
+    const escape = () => v.page.evaluate(() => {
+      let handled: boolean | null = null;
+      const seen = (e: KeyboardEvent) => { if (e.key === 'Escape') handled = e.defaultPrevented; };
+      document.addEventListener('keydown', seen);
+      const plot = document.getElementById('b')!.shadowRoot!.querySelector('.plot') as HTMLElement;
+      plot.focus();
+      plot.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, composed: true, cancelable: true }));
+      document.removeEventListener('keydown', seen);
+      return handled;
+    });
+    expect(await escape()).toBe(false);
+    await v.page.evaluate(() => (document.getElementById('b')!.shadowRoot!.querySelector('.plot') as HTMLElement)
+      .dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true, composed: true, cancelable: true })));
+    expect(await escape()).toBe(true);  // it cleared the selection
+    expect(await escape()).toBe(false);  // nothing left to clear
+    expect(v.problems).toEqual([]);
+  });
 });

@@ -40,7 +40,8 @@ export class AttnBeamTree extends AttnElement {
       if (!n) return;
       if (e.key === 'ArrowDown' || e.key === 'ArrowRight') this.#focus = (this.#focus + 1) % n;
       else if (e.key === 'ArrowUp' || e.key === 'ArrowLeft') this.#focus = (this.#focus - 1 + n) % n;
-      else if (e.key === 'Escape') this.#focus = -1;
+      // Escape clears a selection; with none it is not ours (a dialog around the widget closes).
+      else if (e.key === 'Escape' && this.#focus >= 0) this.#focus = -1;
       else return;
       e.preventDefault();
       this.announceAfterRender(this.#readout);
