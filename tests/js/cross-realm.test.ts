@@ -57,3 +57,17 @@ it('loadTranslator and loadModel take another realm\'s bytes and ArrayBuffers, f
   model.dispose();
   want.dispose();
 });
+
+it("options given as another realm's Map are named, as this realm's are", async () => {
+  const lib = await load({ variant: 'simd' });
+  const OtherMap = vm.runInContext('Map', vm.createContext({})) as MapConstructor;
+  const x = randn([3, 4], 4);
+  const causal = new OtherMap([['causal', true]]);
+  expect(() => lib.attention(x, x, x, causal as never)).toThrowError(/^attention: options: expected a plain object \(\{ option: value \}\), got a Map$/);
+  await expect(load(new OtherMap([['variant', 'scalar']]) as never)).rejects.toThrowError(/^load: options: expected a plain object/);
+  // Error subclasses too, by their tag; class instances with fields still pass.
+  expect(() => lib.attention(x, x, x, new (vm.runInContext('TypeError', vm.createContext({})) as TypeErrorConstructor)('x') as never)).toThrowError(/got a TypeError$/);
+  class Options { causal = true; }
+  expect(lib.attention(x, x, x, new Options()).output.shape).toEqual([3, 4]);
+  lib.dispose();
+});

@@ -200,7 +200,9 @@ export function checkOneOf<T extends string>(fn: string, name: string, x: unknow
   return x as T;
 }
 
-const NOT_OPTIONS = [Map, Set, WeakMap, WeakSet, Date, RegExp, Promise, Error, ArrayBuffer];
+// By their [object Tag], which another realm's (an iframe's, a vm context's) carry too, where
+// instanceof would let them through as {}.
+const NOT_OPTIONS = new Set(['Map', 'Set', 'WeakMap', 'WeakSet', 'Date', 'RegExp', 'Promise', 'Error', 'ArrayBuffer']);
 
 /** Throws unless `o` is an object whose own keys are its options; `expected` names it when it is no object at all. */
 export function checkOptionsObject(fn: string, name: string, o: unknown, expected = 'an object'): Record<string, unknown> {
@@ -209,7 +211,7 @@ export function checkOptionsObject(fn: string, name: string, o: unknown, expecte
   if (!isObject(o) || Array.isArray(o) || ArrayBuffer.isView(o)) throw argError(fn, name, expected, o);
   // A Map of options (or a Date, a Promise...) has no own keys: it would pass as {} and every
   // option in it would be silently ignored. Class instances with fields are objects like any other.
-  if (NOT_OPTIONS.some((t) => o instanceof t)) throw argError(fn, name, 'a plain object ({ option: value })', o);
+  if (NOT_OPTIONS.has(Object.prototype.toString.call(o).slice(8, -1))) throw argError(fn, name, 'a plain object ({ option: value })', o);
   return o;
 }
 
