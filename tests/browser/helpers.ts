@@ -43,6 +43,22 @@ export async function pageResult<T = any>(browser: Browser, url: string): Promis
   }
 }
 
+/**
+ * Runs `fn` on each item, two at a time, and waits for all of them: for a test's loop over pages,
+ * each in a context of its own, so that one page loads while another sits out its fixed wait
+ * (Chromium renders and runs animation frames in every page at once). Throws the first error, once
+ * every call has ended (none is left running into the next test).
+ */
+export async function eachTwoAtATime<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]).catch((e: unknown) => { errors.push(e); });
+  };
+  await Promise.all([lane(), lane()]);
+  if (errors.length) throw errors[0];
+}
+
 /** Opens `url` and records console errors, uncaught exceptions, failed requests and HTTP errors. */
 export async function visit(browser: Browser, url: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<Visit> {
   const page = await browser.newPage({ viewport: { width: opts.width ?? 1280, height: 900 }, colorScheme: opts.colorScheme ?? 'light' });

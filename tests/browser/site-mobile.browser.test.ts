@@ -5,6 +5,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { lowContrastText } from './contrast';
+import { eachTwoAtATime } from './helpers';
 import { useSite } from './site-server';
 
 const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
@@ -123,7 +124,7 @@ describe('the site on a phone', () => {
 
   test.each(['light', 'dark'] as const)('every page, %s: nothing past the 360 px screen, text contrast AA, tap targets 24 px or spaced, no running animation, no console errors', async (scheme) => {
     const found: Record<string, Partial<Audit> & { problems?: string[] }> = {};
-    for (const file of PAGES) {
+    await eachTwoAtATime(PAGES, async (file) => {
       const p = await phone(`${file}.html`, scheme);
       // Widgets draw on the next animation frame; a page's first results arrive just after ready.
       await p.page.waitForTimeout(1000);
@@ -134,12 +135,12 @@ describe('the site on a phone', () => {
       if (p.problems.length) bad.problems = p.problems;
       if (Object.keys(bad).length) found[file] = bad;
       await p.ctx.close();
-    }
+    });
     expect(found).toEqual({});
   }, 300_000);
   test('200% text (a 32 px default font size): the site follows it, and no page runs past the screen or cuts off a title', async () => {
     const found: Record<string, unknown> = {};
-    for (const file of PAGES) {
+    await eachTwoAtATime(PAGES, async (file) => {
       const p = await phone(`${file}.html`, 'light', 32);
       await p.page.waitForTimeout(1000);
       const root = await p.page.evaluate(() => getComputedStyle(document.documentElement).fontSize);
@@ -147,27 +148,26 @@ describe('the site on a phone', () => {
       const bad = { ...(root !== '32px' ? { root } : {}), ...(a.scrollWidth > 360 ? { scrollWidth: a.scrollWidth } : {}), ...(a.wide.length ? { wide: a.wide.slice(0, 5) } : {}) };
       if (Object.keys(bad).length) found[file] = bad;
       await p.ctx.close();
-    }
+    });
     expect(found).toEqual({});
   }, 300_000);
 
   test('charts: their text is drawn at 11 px on the phone (not shrunk with the drawing), and twice that at a 32 px default font', async () => {
     const sizes: Record<string, [number, number]> = {};
-    for (const fontSize of [16, 32]) {
-      for (const file of ['pooling', 'scoring', 'efficient', 'performance']) {
-        const p = await phone(`${file}.html`, 'light', fontSize);
-        await p.page.waitForTimeout(500);
-        // The size a chart's text reaches the screen at: its font size times the drawing's scale.
-        const px = await p.page.$$eval('svg.chart', (charts) => charts.filter((c) => c.checkVisibility()).flatMap((c) => {
-          const scale = c.getBoundingClientRect().width / c.viewBox.baseVal.width;
-          return [...c.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
-        }));
-        expect(px.length, file).toBeGreaterThan(5);
-        const [lo, hi] = sizes[file] ?? [Infinity, 0];
-        sizes[file] = fontSize === 16 ? [Math.min(...px), hi] : [lo, Math.min(...px)];
-        await p.ctx.close();
-      }
-    }
+    const runs = [16, 32].flatMap((fontSize) => ['pooling', 'scoring', 'efficient', 'performance'].map((file) => [fontSize, file] as const));
+    await eachTwoAtATime(runs, async ([fontSize, file]) => {
+      const p = await phone(`${file}.html`, 'light', fontSize);
+      await p.page.waitForTimeout(500);
+      // The size a chart's text reaches the screen at: its font size times the drawing's scale.
+      const px = await p.page.$$eval('svg.chart', (charts) => charts.filter((c) => c.checkVisibility()).flatMap((c) => {
+        const scale = c.getBoundingClientRect().width / c.viewBox.baseVal.width;
+        return [...c.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+      }));
+      expect(px.length, file).toBeGreaterThan(5);
+      const [lo, hi] = sizes[file] ?? [Infinity, 0];
+      sizes[file] = fontSize === 16 ? [Math.min(...px), hi] : [lo, Math.min(...px)];
+      await p.ctx.close();
+    });
     for (const [file, [at16, at32]] of Object.entries(sizes)) {
       expect(at16, `${file} at 16 px`).toBeGreaterThanOrEqual(10.9);
       expect(at32 / at16, `${file}: 32 px over 16 px`).toBeCloseTo(2, 1);

@@ -3,7 +3,7 @@
 // unless it is wider than its column (titles count at the body text size they shrink to). On a
 // phone, a formula wider than its column shows that it scrolls and takes the keyboard.
 import { describe, expect, test } from 'vitest';
-import { pageProblems } from './helpers';
+import { eachTwoAtATime, pageProblems } from './helpers';
 import { useSite } from './site-server';
 
 const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
@@ -56,7 +56,7 @@ function brokenWords(): string[] {
 describe('the site on the narrowest screens', () => {
   test.each([[320, 16], [180, 32]])('every page at %i px, %i px text: no sideways scroll, no needless mid-word break', async (width, fontSize) => {
     const found: Record<string, unknown> = {};
-    for (const file of PAGES) {
+    await eachTwoAtATime(PAGES, async (file) => {
       // Not isMobile: a mobile viewport widens to fit what overflows it, hiding the overflow.
       const ctx = await site.browser.newContext({ viewport: { width, height: 740 }, serviceWorkers: 'block' });
       const page = await ctx.newPage();
@@ -80,7 +80,7 @@ describe('the site on the narrowest screens', () => {
       };
       if (Object.keys(bad).length) found[file] = bad;
       await ctx.close();
-    }
+    });
     expect(found).toEqual({});
   }, 300_000);
 
