@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { axe, ready, screenshot, visit, type Visit } from './helpers';
+import { axe, eachTwoAtATime, ready, screenshot, visit, type Visit } from './helpers';
 import { buildSite, useSite } from './site-server';
 import { serveStatic, type StaticServer } from './static-server';
 import { CONTENT_SECURITY_POLICY } from '../../web/demo/csp';
@@ -716,13 +716,13 @@ describe('demo site, cross-origin isolated', () => {
 
   test('a phone-width screen (375 px): no page scrolls sideways', async () => {
     const wide: string[] = [];
-    for (const file of ['index', 'pooling', 'scoring', 'heads', 'translation', 'models', 'positional', 'efficient', 'performance', 'embed']) {
+    await eachTwoAtATime(['index', 'pooling', 'scoring', 'heads', 'translation', 'models', 'positional', 'efficient', 'performance', 'embed'], async (file) => {
       const v = await visit(browser, `${isolated.url}${file}.html`, { width: 375 });
       await ready(v, 90_000);
       const width = await v.page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 375) wide.push(`${file}.html: ${width} px`);
       await v.page.close();
-    }
+    });
     expect(wide).toEqual([]);
   }, 300_000);
 
@@ -731,7 +731,8 @@ describe('demo site, cross-origin isolated', () => {
     // top (a superscript over a fraction) or a formula scrolling in its panel makes them differ.
     const clipped: string[] = [];
     let seen = 0;
-    for (const deviceScaleFactor of [1, 2]) {
+    // The two scales side by side, each in its own context.
+    await eachTwoAtATime([1, 2], async (deviceScaleFactor) => {
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor, serviceWorkers: 'block', bypassCSP: true });
       const page = await ctx.newPage();
       for (const file of PAGES) {
@@ -758,7 +759,7 @@ describe('demo site, cross-origin isolated', () => {
         }
       }
       await ctx.close();
-    }
+    });
     expect(seen).toBeGreaterThan(60);
     expect(clipped).toEqual([]);
   }, 300_000);
@@ -935,7 +936,8 @@ describe('demo site, cross-origin isolated', () => {
     await finish(v, 'efficient-light');
   }, 150_000);
 
-  test.each(PAGES)('%s in dark mode: no errors, no serious axe findings', async (name) => {
+  // Two at a time (the config's maxConcurrency): one page loads while the other waits its 400 ms.
+  test.concurrent.each(PAGES)('%s in dark mode: no errors, no serious axe findings', async (name) => {
     const v = await visit(browser, `${isolated.url}${name === 'index' ? '' : `${name}.html`}`, { colorScheme: 'dark' });
     await ready(v);
     await v.page.waitForTimeout(400);

@@ -15,5 +15,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     // One browser, one file: no point in parallel workers on a 2-core machine.
     fileParallelism: false,
+    // Tests marked concurrent (pages visited one after another) run two at a time.
+    maxConcurrency: 2,
   },
 });
