@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { createServer, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launch, repoRoot } from './helpers';
+import { eachTwoAtATime, launch, repoRoot } from './helpers';
 import { buildSite, siteConfig as configFile } from './site-server';
 import { serveStatic, type StaticServer } from './static-server';
 
@@ -590,23 +590,21 @@ describe("the embed page's recipes, run as written", () => {
 
   test('CDN script (jsDelivr and unpkg URL forms), for the translation view as it stands', async () => {
     const view = 'dir=fra-eng&arch=gru&beam=2&text=Je+suis+fatigu%C3%A9.';
-    const j = await recipes('translation.html', view);
+    const [j, u] = await Promise.all([recipes('translation.html', view), recipes('translation.html', view, 'unpkg')]);
     expect(j.cdn).toBe(`<script type="module" src="${JSDELIVR}dist/components/index.js"></script>\n<attn-translate model="fra-eng" arch="gru" beam="2" value="Je suis fatigué."></attn-translate>`);
-    const u = await recipes('translation.html', view, 'unpkg');
     expect(u.cdn).toBe(j.cdn.replace(JSDELIVR, UNPKG));
-    for (const html of [j.cdn, u.cdn]) {
+    await eachTwoAtATime([j.cdn, u.cdn], async (html) => {
       const v = await run(html);
       expect(await allDrawn(v.page)).toEqual({ '0:attn-translate': true });
       // beam="2" reached the translator: a beam search's hypotheses came back.
       expect(await v.page.evaluate(() => (document.querySelector('attn-translate') as unknown as { result: { beams?: unknown[] } }).result.beams?.length)).toBeGreaterThanOrEqual(2);
       expect(v.problems).toEqual([]);
       await v.close();
-    }
+    });
   });
 
   test('notebook cell (IPython.display.HTML), Jupyter Book / MyST and Quarto blocks, for the heads and pooling views', async () => {
-    const heads = await recipes('heads.html', 'src=Il+fait+beau.&kind=cross&layer=1');
-    const pooling = await recipes('pooling.html', 'kernel=epanechnikov&h=0.400&n=25&seed=3');
+    const [heads, pooling] = await Promise.all([recipes('heads.html', 'src=Il+fait+beau.&kind=cross&layer=1'), recipes('pooling.html', 'kernel=epanechnikov&h=0.400&n=25&seed=3')]);
     expect(pooling.cdn).toContain('<attn-regression kernel="epanechnikov" bandwidth="0.400" n="25" seed="3"></attn-regression>');
     expect(heads.cdn).toContain('<attn-head-view model="fra-eng" text="Il fait beau." part="cross" layer="2"></attn-head-view>');
     const cases = [
@@ -614,14 +612,14 @@ describe("the embed page's recipes, run as written", () => {
       ['myst', rawBlock(heads.myst, '```{raw} html'), heads.cdn],
       ['quarto', rawBlock(pooling.quarto, '```{=html}'), pooling.cdn],
     ] as const;
-    for (const [name, html, expected] of cases) {
-      expect(html, name).toBe(expected);
+    for (const [name, html, expected] of cases) expect(html, name).toBe(expected);
+    await eachTwoAtATime(cases, async ([name, html]) => {
       const v = await run(html);
       const drawn = await allDrawn(v.page);
       expect(Object.values(drawn).every(Boolean), `${name}: ${JSON.stringify(drawn)}`).toBe(true);
       expect(v.problems, name).toEqual([]);
       await v.close();
-    }
+    });
   });
 
   test('a view no widget reproduces (scoring): every recipe frames the page, in its state', async () => {
