@@ -2,6 +2,7 @@
 // One op on the GPU: its buffers, its dispatches in one compute pass, one submit, and the read-back
 // of its results. Errors are caught in scopes around the encoding and sorted into the ones a
 // caller can act on (out of memory, a lost device: GpuUnavailableError) and bugs.
+import { isArrayBuffer } from '../tensor.js';
 import { Usage } from './buffers.js';
 import type { GpuDevice } from './device.js';
 import { GpuUnavailableError } from './errors.js';
@@ -57,7 +58,7 @@ export class GpuCall {
     const b = this.#take(data.byteLength, STORAGE);
     // Dawn (Node's npm webgpu) refuses a SharedArrayBuffer with a TypeError that names no call, where
     // the WebAssembly ops take such inputs: those go through a copy of their own.
-    const src = Object.prototype.toString.call(data.buffer) === '[object ArrayBuffer]' ? data : data.slice();
+    const src = isArrayBuffer(data.buffer) ? data : data.slice();
     if (src.byteLength > 0) this.#dev.device.queue.writeBuffer(b, 0, src.buffer, src.byteOffset, src.byteLength);
     return b;
   }
