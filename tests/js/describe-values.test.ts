@@ -1,5 +1,6 @@
 // How error messages describe the value given (errors.ts describe()): a DataView, which has no
 // length, read "got DataView(undefined)"; an ArrayBuffer read "got a ArrayBuffer".
+import vm from 'node:vm';
 import { load } from 'attnlab';
 import { expect, it } from 'vitest';
 
@@ -31,5 +32,16 @@ it('says why an integer past 2^53 - 1 is refused where integers of no upper boun
   // Other values read as before; the note is for integers only.
   expect(() => lib.attention(x, x, x, { causal: true, queryOffset: 1.5 })).toThrowError(/, got 1\.5$/);
   expect(() => lib.nadarayaWatson(x, x, x, { bandwidth: -1e300 })).toThrowError(/, got -1e\+300$/);
+  lib.dispose();
+});
+
+it('names another realm\'s DataView (an iframe\'s, a vm context\'s) by its size in bytes too', async () => {
+  const lib = await load({ variant: 'simd' });
+  const view = vm.runInContext('new DataView(new ArrayBuffer(48))', vm.createContext({})) as DataView;
+  expect(view).not.toBeInstanceOf(DataView);
+  const x = { data: new Float32Array(12), shape: [3, 4] };
+  expect(() => lib.attention({ data: view as never, shape: [3, 4] }, x, x)).toThrowError(/^attention: q\.data: expected a Float32Array, got a DataView of 48 bytes$/);
+  // A Proxy over a DataView has no internal slots: it is not named as one (nor does reading it throw).
+  expect(() => lib.attention({ data: new Proxy(new DataView(new ArrayBuffer(8)), {}) as never, shape: [3, 4] }, x, x)).toThrowError(/^attention: q\.data: expected a Float32Array, got a DataView$/);
   lib.dispose();
 });

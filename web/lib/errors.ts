@@ -1,10 +1,26 @@
+const dataViewByteLength = Object.getOwnPropertyDescriptor(DataView.prototype, 'byteLength')!.get!;
+
+/**
+ * A DataView's size in bytes, or undefined for anything else, by its internal slot as in
+ * tensor.ts's isArrayBuffer: instanceof misses another realm's DataViews (an iframe's, a vm
+ * context's), and a Proxy over one passes instanceof but throws on reading byteLength.
+ */
+function dataViewBytes(value: unknown): number | undefined {
+  try {
+    return dataViewByteLength.call(value) as number;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Describes a value for an error message: its type, and a short rendering of small values. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return value.length <= 8 ? `[${value.map(describe).join(', ')}]` : `an array of length ${value.length}`;
   // A DataView has no length: its size in bytes, not "DataView(undefined)".
-  if (value instanceof DataView) return `a DataView of ${value.byteLength} bytes`;
+  const bytes = dataViewBytes(value);
+  if (bytes !== undefined) return `a DataView of ${bytes} bytes`;
   if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as ArrayLike<unknown>).length})`;
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
   // A BigInt keeps its n: "got 10" for 10n read as if the number 10 had been refused.
