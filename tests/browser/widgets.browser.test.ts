@@ -91,6 +91,50 @@ describe('widgets from dist/ in a plain page', () => {
     expect(pins[1]).toMatchObject({ row: 1, col: 2, value: 0.05 });
   });
 
+  test('heatmap: Page Up/Down move 10 rows, Home/End to the row\'s ends, Ctrl+Home/End to the corners; each announced as arrows are', async () => {
+    const { page } = v;
+    await page.evaluate(() => {
+      const el = document.createElement('attn-heatmap') as HTMLElement & { data: number[][] };
+      el.id = 'heat-keys';
+      el.data = Array.from({ length: 25 }, (_, i) => Array.from({ length: 6 }, (_, j) => (i * 6 + j) / 150));
+      document.querySelector('main')!.append(el);
+    });
+    const readout = () => page.evaluate(() => document.getElementById('heat-keys')!.shadowRoot!.querySelector('.plot + .readout')!.textContent);
+    const live = () => page.evaluate(() => document.getElementById('heat-keys')!.shadowRoot!.querySelector('[aria-live]')!.textContent);
+    const scrollY = () => page.evaluate(() => window.scrollY);
+    try {
+      await page.locator('#heat-keys .plot').focus();
+      const seen: [string, string | null, string | null][] = [];
+      for (const key of ['ArrowRight', 'PageDown', 'PageDown', 'PageDown', 'PageUp', 'End', 'Home', 'Control+End', 'Control+Home']) {
+        await page.keyboard.press(key);
+        seen.push([key, await readout(), await live()]);
+      }
+      // Rows and columns are 0-based labels; cell (i, j) holds (6i + j) / 150.
+      expect(seen.map(([k, r]) => [k, r])).toEqual([
+        ['ArrowRight', '0 → 1: 0.0067'],
+        ['PageDown', '10 → 1: 0.4067'],
+        ['PageDown', '20 → 1: 0.8067'],
+        ['PageDown', '24 → 1: 0.9667'],
+        ['PageUp', '14 → 1: 0.5667'],
+        ['End', '14 → 5: 0.5933'],
+        ['Home', '14 → 0: 0.5600'],
+        ['Control+End', '24 → 5: 0.9933'],
+        ['Control+Home', '0 → 0: 0.0000'],
+      ]);
+      expect(seen.every(([, r, l]) => r === l)).toBe(true);
+      // The keys are the widget's: Ctrl+Home did not also scroll the page to its top.
+      await page.evaluate(() => window.scrollTo(0, 200));
+      const y = await scrollY();
+      expect(y).toBeGreaterThan(0);
+      await page.keyboard.press('Control+End');
+      await page.keyboard.press('PageUp');
+      expect(await scrollY()).toBe(y);
+      expect(await page.locator('#heat-keys .plot').getAttribute('aria-label')).toContain('Page Up and Down, Home and End (with Control: first and last cell) move');
+    } finally {
+      await page.evaluate(() => document.getElementById('heat-keys')!.remove());
+    }
+  });
+
   test('head view: click toggles a head, double-click solos it', async () => {
     const { page } = v;
     const state = () => page.evaluate(() => {

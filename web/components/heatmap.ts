@@ -30,6 +30,8 @@ const COS = Math.cos(TILT * Math.PI / 180);
  */
 const ASCENT = 0.95;
 const DESCENT = 0.25;
+/** Rows that Page Up and Page Down move the keyboard cursor by. */
+const PAGE = 10;
 
 export class AttnHeatmap extends AttnElement {
   static get observedAttributes(): string[] {
@@ -256,7 +258,7 @@ export class AttnHeatmap extends AttnElement {
     const R = this.rowCount;
     const C = this.colCount;
     const label = this.getAttribute('label') ?? this.defaultLabel();
-    this.#plot.setAttribute('aria-label', `${label}: ${R} rows by ${C} columns. Arrow keys move, Enter pins a cell, Escape unpins.`);
+    this.#plot.setAttribute('aria-label', `${label}: ${R} rows by ${C} columns. Arrow keys, Page Up and Down, Home and End (with Control: first and last cell) move, Enter pins a cell, Escape unpins.`);
     if (!R || !C) {
       this.#svg = null;
       this.#plot.replaceChildren(h('div', { className: 'readout', textContent: 'No data' }));
@@ -472,12 +474,15 @@ export class AttnHeatmap extends AttnElement {
   #key(e: KeyboardEvent): void {
     if (!this.rowCount) return;
     const c = this.#cursor ?? { row: 0, col: 0 };
-    const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    // As the WAI-ARIA grid pattern has them: Page Up/Down a page of rows (10, as the head view's),
+    // Home/End the row's ends, Ctrl+Home/End the first and last cells.
+    const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], PageUp: [-PAGE, 0], PageDown: [PAGE, 0] };
+    const corner = e.ctrlKey || e.metaKey;
     if (e.key in moves) {
       const [dr, dc] = moves[e.key];
       this.#cursor = { row: clamp(c.row + dr, 0, this.rowCount - 1), col: clamp(c.col + dc, 0, this.colCount - 1) };
-    } else if (e.key === 'Home') this.#cursor = { row: c.row, col: 0 };
-    else if (e.key === 'End') this.#cursor = { row: c.row, col: this.colCount - 1 };
+    } else if (e.key === 'Home') this.#cursor = { row: corner ? 0 : c.row, col: 0 };
+    else if (e.key === 'End') this.#cursor = { row: corner ? this.rowCount - 1 : c.row, col: this.colCount - 1 };
     else if (e.key === 'Enter' || e.key === ' ') this.#togglePin(c);
     else if (e.key === 'Escape' && this.#pinned) {
       this.#pinned = null;
