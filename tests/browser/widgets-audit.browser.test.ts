@@ -295,6 +295,44 @@ describe('widgets audit', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test("heatmap: row-lang and col-lang give the tick labels and the read-out's tokens their languages; the translator's reach its alignment", async () => {
+    // Each label text's language as the browser resolves it (':lang' follows the lang attributes
+    // up the tree), the titles' too; and the read-out's tokens once the cursor is on a cell.
+    const langsIn = (root: string) => v.page.evaluate((sel) => {
+      let r: ShadowRoot = document.querySelector(sel.split(' ')[0])!.shadowRoot!;
+      if (sel.includes(' ')) r = r.querySelector(sel.split(' ')[1])!.shadowRoot!;
+      const lang = (el: Element) => (['fr', 'en'].find((l) => el.matches(`:lang(${l})`)) ?? 'none');
+      const texts = (q: string) => [...new Set([...r.querySelectorAll(q)].map(lang))].join(',');
+      return { rows: texts('text[data-row]'), cols: texts('text[data-col]'), titles: texts('svg text[fill]:not([data-row]):not([data-col])') };
+    }, root);
+    await stage(`<div lang="de"><attn-heatmap id="h" row-lang="fr" col-lang="en" row-title="sortie" col-title="source"
+      row-labels="je suis" col-labels="I am" data='[[0.9,0.1],[0.2,0.8]]'></attn-heatmap></div>`);
+    // The titles are the page's words: de here, which is neither.
+    await expect.poll(() => langsIn('#h')).toEqual({ rows: 'fr', cols: 'en', titles: 'none' });
+    await v.page.locator('#h .plot').focus();
+    await v.page.keyboard.press('ArrowDown');
+    expect(await v.page.evaluate(() => [...document.getElementById('h')!.shadowRoot!.querySelectorAll('.plot + .readout span')]
+      .map((e) => `${e.textContent}:${e.getAttribute('lang')}`))).toEqual(['suis:fr', 'I:en']);
+    // A malformed tag is named, and leaves the page's.
+    await v.page.evaluate(() => document.getElementById('h')!.setAttribute('col-lang', 'English!'));
+    await expect.poll(() => v.page.evaluate(() => document.getElementById('h')!.shadowRoot!.querySelector('.fault')!.textContent))
+      .toBe("<attn-heatmap>: col-lang: expected a language tag such as 'fr' or 'en-GB', got 'English!'; using the page's");
+    await expect.poll(() => langsIn('#h')).toEqual({ rows: 'fr', cols: 'none', titles: 'none' });
+
+    await stage('<attn-translate id="t" value="le chat"></attn-translate>');
+    const result = { text: 'the cat', sourceTokens: ['le', 'chat'], targetTokens: ['the', 'cat'], attention: [[0.9, 0.1], [0.2, 0.8]] };
+    await v.page.evaluate((r) => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = { srcLang: 'fr', tgtLang: 'en', translate: async () => r };
+    }, result);
+    // Rows are the output (English), columns the source (French).
+    await expect.poll(() => langsIn('#t attn-heatmap')).toEqual({ rows: 'en', cols: 'fr', titles: 'en' });
+    await v.page.evaluate((r) => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = { translate: async () => r };
+    }, result);
+    await expect.poll(() => langsIn('#t attn-heatmap')).toEqual({ rows: 'en', cols: 'en', titles: 'en' });
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: Escape clears a selected beam, and with none selected is left to the page (a dialog around it closes)', async () => {
     await stage(`<attn-beam-tree id="b" data='[{"tokens":["i","am"],"score":-1},{"tokens":["i","was"],"score":-2}]'></attn-beam-tree>`);
     // Whether the page saw Escape as handled, from a listener outside the widget (a dialog's).

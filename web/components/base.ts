@@ -98,6 +98,11 @@ export function badAttr(name: string, expected: string, got: string): string {
   return `${name}: expected ${expected}, got '${got}'`;
 }
 
+/** `lang` when it is a well-formed language tag ('fr', 'en-GB'), else null (leave the page's). */
+export function langTag(lang: unknown): string | null {
+  return typeof lang === 'string' && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(lang) ? lang : null;
+}
+
 /**
  * A number attribute: `fallback` when it is absent or empty, else its value when `ok` accepts
  * it. A value `ok` refuses gives the fallback too, and `problem` says so (see badAttr).

@@ -1,6 +1,6 @@
 // <attn-heatmap>: a matrix with row and column labels, a colour scale, a hover read-out and a
 // pinned cell (click, or Enter on the keyboard cursor).
-import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, numberAttr, pixelsURL, s } from './base.js';
+import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, langTag, numberAttr, pixelsURL, s } from './base.js';
 import { extent, toRows, type MatrixInput } from './matrix.js';
 import { inkOn, rgbString, scaleRGB, type ScaleName } from './theme.js';
 
@@ -36,7 +36,7 @@ const PAGE = 10;
 export class AttnHeatmap extends AttnElement {
   static get observedAttributes(): string[] {
     return [...super.observedAttributes, 'data', 'mask', 'row-labels', 'col-labels', 'scale', 'min', 'max',
-      'row-title', 'col-title', 'label', 'show-values', 'digits', 'cell-size'];
+      'row-title', 'col-title', 'label', 'show-values', 'digits', 'cell-size', 'row-lang', 'col-lang'];
   }
 
   #rows: number[][] = [];
@@ -193,6 +193,11 @@ export class AttnHeatmap extends AttnElement {
         else problems.delete(name);
         break;
       }
+      case 'row-lang':
+      case 'col-lang':
+        if (value === null || langTag(value)) problems.delete(name);
+        else problems.set(name, `${badAttr(name, "a language tag such as 'fr' or 'en-GB'", value)}; using the page's`);
+        break;
       case 'scale':
         if (value === null || SCALES.includes(value as ScaleName)) problems.delete(name);
         else problems.set(name, `${badAttr(name, SCALES.map((x) => `'${x}'`).join(', '), value)}; using 'viridis'`);
@@ -209,6 +214,10 @@ export class AttnHeatmap extends AttnElement {
   #cellSizeProblem(): string {
     const px = Math.round(44 * this.textScale * 10) / 10;
     return `${badAttr('cell-size', 'a number of pixels above 0', this.getAttribute('cell-size') ?? '')}; using the default, ${px} px (44 px at the usual text size, grown with it)`;
+  }
+
+  #lang(name: 'row-lang' | 'col-lang'): string | null {
+    return langTag(this.getAttribute(name));
   }
 
   get #scale(): ScaleName {
@@ -369,12 +378,17 @@ export class AttnHeatmap extends AttnElement {
     }
     svg.append(cells, s('rect', { x: left, y: top, width: gw, height: gh, fill: 'none', stroke: p.line }));
 
+    // The labels' languages, where given: a screen reader reads French tokens in the page's
+    // English voice otherwise. The titles are the page's words, in its language.
     const labels = s('g', { 'font-size': font, fill: p.fg });
-    rowLabels.forEach((l, i) => i % rowStep === 0 && labels.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4 * k, 'text-anchor': 'end', 'data-row': i }, clip(l))));
+    const rowG = s('g', { lang: this.#lang('row-lang') });
+    const colG = s('g', { lang: this.#lang('col-lang') });
+    labels.append(rowG, colG);
+    rowLabels.forEach((l, i) => i % rowStep === 0 && rowG.append(s('text', { x: left - 5, y: top + i * ch + ch / 2 + 4 * k, 'text-anchor': 'end', 'data-row': i }, clip(l))));
     colLabels.forEach((l, j) => {
       if (j % colStep !== 0) return;
       const x = left + j * cw + cw / 2 + (rotate ? shift : 0);
-      labels.append(rotate
+      colG.append(rotate
         ? s('text', { x, y: top - 5, transform: `rotate(${-TILT} ${x} ${top - 5})`, 'text-anchor': 'start', 'data-col': j }, clip(l))
         : s('text', { x, y: top - 5, 'text-anchor': 'middle', 'data-col': j }, clip(l)));
     });
@@ -429,7 +443,10 @@ export class AttnHeatmap extends AttnElement {
     if (shown) {
       const d = this.#detail(shown.row, shown.col);
       const pin = this.#pinned && this.#pinned.row === shown.row && this.#pinned.col === shown.col ? ' (pinned)' : '';
-      this.#readout.textContent = `${d.rowLabel} → ${d.colLabel}: ${d.masked ? 'masked' : fmt(d.value, 4)}${pin}`;
+      // The tokens in their languages, as the labels are (see render).
+      const word = (text: string, lang: string | null) => (lang ? h('span', { lang, textContent: text }) : text);
+      this.#readout.replaceChildren(word(d.rowLabel, this.#lang('row-lang')), ' → ', word(d.colLabel, this.#lang('col-lang')),
+        `: ${d.masked ? 'masked' : fmt(d.value, 4)}${pin}`);
     } else {
       this.#readout.textContent = '\u00a0';
     }

@@ -2,7 +2,7 @@
 // output word attends to) and step-by-step playback of the decoding. It drives any object with
 // the translator API: translate(text, { beam, maxLength }) -> { text, sourceTokens, targetTokens,
 // attention [T, S], beams? } (sync or async).
-import { AttnElement, coalesced, define, fmt, h, numberAttr } from './base.js';
+import { AttnElement, coalesced, define, fmt, h, langTag, numberAttr } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './beam-tree.js';
@@ -197,11 +197,15 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
    */
   #use(t: Translator | null): void {
     this.#translator = t;
-    const tag = (lang: string | undefined) => (typeof lang === 'string' && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(lang) ? lang : null);
-    const src = tag(t?.srcLang), tgt = tag(t?.tgtLang);
+    const src = langTag(t?.srcLang), tgt = langTag(t?.tgtLang);
     for (const [el, lang] of [[this.#input, src], [this.#src, src], [this.#text, tgt], [this.#out, tgt]] as const) {
       if (lang) el.lang = lang;
       else el.removeAttribute('lang');
+    }
+    // The alignment's rows are output pieces, its columns source pieces.
+    for (const [name, lang] of [['row-lang', tgt], ['col-lang', src]] as const) {
+      if (lang) this.#heatmap.setAttribute(name, lang);
+      else this.#heatmap.removeAttribute(name);
     }
   }
 

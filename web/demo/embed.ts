@@ -146,6 +146,9 @@ const demoHeat = document.createElement('attn-heatmap');
 demoHeat.id = 'embed-heatmap';
 demoHeat.setAttribute('row-labels', 'je suis étudiant');
 demoHeat.setAttribute('col-labels', 'I am a student');
+// The labels' languages: a screen reader reads 'je suis étudiant' in a French voice.
+demoHeat.setAttribute('row-lang', 'fr');
+demoHeat.setAttribute('col-lang', 'en');
 demoHeat.setAttribute('show-values', '');
 demoHeat.setAttribute('label', 'Example alignment');
 demoHeat.setAttribute('data', '[[0.9,0.05,0.03,0.02],[0.05,0.85,0.05,0.05],[0.02,0.03,0.15,0.8]]');
