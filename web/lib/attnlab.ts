@@ -16,6 +16,7 @@ import { synthesizer } from './synthesizer.js';
 import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import { checkOptionsObject } from './tensor.js';
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
+import { hasTrapped } from './trap.js';
 import type { WorkerTranslator } from './translator-remote.js';
 import { loadTranslator, type LoadTranslatorOptions, type LoadWorkerTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
 import type {
@@ -113,6 +114,11 @@ export class Attnlab {
     this.#mod(fn);
     return async () => {
       const mods = this.#mods;
+      // A module that trapped (trap.ts) is never run again: a fresh one for the next translator or trainer.
+      if (mods.nnReady && hasTrapped(mods.nnReady)) {
+        mods.nnReady.terminateWorkers();
+        mods.nn = mods.nnReady = null;
+      }
       if (!mods.nn) {
         mods.nn = instantiateNn(this.variant, this.threads).then((nn) => (mods.nnReady = nn), (e: unknown) => {
           mods.nn = null;

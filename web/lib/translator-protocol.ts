@@ -22,5 +22,8 @@ export type TranslatorWorkerMessage =
   | { type: 'locked'; name: string }
   | { type: 'loaded'; info: TranslatorInfo }
   | { type: 'translated'; seq: number; sentences: SentenceTranslation[] }
-  /** seq: the translation that failed; absent for the load. */
-  | { type: 'error'; seq?: number; message: string };
+  /**
+   * seq: the translation that failed; absent for the load. trap: the instance trapped (trap.ts),
+   * "RuntimeError: unreachable" say; the page then ends this Worker.
+   */
+  | { type: 'error'; seq?: number; message: string; trap?: string };

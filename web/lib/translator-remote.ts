@@ -191,7 +191,17 @@ class Remote {
   private receive(m: TranslatorWorkerMessage): void {
     const call = this.running?.call;
     if (m.type === 'translated') this.finish(m.seq, () => call!.resolve(assembleTranslation(m.sentences, this.info)));
+    else if (m.type === 'error' && m.seq !== undefined && m.trap !== undefined) this.trapped(m.seq, m.trap);
     else if (m.type === 'error' && m.seq !== undefined) this.finish(m.seq, () => call!.reject(new Error(m.message)));
+  }
+
+  /** A trapped instance is never run again: its Worker ends, and the next call loads a fresh one. */
+  private trapped(seq: number, trap: string): void {
+    const r = this.running;
+    if (r?.seq !== seq) return;
+    r.handle?.terminate();
+    this.worker = null;
+    this.finish(seq, () => r.call.reject(new Error(`translate: the WebAssembly instance in the translator's Worker trapped (${trap}); a fresh Worker loads the model for the next call`)));
   }
 
   private failed(reason: string): void {

@@ -5,6 +5,7 @@
 import { instantiateNn, isNode } from './loader.js';
 import type { TranslatorWorkerMessage, TranslatorWorkerRequest } from './translator-protocol.js';
 import { translatorFromBytes, type Translator } from './translator.js';
+import { TrapError } from './trap.js';
 import { workerPort } from './worker-spawn.js';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -47,7 +48,7 @@ p.listen((m) => {
     }
     p.post({ type: 'translated', seq: m.seq, sentences }, [...buffers]);
   } catch (e) {
-    p.post({ type: 'error', seq: m.seq, message: message(e) });
+    p.post({ type: 'error', seq: m.seq, message: message(e), ...(e instanceof TrapError ? { trap: e.trap } : {}) });
   }
 });
 p.post({ type: 'ready' });

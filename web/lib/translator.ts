@@ -8,6 +8,7 @@ import { filled } from './filled.js';
 import { isNode, nodeBuiltin } from './loader.js';
 import { checkOneOf, checkOptions, isArrayBuffer, isTyped } from './tensor.js';
 import { WorkerTranslator } from './translator-remote.js';
+import { guardTrap, hasTrapped } from './trap.js';
 import type { Tensor, Variant } from './types.js';
 import type { NnModule, TranslationOut, TranslatorInfoOut } from './wasm-module.js';
 
@@ -168,13 +169,15 @@ export interface TranslatorInfo {
 // the translator is collected. The held value names the module and the model, never the translator.
 const finalizer = new FinalizationRegistry<{ m: NnModule; id: number }>(({ m, id }) => {
   try {
-    m.dispose(id);
+    if (!hasTrapped(m)) m.dispose(id);
   } catch {
     // Nothing to report to: a finalizer has no caller.
   }
 });
 
 const failIn = (fn: string) => (message: string) => new Error(`${fn}: ${message}`);
+/** After a trap (trap.ts): where a working translator comes from. */
+const AGAIN = 'call lib.loadTranslator() for a new translator';
 
 function tensor(data: Float32Array | null, shape: number[]): Tensor {
   return { data: data ?? new Float32Array(0), shape };
@@ -355,7 +358,7 @@ export class Translator {
     // Lone surrogates as U+FFFD first: Emscripten's UTF-8 conversion took the next character
     // with one ("Je \udc00suis." lost its "s").
     const wellFormed = source.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-    const r = filled<TranslationOut>((out) => m.translatorTranslate(this.#id, wellFormed, beam, maxLength, lp, out), failIn('translate'));
+    const r = filled<TranslationOut>((out) => guardTrap(m, 'translate', AGAIN, () => m.translatorTranslate(this.#id, wellFormed, beam, maxLength, lp, out)), failIn('translate'));
     let at = 0, k = 0;
     const next = (): string => r.strings.slice(at, at += r.units[k++]);
     const take = (n: number): string[] => Array.from({ length: n }, next);
@@ -389,7 +392,7 @@ export class Translator {
     if (!m) return;
     this.#m = null;
     finalizer.unregister(this);
-    m.dispose(this.#id);
+    if (!hasTrapped(m)) m.dispose(this.#id);
   }
 
   /** `using`: dispose() at the end of the block. */
@@ -621,11 +624,11 @@ export function translatorFromBytes(m: NnModule, bytes: Uint8Array, name: string
     new Uint8Array(m.memoryBuffer(), p, bytes.byteLength).set(bytes);
     // The engine's messages begin 'model file: '; others (out of memory) get the prefix when named.
     const fail = (message: string) => new Error(name ? `${fn}: model file${name}: ${message.replace(/^model file: /, '')}` : `${fn}: ${message}`);
-    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), fail);
+    const info = filled<TranslatorInfoOut>((out) => guardTrap(m, fn, AGAIN, () => m.translatorCreate(p, bytes.byteLength, out)), fail);
     const { id, ...rest } = info;
     return new Translator(m, id, rest);
   } finally {
-    m._free(p);
+    if (!hasTrapped(m)) m._free(p);
   }
 }
 

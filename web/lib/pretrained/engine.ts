@@ -3,6 +3,7 @@
 // thread. A browser's loadModel() runs the same two inside a Worker (worker.ts) and talks to it
 // through WorkerEngine (worker-engine.ts): the model object above sees one interface either way.
 import { filled } from '../filled.js';
+import { checkTrapped, guardTrap, hasTrapped } from '../trap.js';
 import { instantiatePretrained, type PretrainedInfoOut, type PretrainedRunOut, type PretrainedWasm } from './module.js';
 import { Chunks, fileError, type FileName, type Opened } from './sources.js';
 
@@ -38,6 +39,9 @@ export interface EngineOptions {
 // The binding's error message as the call's Error: the engine's own messages may already name
 // the call (forward's argument checks).
 export const failIn = (call: string) => (message: string) => new Error(message.startsWith(call + ': ') ? message : `${call}: ${message}`);
+
+/** After a trap (trap.ts): where a working model comes from. */
+const AGAIN = 'call loadModel() for a new model';
 
 const STAGING = 1 << 20;  // bytes per copy into the heap while streaming the weights
 // The heap's ceiling (-sMAXIMUM_MEMORY=2GB), less room for the calls' own buffers.
@@ -127,15 +131,19 @@ export class LocalEngine implements Engine {
   runNow(c: RunCall): PretrainedRunOut {
     if (this.disposed) throw new Error(`${c.call}: the model has been disposed`);
     const w = this.wasm, { ids, types } = c;
+    const run = (out: Partial<PretrainedRunOut>, p: number, tp: number | null) =>
+      w.pretrainedRun({ id: this.info.id, ids: p, n: ids.length, types: tp, attentions: c.attentions, extend: c.extend }, out);
+    checkTrapped(w, c.call, AGAIN);  // before its malloc is asked for anything
     const p = w._malloc(4 * Math.max(1, ids.length)), tp = types ? w._malloc(4 * ids.length) : null;
     try {
       new Int32Array(w.memoryBuffer(), p, ids.length).set(ids);
       if (types && tp !== null) new Int32Array(w.memoryBuffer(), tp, ids.length).set(types);
-      return filled<PretrainedRunOut>((out) => w.pretrainedRun({ id: this.info.id, ids: p, n: ids.length, types: tp, attentions: c.attentions, extend: c.extend }, out),
-        failIn(c.call));
+      return filled<PretrainedRunOut>((out) => guardTrap(w, c.call, AGAIN, () => run(out, p, tp)), failIn(c.call));
     } finally {
-      w._free(p);
-      if (tp !== null) w._free(tp);
+      if (!hasTrapped(w)) {
+        w._free(p);
+        if (tp !== null) w._free(tp);
+      }
     }
   }
 
@@ -154,7 +162,7 @@ export class LocalEngine implements Engine {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.wasm.pretrainedDispose(this.info.id);
+    if (!hasTrapped(this.wasm)) this.wasm.pretrainedDispose(this.info.id);
     this.wasm.setThreads(1);
     this.wasm.terminateWorkers();
   }
