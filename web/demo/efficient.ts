@@ -11,6 +11,7 @@ import { bool, num, param, writeHash } from './site/state';
 import { gaussian, rng } from '../components/lib';
 import { efficientApi, lshApi, patternFor, type EfficientApi, type Method } from './efficient-api';
 import type { CostMessage, CostRequest } from './efficient.worker';
+import { stopOnWorkerError } from './worker-error';
 
 initPage('efficient.html');
 
@@ -201,12 +202,7 @@ runBtn.addEventListener('click', () => {
       showError(new Error(m.message));
     }
   };
-  // A Worker that cannot start (its script not reachable: offline before it was ever used) or
-  // throws: without this the page said 'Measuring in a Worker…' for ever.
-  worker.onerror = (e) => {
-    stop('The measuring Worker failed to start.');
-    showError(e.message || 'cost worker failed');
-  };
+  stopOnWorkerError(worker, stop, 'The measuring Worker failed to start.', 'cost worker failed');
   const methods = METHODS.map((m) => m.method).filter((m) => (m !== 'lsh' && m !== 'synthesizer') || (api && lshApi(api)));
   const req: CostRequest = { sizes: [...COST_SIZES], dim: 32, methods, window: 16, block: 16, minMs: 120 };
   worker.postMessage(req);

@@ -6,6 +6,7 @@ import { frac, math, row, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { bool, oneOf, param, writeHash } from './site/state';
 import type { BenchMessage, BenchRequest } from './bench.worker';
+import { stopOnWorkerError } from './worker-error';
 
 initPage('performance.html');
 
@@ -124,10 +125,7 @@ function run(): void {
       showError(new Error(m.message));
     }
   };
-  worker.onerror = (e) => {
-    stop('The benchmark worker failed to start.');
-    showError(e.message || 'benchmark worker failed');
-  };
+  stopOnWorkerError(worker, stop, 'The benchmark worker failed to start.', 'benchmark worker failed');
   const req: BenchRequest = { sizes: [...sizes], heads: HEADS, dim: DIM, variants: variants(), minMs: 150 };
   worker.postMessage(req);
 }

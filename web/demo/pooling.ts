@@ -12,6 +12,7 @@ import { num, oneOf, param, readHash, writeHash } from './site/state';
 import { decodePoints, encodePoints } from './site/view-state';
 import { looLoss } from './nw-loss';
 import type { TrainMessage, TrainRequest } from './train.worker';
+import { stopOnWorkerError } from './worker-error';
 
 initPage('pooling.html');
 
@@ -205,10 +206,7 @@ trainBtn.addEventListener('click', () => {
     stopTraining(`Done: ${bandwidthText(m.bandwidth)} (from ${start.toFixed(3)}), leave-one-out loss ${m.loss.toFixed(4)}.`);
     trainStatus.dataset.done = '1';
   };
-  worker.onerror = (e) => {
-    stopTraining('Training failed to start.');
-    showError(e.message || 'training worker failed');
-  };
+  stopOnWorkerError(worker, stopTraining, 'Training failed to start.', 'training worker failed');
   const req: TrainRequest = { points: reg.points, kernel: reg.kernel, bandwidth: start, steps: TRAIN_STEPS, lr: 0.08, delayMs: 20 };
   worker.postMessage(req);
 });
