@@ -333,6 +333,41 @@ describe('widgets audit', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('beam tree wider than the widget: the hypothesis a key picks is scrolled into view; Home and End pick the first and last', async () => {
+    // 300 px: the tree (9 columns of at least 64 px) scrolls sideways, and the arrow keys pick
+    // hypotheses, so they cannot scroll it.
+    const long = ['the', 'cat', 'sat', 'on', 'the', 'mat', 'all', 'day', 'long'];
+    await stage(`<div style="width: 300px"><attn-beam-tree id="b" data='${JSON.stringify([
+      { tokens: ['a', 'cat'], score: -1 }, { tokens: long, score: -2 }, { tokens: ['one', 'cat'], score: -3 }])}'></attn-beam-tree></div>`);
+    const b = v.page.locator('#b .plot');
+    await v.page.waitForFunction(() => document.getElementById('b')!.shadowRoot!.querySelector('rect[data-leaf="1"]'));
+    expect(await b.evaluate((p) => p.scrollWidth - p.clientWidth)).toBeGreaterThan(200);
+    // Which hypothesis is picked, and whether its leaf (its last token and score) lies inside the plot's visible box.
+    const seen = () => b.evaluate(async (p) => {
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const view = p.getBoundingClientRect();
+      const picked = /^hypothesis (\d+)/.exec(p.nextElementSibling!.textContent!)?.[1];
+      const leaf = p.querySelector(`rect[data-leaf="${Number(picked) - 1}"]`)!.getBoundingClientRect();
+      return `${picked} ${leaf.left >= view.left - 0.5 && leaf.right <= view.right + 0.5 ? 'in view' : 'hidden'}`;
+    });
+    await b.focus();
+    const got: string[] = [];
+    for (const key of ['ArrowDown', 'ArrowDown', 'ArrowUp', 'End', 'Home', 'ArrowUp']) {
+      await v.page.keyboard.press(key);
+      got.push(`${key}: ${await seen()}`);
+    }
+    expect(got).toEqual(['ArrowDown: 1 in view', 'ArrowDown: 2 in view', 'ArrowUp: 1 in view', 'End: 3 in view', 'Home: 1 in view', 'ArrowUp: 3 in view']);
+    // Hovering picks too, but leaves the scroll where the reader put it.
+    await b.evaluate((p) => { p.scrollLeft = p.scrollWidth; });
+    const before = await b.evaluate((p) => p.scrollLeft);
+    await v.page.locator('#b rect[data-leaf="1"]').hover({ force: true });
+    expect(await b.evaluate(async (p) => {
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      return p.scrollLeft;
+    })).toBe(before);
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: Escape clears a selected beam, and with none selected is left to the page (a dialog around it closes)', async () => {
     await stage(`<attn-beam-tree id="b" data='[{"tokens":["i","am"],"score":-1},{"tokens":["i","was"],"score":-2}]'></attn-beam-tree>`);
     // Whether the page saw Escape as handled, from a listener outside the widget (a dialog's).

@@ -25,6 +25,8 @@ export class AttnBeamTree extends AttnElement {
   /** What is wrong with the hypotheses given; '' when nothing is. */
   #dataProblem = '';
   #focus = -1;
+  /** Set by a key: the next render scrolls the picked hypothesis's leaf into view (not on hover). */
+  #reveal = false;
   #svg: SVGSVGElement | null = null;
   #plot: HTMLDivElement;
   #readout: HTMLDivElement;
@@ -40,10 +42,12 @@ export class AttnBeamTree extends AttnElement {
       if (!n) return;
       if (e.key === 'ArrowDown' || e.key === 'ArrowRight') this.#focus = (this.#focus + 1) % n;
       else if (e.key === 'ArrowUp' || e.key === 'ArrowLeft') this.#focus = (this.#focus - 1 + n) % n;
+      else if (e.key === 'Home' || e.key === 'End') this.#focus = e.key === 'Home' ? 0 : n - 1;
       // Escape clears a selection; with none it is not ours (a dialog around the widget closes).
       else if (e.key === 'Escape' && this.#focus >= 0) this.#focus = -1;
       else return;
       e.preventDefault();
+      this.#reveal = true;
       this.announceAfterRender(this.#readout);
       this.invalidate();
       if (this.#focus >= 0) this.emit('attn-beam', { index: this.#focus, ...this.#beams[this.#focus] });
@@ -140,7 +144,7 @@ export class AttnBeamTree extends AttnElement {
   protected render(width: number): void {
     const p = this.palette;
     const label = this.getAttribute('label') ?? this.defaultLabel();
-    this.#plot.setAttribute('aria-label', `${label}: ${this.#beams.length} hypotheses. Arrow keys step through them.`);
+    this.#plot.setAttribute('aria-label', `${label}: ${this.#beams.length} hypotheses. Arrow keys step through them, Home and End go to the first and last.`);
     const root: Node = { token: '<bos>', depth: 0, children: [], leaves: [], y: 0 };
     this.#beams.forEach((b, i) => {
       let node = root;
@@ -202,10 +206,30 @@ export class AttnBeamTree extends AttnElement {
     svg.append(edges, nodes);
     this.#svg = svg;
     this.#plot.replaceChildren(svg);
+    if (this.#reveal) this.#scrollTo(this.#focus);
+    this.#reveal = false;
     const f = this.#beams[this.#focus];
     this.#readout.textContent = f
       ? `hypothesis ${this.#focus + 1}: “${f.tokens.join(' ')}”, score ${fmt(f.score, 3)}${this.#focus === chosen ? ' (chosen)' : ''}`
       : this.#beams.length ? `${this.#beams.length} ${this.#beams.length === 1 ? 'hypothesis' : 'hypotheses'}; chosen: “${this.#beams[chosen]?.tokens.join(' ')}”` : 'No beams yet';
+  }
+
+  /**
+   * Scrolls the plot sideways to hypothesis i's leaf (its last token and score). A tree wider than
+   * the widget scrolls, and the arrow keys pick hypotheses rather than scroll: a keyboard user saw
+   * a leaf past the right edge highlighted out of sight, with no key that reached it.
+   */
+  #scrollTo(i: number): void {
+    const leaf = this.#svg?.querySelector(`rect[data-leaf="${i}"]`);
+    if (!leaf) return;
+    const plot = this.#plot;
+    const box = leaf.getBoundingClientRect();
+    const left = box.left - plot.getBoundingClientRect().left + plot.scrollLeft;
+    let to = plot.scrollLeft;
+    if (left + box.width > to + plot.clientWidth) to = left + box.width - plot.clientWidth;
+    // A leaf wider than the plot shows its start: its token.
+    if (left < to) to = left;
+    plot.scrollLeft = to;
   }
 }
 
