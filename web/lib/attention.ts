@@ -6,7 +6,7 @@ import { checkPattern, patternMask, type PatternArgs } from './patterns.js';
 import { checkShaw, checkT5, shawHeapArgs, t5HeapArgs, type ShawArgs, type T5Args } from './relative-position.js';
 import { checkEvenFeatures, checkRope, type RopeArgs } from './rope.js';
 import { checkBool, checkOneOf, checkOptions, checkOut, checkTensor, describe, numel, shapeString, type FiniteScan } from './tensor.js';
-import type { AttentionOptions, AttentionResult, ScoreName, Tensor } from './types.js';
+import type { AttentionOptions, AttentionResult, AttentionScoresOptions, ScoreName, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
 const SCORES: readonly ScoreName[] = ['scaled_dot', 'dot', 'general', 'additive'];
@@ -224,12 +224,14 @@ export function runAttention(m: WasmModule, a: AttentionArgs, copies?: HeapCopie
   }, copies);
 }
 
-export function attentionScores(m: WasmModule, q: unknown, k: unknown, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {
+export function attentionScores(m: WasmModule, q: unknown, k: unknown, options?: AttentionScoresOptions): Tensor {
   const fn = 'attentionScores';
-  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale']);
+  const o = checkOptions(fn, 'options', options, ['score', 'params', 'scale', 'out']);
   const { Q, K, d, score, params, hidden, scale } = scoreInputs(fn, q, k, undefined, false, o);
   const len = numel(d.lead) * d.Sq * d.Sk;
-  if (len === 0) return { data: new Float32Array(0), shape: [...d.lead, d.Sq, d.Sk] };  // as runAttention
+  const shape = [...d.lead, d.Sq, d.Sk];
+  const into = o.out === undefined ? null : checkOut(fn, 'options.out', o.out, len, shape);
+  if (len === 0) return { data: into ?? new Float32Array(0), shape };  // as runAttention
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(len * 4);
     check(m.attentionScores({
@@ -240,6 +242,6 @@ export function attentionScores(m: WasmModule, q: unknown, k: unknown, options?:
       wv: params.wv ? s.put(params.wv.data) : null,
       hidden, scale, out,
     }));
-    return { data: s.take(out, len), shape: [...d.lead, d.Sq, d.Sk] };
+    return { data: s.take(out, len, into), shape };
   });
 }

@@ -20,8 +20,8 @@ import { hasTrapped } from './trap.js';
 import type { WorkerTranslator } from './translator-remote.js';
 import { loadTranslator, type LoadTranslatorOptions, type LoadWorkerTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
 import type {
-  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, Backend, BoolTensor,
-  GpuAdapterInfo, GpuStats, HeapStats, Int32Tensor, LinearAttentionOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, AttentionScoresOptions, Backend, BoolTensor,
+  GpuAdapterInfo, GpuStats, HeapStats, Int32Tensor, LinearAttentionOptions, LinearOptions, LshAttentionOptions, LshAttentionResult, SynthesizerOptions, T5BiasOptions, LoadOptions, MaskedSoftmaxOptions, MultiHeadOptions,
   MultiHeadParams, NadarayaWatsonOptions, NadarayaWatsonResult, RopeOptions, Tensor, TensorInput, Variant,
 } from './types.js';
 import type { NnModule, WasmModule } from './wasm-module.js';
@@ -171,9 +171,10 @@ export class Attnlab {
   /**
    * PyTorch `nn.Linear` forward: `x [..., in] @ weight^T + bias`, `weight` `[out, in]`, `bias` `[out]`;
    * the register-blocked matmul kernels (and threads) that multi-head attention's projections use.
+   * `options.out`: as attention's (pass `undefined` for no bias).
    */
-  linear(x: TensorInput, weight: TensorInput, bias?: TensorInput): Tensor {
-    return linear(this.#pooled('linear'), x, weight, bias);
+  linear(x: TensorInput, weight: TensorInput, bias?: TensorInput, options?: LinearOptions): Tensor {
+    return linear(this.#pooled('linear'), x, weight, bias, options);
   }
 
   /**
@@ -220,7 +221,7 @@ export class Attnlab {
   }
 
   /** Raw scores a(q, k), before masks and softmax: [..., Sq, Sk]. */
-  attentionScores(q: TensorInput, k: TensorInput, options?: Pick<AttentionOptions, 'score' | 'params' | 'scale'>): Tensor {
+  attentionScores(q: TensorInput, k: TensorInput, options?: AttentionScoresOptions): Tensor {
     return attentionScores(this.#pooled('attentionScores'), q, k, options);
   }
 

@@ -13,9 +13,9 @@
  */
 export { load, Attnlab } from './attnlab.js';
 export type {
-  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, BigBirdPattern,
+  AttentionOptions, AttentionPattern, AttentionPatternOptions, AttentionResult, AttentionResultWithWeights, AttentionScoresOptions, BigBirdPattern,
   BoolTensor, BoolTensorInput, EluAttentionOptions, FavorAttentionOptions, HeapStats, KernelName,
-  LinearAttentionOptions, LinformerAttentionOptions, LoadOptions, LocalPattern, LongformerPattern,
+  LinearAttentionOptions, LinearOptions, LinformerAttentionOptions, LoadOptions, LocalPattern, LongformerPattern,
   Mask, MaskedSoftmaxOptions, MultiHeadOptions, MultiHeadParams, NadarayaWatsonOptions,
   NadarayaWatsonResult, RopeOptions, ScoreName, ScoreParams, Tensor, TensorInput, Variant,
 } from './types.js';

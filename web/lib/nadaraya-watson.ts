@@ -1,5 +1,5 @@
 import { withScratch } from './heap.js';
-import { checkOneOf, checkOptions, checkTensor, numel, shapeString } from './tensor.js';
+import { checkOneOf, checkOptions, checkOut, checkTensor, numel, shapeString } from './tensor.js';
 import type { KernelName, NadarayaWatsonOptions, NadarayaWatsonResult, Tensor } from './types.js';
 import type { WasmModule } from './wasm-module.js';
 
@@ -11,7 +11,7 @@ const KERNELS: readonly KernelName[] = ['gaussian', 'boxcar', 'epanechnikov', 't
  */
 export function nadarayaWatson(m: WasmModule, queries: unknown, keys: unknown, values: unknown, options?: NadarayaWatsonOptions): NadarayaWatsonResult {
   const fn = 'nadarayaWatson';
-  const o = checkOptions(fn, 'options', options, ['kernel', 'bandwidth']);
+  const o = checkOptions(fn, 'options', options, ['kernel', 'bandwidth', 'out']);
   const kernel = checkOneOf(fn, 'options.kernel', o.kernel, KERNELS, 'gaussian');
   const h = o.bandwidth === undefined ? 1 : o.bandwidth;
   if (typeof h !== 'number' || !Number.isFinite(h) || h <= 0) {
@@ -47,6 +47,7 @@ export function nadarayaWatson(m: WasmModule, queries: unknown, keys: unknown, v
   const outLen = batch * Nq * Dv;
   const wLen = batch * Nq * Nk;
   const outShape = scalar ? (Vt.shape.length === 1 ? [Nq] : [Nq, Dv]) : [...lead, Nq, Dv];
+  const into = o.out === undefined ? null : checkOut(fn, 'options.out', o.out, outLen, outShape);
   return withScratch(m, fn, (s, check) => {
     const out = s.alloc(outLen * 4);
     const weights = s.alloc(wLen * 4);
@@ -55,7 +56,7 @@ export function nadarayaWatson(m: WasmModule, queries: unknown, keys: unknown, v
       batch, Nq, Nk, D, Dv, kernel, bandwidth: h, out, weights,
     }));
     return {
-      output: { data: s.take(out, outLen), shape: outShape },
+      output: { data: s.take(out, outLen, into), shape: outShape },
       weights: { data: s.take(weights, wLen), shape: [...lead, Nq, Nk] },
     };
   });

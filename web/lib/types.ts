@@ -295,6 +295,19 @@ export interface MaskedSoftmaxOptions {
   validLens?: Int32Array | readonly number[];
   /** Boolean true = keep, float = added; broadcasts to the input's shape. */
   attnMask?: Mask;
+  /** As attention's `out`: a Float32Array of the input's length the result is written into. */
+  out?: Float32Array;
+}
+
+/** attentionScores()'s options: attention's score, its parameters and scale. */
+export interface AttentionScoresOptions extends Pick<AttentionOptions, 'score' | 'params' | 'scale'> {
+  /** As attention's `out`: a Float32Array of prod(leading) * Sq * Sk values the scores are written into. */
+  out?: Float32Array;
+}
+
+export interface LinearOptions {
+  /** As attention's `out`: a Float32Array of the output's length (rows * out) it is written into. */
+  out?: Float32Array;
 }
 
 export interface MultiHeadParams {
@@ -404,6 +417,11 @@ export interface NadarayaWatsonOptions {
   kernel?: KernelName;
   /** h > 0, finite; default 1. */
   bandwidth?: number;
+  /**
+   * As attention's `out`: a Float32Array of the output's length it is written into (`weights` is
+   * a new array each call).
+   */
+  out?: Float32Array;
 }
 
 export interface NadarayaWatsonResult {
