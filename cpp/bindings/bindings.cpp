@@ -1,6 +1,6 @@
 // embind of the core ops (with variants.cpp and common.cpp): each entry reads its typed
-// argument object (web/lib/wasm-module.ts) into the core's structs, calls the core and returns
-// guarded()'s "" or message (marshal.hpp).
+// argument object (web/lib/wasm-module.ts) into the core's structs and calls the core; def()
+// (marshal.hpp) returns "" or the Error's message.
 #include <emscripten/bind.h>
 
 #include "kernels.hpp"
@@ -19,44 +19,34 @@ ScoreParams read_params(const val& a) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab) {
-  function("attention", +[](val a) {
-    return guarded([&] {
-      const AttentionDims d = read_dims(a);
-      attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d, parse_score(str(a, "score")), read_params(a),
-                read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
-    });
+  def("attention", [](val a) {
+    const AttentionDims d = read_dims(a);
+    attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d, parse_score(str(a, "score")), read_params(a),
+              read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
   });
-  function("attentionScores", +[](val a) {
-    return guarded([&] {
-      attention_scores(ptr(a, "q"), ptr(a, "k"), read_dims(a), parse_score(str(a, "score")), read_params(a),
-                       ptr<float>(a, "out"), thread_pool());
-    });
+  def("attentionScores", [](val a) {
+    attention_scores(ptr(a, "q"), ptr(a, "k"), read_dims(a), parse_score(str(a, "score")), read_params(a),
+                     ptr<float>(a, "out"), thread_pool());
   });
-  function("maskedSoftmax", +[](val a) {
-    return guarded([&] {
-      const AttentionDims d{shape(a, "lead"), num(a, "Sq"), num(a, "Sk")};
-      masked_softmax(ptr(a, "x"), ptr<float>(a, "out"), d.batch(), d.Sq, d.Sk, read_masks(a["masks"], scores_shape(d)),
-                     thread_pool());
-    });
+  def("maskedSoftmax", [](val a) {
+    const AttentionDims d{shape(a, "lead"), num(a, "Sq"), num(a, "Sk")};
+    masked_softmax(ptr(a, "x"), ptr<float>(a, "out"), d.batch(), d.Sq, d.Sk, read_masks(a["masks"], scores_shape(d)),
+                   thread_pool());
   });
-  function("linear", +[](val a) {
-    return guarded([&] {
-      const int64_t in = num(a, "in"), out = num(a, "out");
-      linear(ptr(a, "x"), in, num(a, "rows"), in, ptr(a, "weight"), ptr(a, "bias"), out, ptr<float>(a, "y"), out,
-             thread_pool());
-      require_finite(ptr(a, "y"), num(a, "rows") * out,
-                     given(a["bias"]) ? "x, weight, bias: the output overflows" : "x, weight: the product overflows");
-    });
+  def("linear", [](val a) {
+    const int64_t in = num(a, "in"), out = num(a, "out");
+    linear(ptr(a, "x"), in, num(a, "rows"), in, ptr(a, "weight"), ptr(a, "bias"), out, ptr<float>(a, "y"), out,
+           thread_pool());
+    require_finite(ptr(a, "y"), num(a, "rows") * out,
+                   given(a["bias"]) ? "x, weight, bias: the output overflows" : "x, weight: the product overflows");
   });
-  function("nadarayaWatson", +[](val a) {
-    return guarded([&] {
-      nadaraya_watson(ptr(a, "queries"), ptr(a, "keys"), ptr(a, "values"), num(a, "batch"), num(a, "Nq"), num(a, "Nk"),
-                      num(a, "D"), num(a, "Dv"), parse_kernel(str(a, "kernel")), real(a, "bandwidth"),
-                      ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
-    });
+  def("nadarayaWatson", [](val a) {
+    nadaraya_watson(ptr(a, "queries"), ptr(a, "keys"), ptr(a, "values"), num(a, "batch"), num(a, "Nq"), num(a, "Nk"),
+                    num(a, "D"), num(a, "Dv"), parse_kernel(str(a, "kernel")), real(a, "bandwidth"),
+                    ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
   });
-  function("positionalEncoding", +[](double length, double dim, double out) {
-    return guarded([&] { sinusoidal_encoding(static_cast<int64_t>(length), static_cast<int64_t>(dim), addr<float>(out)); });
+  def("positionalEncoding", [](double length, double dim, double out) {
+    sinusoidal_encoding(static_cast<int64_t>(length), static_cast<int64_t>(dim), addr<float>(out));
   });
   function("isa", +[] { return std::string(kernels::active_isa()); });
   // Input values are checked here, after the copy into the heap, by the SIMD kernel: a JS loop

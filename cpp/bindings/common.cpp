@@ -21,11 +21,9 @@ EMSCRIPTEN_BINDINGS(attnlab_common) {
   using emscripten::function;
   // n threads, or none for n <= 1. The old pool's workers are joined first: the build's pthread
   // pool holds only n - 1. In a browser the new workers start asynchronously.
-  function("setThreads", +[](int n) {
-    return attnlab::bindings::guarded([&] {
-      pool.reset();
-      if (n > 1) pool = std::make_unique<attnlab::ThreadPool>(n);
-    });
+  attnlab::bindings::def("setThreads", [](int n) {
+    pool.reset();
+    if (n > 1) pool = std::make_unique<attnlab::ThreadPool>(n);
   });
   function("threadCount", +[] { return pool ? pool->size() : 1; });
   // The threads running so far, the caller's included: loader.ts's startThreads waits for all.

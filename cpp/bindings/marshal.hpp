@@ -1,6 +1,7 @@
 // What the binding files share: reading the typed argument objects of web/lib/wasm-module.ts,
 // which web/lib has checked (see attnlab/error.hpp), the one error convention, the thread pool.
 #pragma once
+#include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <map>
@@ -67,6 +68,23 @@ std::string guarded(F&& f, const char* what = "this call") {
   } catch (const std::exception& e) {
     return std::string("internal error: ") + e.what();
   }
+}
+
+// Binds `name` to f under that convention, so no entry point can forget it: f is a
+// capture-free lambda returning nothing; JS gets guarded()'s "" or message.
+template <class F, class Member = decltype(&F::operator())>
+struct Entry;
+template <class F, class... A>
+struct Entry<F, void (F::*)(A...) const> {
+  static inline void (*fn)(A...) = nullptr;
+  static inline const char* what = nullptr;
+  static std::string call(A... a) { return guarded([&] { fn(std::move(a)...); }, what); }
+};
+template <class F>
+void def(const char* name, F f, const char* what = "this call") {
+  Entry<F>::fn = f;
+  Entry<F>::what = what;
+  emscripten::function(name, &Entry<F>::call);
 }
 
 // What JS holds by id (translators, trainers, checkpoints). Ids are unique across a module's

@@ -20,76 +20,66 @@ Held<ToyTrainer> trainers;     // on the calling thread
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_translate) {
-  function("translatorCreate", +[](double p, double len, val out) {
-    return guarded([&] {
-      auto tr = Translator::load(addr<const uint8_t>(p), static_cast<size_t>(len));
-      const ModelConfig& cfg = tr->model().cfg;
-      out.set("arch", cfg.get("arch"));
-      out.set("srcLang", cfg.get("src_lang"));
-      out.set("tgtLang", cfg.get("tgt_lang"));
-      out.set("parameters", static_cast<double>(tr->model().num_params()));
-      out.set("srcVocab", static_cast<double>(tr->src_vocab().size()));
-      out.set("tgtVocab", static_cast<double>(tr->tgt_vocab().size()));
-      out.set("config", cfg.serialize());
-      out.set("id", translators.add(std::move(tr)));
-    });
+  def("translatorCreate", [](double p, double len, val out) {
+    auto tr = Translator::load(addr<const uint8_t>(p), static_cast<size_t>(len));
+    const ModelConfig& cfg = tr->model().cfg;
+    out.set("arch", cfg.get("arch"));
+    out.set("srcLang", cfg.get("src_lang"));
+    out.set("tgtLang", cfg.get("tgt_lang"));
+    out.set("parameters", static_cast<double>(tr->model().num_params()));
+    out.set("srcVocab", static_cast<double>(tr->src_vocab().size()));
+    out.set("tgtVocab", static_cast<double>(tr->tgt_vocab().size()));
+    out.set("config", cfg.serialize());
+    out.set("id", translators.add(std::move(tr)));
   });
-  function("translatorTranslate", +[](int id, std::string text, int beam, int max_len, double lp, val out) {
-    return guarded([&] {
-      const Translator& tr = translators.at(id, "this translator");
-      ThreadPool* pool = thread_pool();
-      if (pool) pool->wake();  // sleeping workers wake while the source is tokenised and encoded
-      DecodeOptions opt{beam, max_len, static_cast<float>(lp)};
-      opt.best_attention_only = true;  // translation_view() reads beams[0]'s
-      opt.pool = pool;
-      const Translation t = tr.translate(text, opt);
-      const TranslationView v = translation_view(tr, t);
-      out.set("strings", v.strings.text);
-      out.set("units", typed_copy(v.strings.units));
-      out.set("counts", typed_copy(v.counts));
-      out.set("sourcePieces", static_cast<double>(t.src_pieces));
-      out.set("kind", t.layout.has_self ? "transformer" : "alignment");
-      out.set("layers", static_cast<double>(t.layout.layers));
-      out.set("heads", static_cast<double>(t.layout.heads));
-      out.set("cross", typed_copy(v.maps.cross));
-      out.set("decoderSelf", typed_copy(v.maps.decoder_self));
-      out.set("encoderSelf", typed_copy(t.enc_self));
-      out.set("scores", typed_copy(v.scores));
-      out.set("cut", typed_copy(v.cut));
-    });
+  def("translatorTranslate", [](int id, std::string text, int beam, int max_len, double lp, val out) {
+    const Translator& tr = translators.at(id, "this translator");
+    ThreadPool* pool = thread_pool();
+    if (pool) pool->wake();  // sleeping workers wake while the source is tokenised and encoded
+    DecodeOptions opt{beam, max_len, static_cast<float>(lp)};
+    opt.best_attention_only = true;  // translation_view() reads beams[0]'s
+    opt.pool = pool;
+    const Translation t = tr.translate(text, opt);
+    const TranslationView v = translation_view(tr, t);
+    out.set("strings", v.strings.text);
+    out.set("units", typed_copy(v.strings.units));
+    out.set("counts", typed_copy(v.counts));
+    out.set("sourcePieces", static_cast<double>(t.src_pieces));
+    out.set("kind", t.layout.has_self ? "transformer" : "alignment");
+    out.set("layers", static_cast<double>(t.layout.layers));
+    out.set("heads", static_cast<double>(t.layout.heads));
+    out.set("cross", typed_copy(v.maps.cross));
+    out.set("decoderSelf", typed_copy(v.maps.decoder_self));
+    out.set("encoderSelf", typed_copy(t.enc_self));
+    out.set("scores", typed_copy(v.scores));
+    out.set("cut", typed_copy(v.cut));
   });
-  function("trainerCreate", +[](val a, val out) {
-    return guarded([&] {
-      const auto n = [&](const char* field) { return static_cast<int>(num(a, field)); };
-      const ToyTaskConfig task{parse_toy_task(str(a, "task")), n("symbols"), n("minLength"), n("maxLength")};
-      auto t = std::make_unique<ToyTrainer>(ToyTrainerConfig{task, str(a, "arch"), n("hidden"), n("batch"), real(a, "lr"),
-                                                             static_cast<uint32_t>(num(a, "seed"))});
-      out.set("parameters", static_cast<double>(t->num_params()));
-      out.set("id", trainers.add(std::move(t)));
-    });
+  def("trainerCreate", [](val a, val out) {
+    const auto n = [&](const char* field) { return static_cast<int>(num(a, field)); };
+    const ToyTaskConfig task{parse_toy_task(str(a, "task")), n("symbols"), n("minLength"), n("maxLength")};
+    auto t = std::make_unique<ToyTrainer>(ToyTrainerConfig{task, str(a, "arch"), n("hidden"), n("batch"), real(a, "lr"),
+                                                           static_cast<uint32_t>(num(a, "seed"))});
+    out.set("parameters", static_cast<double>(t->num_params()));
+    out.set("id", trainers.add(std::move(t)));
   });
-  function("trainerStep", +[](int id, int steps, val out) {
-    return guarded([&] {
-      const StepReport r = trainers.at(id, "this trainer").step(steps);
-      out.set("step", static_cast<double>(r.step));
-      out.set("loss", r.loss);
-      out.set("tokensPerSecond", r.tokens_per_second);
-    });
+  def("trainerStep", [](int id, int steps, val out) {
+    const StepReport r = trainers.at(id, "this trainer").step(steps);
+    out.set("step", static_cast<double>(r.step));
+    out.set("loss", r.loss);
+    out.set("tokensPerSecond", r.tokens_per_second);
   });
-  function("trainerEvaluate", +[](int id, int n, int seed, val out) {
-    return guarded([&] {
-      const Evaluation e = trainers.at(id, "this trainer").evaluate(n, static_cast<uint32_t>(seed));
-      const ToyExample& x = e.example;
-      out.set("exactMatch", e.exact_match);
-      val example = n > 0 ? val::object() : val::null();
-      if (n > 0) {
-        example.set("source", strings(x.source));
-        example.set("target", strings(x.target));
-        example.set("output", strings(x.output));
-        example.set("attention", typed_copy(x.attention));
-      }
-      out.set("example", example);
-    });
+  def("trainerEvaluate", [](int id, int n, int seed, val out) {
+    const Evaluation e = trainers.at(id, "this trainer").evaluate(n, static_cast<uint32_t>(seed));
+    const ToyExample& x = e.example;
+    out.set("exactMatch", e.exact_match);
+    val example = n > 0 ? val::object() : val::null();
+    if (n > 0) {
+      example.set("source", strings(x.source));
+      example.set("target", strings(x.target));
+      example.set("output", strings(x.output));
+      example.set("attention", typed_copy(x.attention));
+    }
+    out.set("example", example);
   });
   // Translators and trainers share the ids.
   function("dispose", +[](int id) {

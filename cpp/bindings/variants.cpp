@@ -34,78 +34,60 @@ float scale_of(const val& a, const AttentionDims& d) {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_variants) {
-  function("sparseAttention", +[](val a) {
-    return guarded([&] {
-      const AttentionDims d = read_dims(a);
-      sparse_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d.batch(), d.Dq, d.Dv, scale_of(a, d),
-                       read_pattern(a["pattern"], d.Sq, d.Sk), read_masks(a["masks"], scores_shape(d)),
-                       ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
-    });
+  def("sparseAttention", [](val a) {
+    const AttentionDims d = read_dims(a);
+    sparse_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d.batch(), d.Dq, d.Dv, scale_of(a, d),
+                     read_pattern(a["pattern"], d.Sq, d.Sk), read_masks(a["masks"], scores_shape(d)),
+                     ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
   });
-  function("attentionPattern", +[](val a) {
-    return guarded([&] {
-      pattern_mask(read_pattern(a["pattern"], num(a, "Sq"), num(a, "Sk")), flag(a, "causal"), ptr<uint8_t>(a, "out"));
-    });
+  def("attentionPattern", [](val a) {
+    pattern_mask(read_pattern(a["pattern"], num(a, "Sq"), num(a, "Sk")), flag(a, "causal"), ptr<uint8_t>(a, "out"));
   });
-  function("shawAttention", +[](val a) {
-    return guarded([&] {
-      const AttentionDims d = read_dims(a);
-      shaw_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d.batch(), d.Sq, d.Sk, d.Dq, d.Dv, scale_of(a, d),
-                     read_shaw(a["shaw"]), read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"),
-                     ptr<float>(a, "weights"), thread_pool());
-    });
+  def("shawAttention", [](val a) {
+    const AttentionDims d = read_dims(a);
+    shaw_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d.batch(), d.Sq, d.Sk, d.Dq, d.Dv, scale_of(a, d),
+                   read_shaw(a["shaw"]), read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"),
+                   ptr<float>(a, "weights"), thread_pool());
   });
-  function("multiHeadAttention", +[](val a) {
-    return guarded([&] {
-      const int64_t B = num(a, "B"), L = num(a, "L"), S = num(a, "S");
-      const MultiHeadParams p{num(a, "E"), num(a, "H"), ptr(a, "inProjWeight"), ptr(a, "inProjBias"), ptr(a, "outProjWeight"),
-                              ptr(a, "outProjBias")};
-      const bool has_rope = given(a["rope"]), has_shaw = given(a["shaw"]);
-      const RopeParams rotary = has_rope ? read_rope(a["rope"]) : RopeParams{};
-      const ShawParams shaw = has_shaw ? read_shaw(a["shaw"]) : ShawParams{};
-      multi_head_attention(ptr(a, "query"), ptr(a, "key"), ptr(a, "value"), B, L, S, p,
-                           read_masks(a["masks"], {B, p.num_heads, L, S}), ptr<float>(a, "out"), ptr<float>(a, "weights"),
-                           flag(a, "averageWeights"), thread_pool(), has_rope ? &rotary : nullptr,
-                           has_shaw ? &shaw : nullptr);
-    });
+  def("multiHeadAttention", [](val a) {
+    const int64_t B = num(a, "B"), L = num(a, "L"), S = num(a, "S");
+    const MultiHeadParams p{num(a, "E"), num(a, "H"), ptr(a, "inProjWeight"), ptr(a, "inProjBias"), ptr(a, "outProjWeight"),
+                            ptr(a, "outProjBias")};
+    const bool has_rope = given(a["rope"]), has_shaw = given(a["shaw"]);
+    const RopeParams rotary = has_rope ? read_rope(a["rope"]) : RopeParams{};
+    const ShawParams shaw = has_shaw ? read_shaw(a["shaw"]) : ShawParams{};
+    multi_head_attention(ptr(a, "query"), ptr(a, "key"), ptr(a, "value"), B, L, S, p,
+                         read_masks(a["masks"], {B, p.num_heads, L, S}), ptr<float>(a, "out"), ptr<float>(a, "weights"),
+                         flag(a, "averageWeights"), thread_pool(), has_rope ? &rotary : nullptr,
+                         has_shaw ? &shaw : nullptr);
   });
-  function("linearAttention", +[](val a) {
-    return guarded([&] {
-      LinearSpec s{parse_linear_method(str(a, "method")), flag(a, "causal"), num(a, "features"), num(a, "rank"),
-                   ptr(a, "E"), ptr(a, "F"), seed(a)};
-      linear_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), num(a, "batch"), num(a, "Sq"), num(a, "Sk"), num(a, "D"),
-                       num(a, "Dv"), s, ptr<float>(a, "out"), thread_pool());
-    });
+  def("linearAttention", [](val a) {
+    LinearSpec s{parse_linear_method(str(a, "method")), flag(a, "causal"), num(a, "features"), num(a, "rank"),
+                 ptr(a, "E"), ptr(a, "F"), seed(a)};
+    linear_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), num(a, "batch"), num(a, "Sq"), num(a, "Sk"), num(a, "D"),
+                     num(a, "Dv"), s, ptr<float>(a, "out"), thread_pool());
   });
-  function("rope", +[](val a) {
-    return guarded([&] {
-      // `name`: the argument x came from (x, or attention's q or k), for the overflow Error.
-      rope(ptr(a, "x"), ptr<float>(a, "out"), num(a, "outer"), num(a, "S"), num(a, "inner"), num(a, "D"), read_rope(a),
-           str(a, "name").c_str());
-    });
+  def("rope", [](val a) {
+    // `name`: the argument x came from (x, or attention's q or k), for the overflow Error.
+    rope(ptr(a, "x"), ptr<float>(a, "out"), num(a, "outer"), num(a, "S"), num(a, "inner"), num(a, "D"), read_rope(a),
+         str(a, "name").c_str());
   });
   // T5's bias diagonals [heads, Sq + Sk - 1], for a backend that takes them as a mask (WebGPU).
-  function("t5BiasTable", +[](val a) {
-    return guarded([&] {
-      const int64_t heads = num(a, "heads");
-      t5_bias(ptr(a, "weights"), heads, read_t5(a), heads, num(a, "Sq"), num(a, "Sk"), ptr<float>(a, "out"),
-              num(a, "queryOffset"));
-    });
+  def("t5BiasTable", [](val a) {
+    const int64_t heads = num(a, "heads");
+    t5_bias(ptr(a, "weights"), heads, read_t5(a), heads, num(a, "Sq"), num(a, "Sk"), ptr<float>(a, "out"),
+            num(a, "queryOffset"));
   });
-  function("lshAttention", +[](val a) {
-    return guarded([&] {
-      const LshParams p{num(a, "nBuckets"), num(a, "nHashes"), num(a, "chunkSize"), flag(a, "causal"), seed(a)};
-      lsh_attention(ptr(a, "qk"), ptr(a, "v"), num(a, "batch"), num(a, "S"), num(a, "D"), num(a, "Dv"), p,
-                    ptr<float>(a, "out"), ptr<int32_t>(a, "buckets"), ptr<int32_t>(a, "attended"), thread_pool());
-    });
+  def("lshAttention", [](val a) {
+    const LshParams p{num(a, "nBuckets"), num(a, "nHashes"), num(a, "chunkSize"), flag(a, "causal"), seed(a)};
+    lsh_attention(ptr(a, "qk"), ptr(a, "v"), num(a, "batch"), num(a, "S"), num(a, "D"), num(a, "Dv"), p,
+                  ptr<float>(a, "out"), ptr<int32_t>(a, "buckets"), ptr<int32_t>(a, "attended"), thread_pool());
   });
-  function("synthesizer", +[](val a) {
-    return guarded([&] {
-      const SynthesizerParams p{parse_synth_kind(str(a, "kind")), read_mlp(a["mlp"]), read_mlp(a["mlpB"]),
-                                ptr(a, "R"), ptr(a, "R1"), ptr(a, "R2"), num(a, "rank"), ptr(a, "q"), ptr(a, "k"),
-                                num(a, "Dqk"), static_cast<float>(real(a, "dotWeight")), flag(a, "causal")};
-      synthesizer_seeded(ptr(a, "x"), ptr(a, "v"), num(a, "batch"), num(a, "S"), num(a, "D"), num(a, "Dv"), p, seed(a),
-                         ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
-    });
+  def("synthesizer", [](val a) {
+    const SynthesizerParams p{parse_synth_kind(str(a, "kind")), read_mlp(a["mlp"]), read_mlp(a["mlpB"]),
+                              ptr(a, "R"), ptr(a, "R1"), ptr(a, "R2"), num(a, "rank"), ptr(a, "q"), ptr(a, "k"),
+                              num(a, "Dqk"), static_cast<float>(real(a, "dotWeight")), flag(a, "causal")};
+    synthesizer_seeded(ptr(a, "x"), ptr(a, "v"), num(a, "batch"), num(a, "S"), num(a, "D"), num(a, "Dv"), p, seed(a),
+                       ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
   });
 }
