@@ -199,6 +199,37 @@ describe('loadModel in a browser Worker', () => {
     expect(problems).toEqual([]);
   });
 
+  it('a model whose instance trapped in its Worker refuses later calls with an Error that says so', async () => {
+    const before = page.workers();
+    await page.evaluate(async () => {
+      const { lib, fixture } = window as unknown as { lib: typeof import('attnlab'); fixture: (n: string) => string };
+      (window as unknown as { model: unknown }).model = await lib.loadModel(fixture('gpt2-f32'));
+    });
+    const worker = page.workers().find((w) => !before.includes(w))!;
+    // No input makes a trap: a setter for a field the binding writes into its out object throws
+    // one through the engine's frames, inside the model's Worker (wasm-traps.test.ts in Node).
+    await worker.evaluate(() => Object.defineProperty(Object.prototype, 'ctx', {
+      configurable: true,
+      set() {
+        throw new WebAssembly.RuntimeError('unreachable');
+      },
+    }));
+    const r = await page.evaluate(async () => {
+      const m = (window as unknown as { model: import('attnlab').PretrainedModel }).model;
+      const err = (p: Promise<unknown>) => p.then(() => 'resolved', (e: Error) => e.message);
+      const out = [m.runsIn, await err(m.forward('the cat')), await err(m.forward('the cat'))];
+      m.dispose();
+      return out;
+    });
+    expect(r).toEqual([
+      'worker',
+      'forward: the WebAssembly instance trapped (RuntimeError: unreachable) and cannot be used again; call loadModel() for a new model',
+      'forward: the WebAssembly instance trapped in an earlier call (RuntimeError: unreachable) and cannot be used again; call loadModel() for a new model',
+    ]);
+    await expect.poll(workers).toBe(pageWorkers);
+    expect(problems).toEqual([]);
+  });
+
   it('where no Worker may start (CSP worker-src \'none\'), runs on the page by default and says why; worker: true rejects', async () => {
     const p = await browser.newPage();
     await p.goto(`${server.url}no-workers.html`);
