@@ -2,8 +2,10 @@
 // CORP cross-origin), the course page on another, imported by absolute URL with no bundler. On a
 // plain page, a cross-origin isolated page, in a plain iframe and in sandboxed iframes
 // (allow-scripts, with and without allow-same-origin), createTrainer() reports progress and
-// cancel() settles `done` within 100 ms. A direct `new Worker(cross-origin URL)` is refused there (SecurityError): the trainer
-// must start its Worker through a same-origin bootstrap, or train on the page in slices.
+// cancel() settles `done` at once (in a Worker) or at the page's next turn (in slices on the page).
+// A direct `new Worker(cross-origin URL)` is refused there (SecurityError): the trainer must start
+// its Worker through a same-origin bootstrap, or train on the page in slices. Times are printed,
+// never asserted (they vary with the machine's load): the assertions count event-loop turns.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launch, repoRoot, visit } from './helpers';
@@ -24,22 +26,40 @@ interface PageResult {
   progress?: { step: number; thread: string }[];
   afterCancel?: number;
   cancelMs?: number;
+  turnsCancelToDone?: number;
   firstProgressMs?: number;
   longestBlockMs?: number;
   steadyBlockMs?: number;
+  heapGrew?: boolean;
+  slicedTurns?: number;
   workerError?: string;
 }
 
 // The course page's script: load the package by URL, train, cancel 300 ms after the first
-// progress event, report to window.__result (and to the parent frame, if framed).
+// progress event, report to window.__result (and to the parent frame, if framed). Event-loop turns
+// are counted by a chain of MessageChannel tasks, one a turn (the trainer yields by the same kind
+// of task, queued in order). When the training ran on the page, a second run goes to its first
+// progress event under a stepped clock (each performance.now() 1 ms after the one before): 20 steps
+// and 40 held-out sequences in slices of 8 ms hold at least ceil(20 / 8) + ceil(40 / 8) = 8 turns,
+// where an unsliced trainer takes one (tests/js/trainer-probe.ts has the argument).
 const trainerPage = (pkgUrl: string) => `<!doctype html><meta charset="utf-8"><title>trainer</title><link rel="icon" href="data:,">
 <script type="module">
 const report = (r) => { window.__result = r; if (parent !== window) parent.postMessage({ trainer: r }, '*'); };
+const turnCounter = () => {
+  let n = 0, on = true;
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => { n++; if (on) ch.port2.postMessage(0); };
+  ch.port2.postMessage(0);
+  return { count: () => n, stop: () => { on = false; ch.port1.close(); } };
+};
+const options = { task: 'reverse', hidden: 32, evalEvery: 20, evalSize: 40, maxSeconds: 60, targetAccuracy: 1 };
 try {
   const { load } = await import(${JSON.stringify(`${pkgUrl}dist/index.js`)});
   const lib = await load({ variant: 'simd' });
-  // The longest event-loop block: over the whole run, and after the first progress event (by then
-  // the first training step, several times slower than the next while the engine warms up, is past).
+  const heapBefore = lib.heapStats().total;
+  const turns = turnCounter();
+  // The longest event-loop block (printed): over the whole run, and after the first progress event
+  // (by then the first training step, several times slower than the next while the engine warms up, is past).
   let worst = 0, steady = 0, last = performance.now();
   const probe = setInterval(() => {
     const n = performance.now();
@@ -48,20 +68,38 @@ try {
     last = n;
   }, 1);
   const progress = [];
-  let cancelAt = 0, afterCancel = 0, firstProgressMs = 0;
+  let cancelAt = 0, turnAtCancel = 0, afterCancel = 0, firstProgressMs = 0;
   const t0 = performance.now();
-  const s = lib.createTrainer({ task: 'reverse', hidden: 32, evalEvery: 20, evalSize: 40, maxSeconds: 60, targetAccuracy: 1,
+  const s = lib.createTrainer({ ...options,
     onProgress: (p) => {
       if (cancelAt) afterCancel++;
       progress.push({ step: p.step, thread: p.thread });
       if (progress.length === 1) firstProgressMs = performance.now() - t0;
-      if (progress.length === 1) setTimeout(() => { cancelAt = performance.now(); s.cancel(); }, 300);
+      if (progress.length === 1) setTimeout(() => { cancelAt = performance.now(); turnAtCancel = turns.count(); s.cancel(); }, 300);
     } });
   const r = await s.done;
   const cancelMs = performance.now() - cancelAt;
+  const turnsCancelToDone = turns.count() - turnAtCancel;
+  turns.stop();
   clearInterval(probe);
+  // The trainer's engine (its own WebAssembly module) is loaded on the page only to train there.
+  const heapGrew = lib.heapStats().total > heapBefore;
+  let slicedTurns;
+  if (r.thread === 'main') {
+    const counter = turnCounter();
+    let clock = 0, from = 0;
+    performance.now = () => { if (clock === 0) from = counter.count(); return ++clock; };
+    try {
+      slicedTurns = await new Promise((resolve) => {
+        const t = lib.createTrainer({ ...options, onProgress: () => { resolve(counter.count() - from); t.cancel(); } });
+      });
+    } finally {
+      delete performance.now;
+      counter.stop();
+    }
+  }
   report({ ok: true, origin: self.origin, workerError: r.workerError, isolated: self.crossOriginIsolated === true, thread: r.thread, reason: r.reason,
-    step: r.step, progress, afterCancel, cancelMs, firstProgressMs, longestBlockMs: worst, steadyBlockMs: steady });
+    step: r.step, progress, afterCancel, cancelMs, turnsCancelToDone, firstProgressMs, longestBlockMs: worst, steadyBlockMs: steady, heapGrew, slicedTurns });
 } catch (e) {
   report({ ok: false, error: String(e && e.stack || e) });
 }
@@ -109,7 +147,7 @@ describe('createTrainer with the package on another origin', () => {
     ['sandboxed iframe (allow-scripts allow-same-origin)', '/sandboxed-same-origin.html', { thread: 'worker', isolated: false, opaque: false }],
     ["a page whose CSP refuses every Worker (worker-src 'none')", '/no-worker.html', { thread: 'main', isolated: false, opaque: false }],
   ];
-  test.each(cases)('%s: progress, then cancel settles done within 100 ms', async (_name, path, expected) => {
+  test.each(cases)('%s: progress, then cancel settles done at once or at the next turn', async (_name, path, expected) => {
     const { r, problems } = await run(path);
     console.log(`${_name}: ${JSON.stringify({ ...r, progress: r.progress?.length })}`);
     expect(r.error).toBeUndefined();
@@ -122,13 +160,17 @@ describe('createTrainer with the package on another origin', () => {
     expect(r.reason).toBe('cancelled');
     expect(r.step).toBeGreaterThan(r.progress![0].step);
     expect(r.afterCancel).toBe(0);
-    expect(r.cancelMs).toBeLessThan(100);
     expect(r.workerError === undefined).toBe(expected.thread === 'worker');
-    // A Worker leaves the page's event loop alone; the fallback yields after every ~8 ms slice of
-    // whole steps. A generous bound (the figures are in the log): once warm, no block is longer than
-    // 250 ms, where an unsliced trainer blocks for a whole evaluation interval (20 steps and 40
-    // evaluations). The very first step is not bounded: it takes a few hundred ms in a fresh instance.
-    expect(r.steadyBlockMs).toBeLessThan(250);
+    // A Worker leaves the page's event loop alone: the page never loads the trainer's engine, and
+    // cancel() settles done in its own turn. The fallback yields after every ~8 ms slice of whole
+    // steps: cancel() is seen at the trainer's next turn (queued before the cancel's timer ran; the
+    // X
+    expect(r.heapGrew).toBe(expected.thread === 'main');
+    if (expected.thread === 'worker') expect(r.turnsCancelToDone).toBe(0);
+    else {
+      expect(r.turnsCancelToDone).toBeLessThanOrEqual(1);
+      expect(r.slicedTurns).toBeGreaterThanOrEqual(8);
+    }
     // The refused Workers are reported as CSP violations (by Chromium and by the page's listener);
     // nothing else may be.
     expect(problems.filter((p) => !(expected.thread === 'main' && /worker-src/.test(p)))).toEqual([]);
