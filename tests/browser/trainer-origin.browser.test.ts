@@ -164,7 +164,7 @@ describe('createTrainer with the package on another origin', () => {
     // A Worker leaves the page's event loop alone: the page never loads the trainer's engine, and
     // cancel() settles done in its own turn. The fallback yields after every ~8 ms slice of whole
     // steps: cancel() is seen at the trainer's next turn (queued before the cancel's timer ran; the
-    // X
+    // counter's own turn at most once before it), and the stepped-clock run took at least 8 turns.
     expect(r.heapGrew).toBe(expected.thread === 'main');
     if (expected.thread === 'worker') expect(r.turnsCancelToDone).toBe(0);
     else {
