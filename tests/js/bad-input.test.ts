@@ -114,10 +114,11 @@ describe.each(VARIANTS)('%s', (variant) => {
   });
 
   // Edge shapes that hung, threw a RangeError or a misleading Error: each gives its (empty) result.
+  // No time is asserted: a loop over the leading dimensions (2^40 rows) runs for hours, and the
+  // test's timeout fails it (Vitest checks it when a synchronous test returns, too).
   it('empty results with huge leading dimensions return at once', () => {
     const lib = libs[variant];
     const E = (shape: number[]) => ({ data: new Float32Array(0), shape });
-    const t0 = performance.now();
     expect(lib.maskedSoftmax(E([2 ** 40, 0, 1024]), { causal: true }).shape).toEqual([2 ** 40, 0, 1024]);
     expect(lib.maskedSoftmax(E([2 ** 40, 0, 1024]), { validLens: [1] }).data.length).toBe(0);
     for (const method of ['elu', 'favor+', 'linformer'] as const) {
@@ -126,8 +127,7 @@ describe.each(VARIANTS)('%s', (variant) => {
     const r = lib.attention(E([2 ** 20, 2 ** 20, 0, 8]), E([2 ** 20, 2 ** 20, 0, 8]), E([2 ** 20, 2 ** 20, 0, 3]), { attnMask: { data: new Uint8Array(0), shape: [0] }, returnWeights: true });
     expect([r.output.shape, r.weights.shape]).toEqual([[2 ** 20, 2 ** 20, 0, 3], [2 ** 20, 2 ** 20, 0, 0]]);
     expect(lib.attentionScores(E([2 ** 40, 0, 8]), E([2 ** 40, 0, 8])).shape).toEqual([2 ** 40, 0, 0]);
-    expect(performance.now() - t0).toBeLessThan(2000);
-  });
+  }, 10_000);
 
   it('zero heads with t5, synthesizer with S = 0, and bigbird with more random blocks than blocks work', () => {
     const lib = libs[variant];
