@@ -36,7 +36,8 @@ describe("an author's CSS custom properties", () => {
       const frame = (id: string) => get(id).shadowRoot!.querySelector('svg > rect[fill="none"]')!.getAttribute('stroke');
       out.line = frame('big');
       out.badLine = frame('bad');
-      out.labels = get('inherits').shadowRoot!.querySelector('svg g[font-size] text')!.closest('g')!.getAttribute('fill');
+      // The fill the labels inherit (they sit in a group per language, inside the one that sets it).
+      out.labels = get('inherits').shadowRoot!.querySelector('svg text[data-row]')!.closest('g[fill]')!.getAttribute('fill');
       const svg = new DOMParser().parseFromString(get('dark').toSVG(), 'image/svg+xml');
       out.darkExportBg = svg.querySelector('svg > rect')!.getAttribute('fill');
       out.darkHostBg = getComputedStyle(get('dark')).backgroundColor;
