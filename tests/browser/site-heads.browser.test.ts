@@ -14,8 +14,8 @@ test('heads, trained model: the Target box shows the model\'s translation of eac
     const problems = pageProblems(page);
     await page.goto(`${site.isolated.url}heads.html#kind=decoder`);
     await page.waitForFunction(() => document.getElementById('load-status')?.dataset.state === 'ready', undefined, { timeout: 90_000 });
-    // The decoder's tokens (subword pieces ending in </s>: 'the to p s . </s>') and the Target box
-    // ('the tops.'), compared as their lower-case letters without spaces.
+    // The decoder's tokens (subword pieces ending in </s>: '... the chair . </s>') and the Target
+    // box ('The dog is sitting on the chair.'), compared as their lower-case letters without spaces.
     const words = (s: string) => s.toLowerCase().replace(/<\/s>|\s/g, '');
     const state = () => page.evaluate(() => ({
       box: (document.getElementById('tgt') as HTMLInputElement).value,
@@ -26,6 +26,8 @@ test('heads, trained model: the Target box shows the model\'s translation of eac
     const first = await state();
     expect(first.disabled).toBe(true);
     expect(words(first.box)).toEqual(words(first.decoder));
+    // The page's first sentence is one the shipped model gets right (view-state.ts).
+    expect(words(first.box)).toBe('thedogissittingonthechair.');
     await page.fill('#src', 'je suis fatigué .');
     await page.click('#sentences button[type="submit"]');
     // The shipped model writes "i'm tired . </s>".

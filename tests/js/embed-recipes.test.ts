@@ -23,8 +23,8 @@ describe('widgetMarkup: a view as one widget, in its state', () => {
       .toBe('<attn-head-view model="fra-eng" text="il pleut ." part="decoder" layer="2" heads="1 3"></attn-head-view>\n'
         + '<attn-model-view model="fra-eng" text="il pleut ." part="decoder"></attn-model-view>');
     expect(widgetMarkup('heads.html', view('kind=cross')))
-      .toBe('<attn-head-view model="fra-eng" text="le chat est assis sur le tapis ." part="cross"></attn-head-view>\n'
-        + '<attn-model-view model="fra-eng" text="le chat est assis sur le tapis ." part="cross"></attn-model-view>');
+      .toBe('<attn-head-view model="fra-eng" text="le chien est assis sur la chaise ." part="cross"></attn-head-view>\n'
+        + '<attn-model-view model="fra-eng" text="le chien est assis sur la chaise ." part="cross"></attn-model-view>');
     // The untrained comparison has random weights: no widget shows it, the page is framed instead.
     expect(widgetMarkup('heads.html', view('model=untrained&kind=encoder'))).toBeNull();
   });

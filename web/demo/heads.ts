@@ -26,7 +26,7 @@ const hash = readHash();
 const state = {
   // French source: the trained model translates French → English.
   src: (hash.get('src') ?? HEADS_DEFAULT_SOURCE).slice(0, 200),
-  tgt: (hash.get('tgt') ?? 'the cat sat on the mat .').slice(0, 200),
+  tgt: (hash.get('tgt') ?? 'the dog is sitting on the chair .').slice(0, 200),
   kind: param<Kind>('kind', 'encoder', oneOf(KINDS)),
   layer: param('layer', 0, num(0, 11)),
   heads: hash.get('heads'),

@@ -8,8 +8,13 @@ export const TRANSLATION_EXAMPLES = {
   'eng-fra': ['i am a student .', 'he is very tired .', 'we are late .', 'she is taller than me .'],
 } as const;
 
-/** The heads page's French source sentence when its hash has none. */
-export const HEADS_DEFAULT_SOURCE = 'le chat est assis sur le tapis .';
+/**
+ * The heads page's French source sentence when its hash has none: one the shipped Transformer
+ * translates right ("the dog is sitting on the chair .") though the corpus lacks it, so its
+ * cross-attention lines join words that mean the same. "le chat est assis sur le tapis ." came out
+ * as "the cat is on the tops ." ("tapis" is in 6 of 68,729 pairs).
+ */
+export const HEADS_DEFAULT_SOURCE = 'le chien est assis sur la chaise .';
 
 export interface XYPoint {
   x: number;
