@@ -37,30 +37,32 @@ export interface CancelRun {
   result: TrainerResult;
   /** From cancel() to `done` resolving (ms). */
   cancelMs: number;
-  /** From when the timer asking for the cancel was due to `done` resolving (ms). */
+  /** From when the (0 ms) timer asking for the cancel was set to `done` resolving (ms). */
   cancelFromDueMs: number;
   /** From createTrainer() to the first progress event: one evaluation interval (ms). */
   firstProgressMs: number;
   /** Event-loop block: the longest gap of a 1 ms interval while training (ms). */
   longestBlockMs: number;
   progressAfterCancel: number;
-  /** Event-loop turns from createTrainer() to the first progress event. */
-  turnsToFirstProgress: number;
-  /** Event-loop turns from cancel() to `done` resolving: 0 when it settles in the same turn. */
+  /**
+   * Event-loop turns queued after cancel() that ran before `done` resolved: 0 when it settles in
+   * cancel()'s turn or in one already queued then (the in-process trainer's next turn).
+   */
   turnsCancelToDone: number;
 }
 
 /**
  * Starts a trainer whose onProgress reaches for the session (the pattern that threw 'Cannot access
  * s before initialization' when progress fired inside createTrainer()), then cancels it from a
- * timer `cancelAfterMs` after the first progress event.
+ * timer set at the second progress event: however slow the machine, it has trained past the first.
  */
-export async function cancelRun(lib: Attnlab, options: CreateTrainerOptions, cancelAfterMs: number): Promise<CancelRun> {
+export async function cancelRun(lib: Attnlab, options: CreateTrainerOptions): Promise<CancelRun> {
   const probe = loopProbe();
-  const turns = turnCounter();
   const progress: TrainerProgress[] = [];
-  let returned = false, progressAfterReturn = true, cancelled = false, progressAfterCancel = 0, timerSet = false;
-  let due = 0, cancelAt = 0, firstProgressMs = 0, turnsToFirstProgress = 0, turnAtCancel = 0;
+  let returned = false, progressAfterReturn = true, cancelled = false, progressAfterCancel = 0;
+  let due = 0, cancelAt = 0, firstProgressMs = 0;
+  // Started with cancel() (a chain of immediates spins while the loop is idle, as it is while a Worker trains).
+  let turns: ReturnType<typeof turnCounter> | undefined;
   const t0 = performance.now();
   const s = lib.createTrainer({
     ...options,
@@ -68,17 +70,15 @@ export async function cancelRun(lib: Attnlab, options: CreateTrainerOptions, can
       progressAfterReturn &&= returned;
       progress.push(p);
       if (cancelled) progressAfterCancel++;
-      if (s && !timerSet) {
-        timerSet = true;
-        firstProgressMs = performance.now() - t0;
-        turnsToFirstProgress = turns.count();
-        due = performance.now() + cancelAfterMs;
+      if (progress.length === 1) firstProgressMs = performance.now() - t0;
+      if (s && progress.length === 2) {
+        due = performance.now();
         setTimeout(() => {
           cancelAt = performance.now();
-          turnAtCancel = turns.count();
+          turns = turnCounter();
           cancelled = true;
           s.cancel();
-        }, cancelAfterMs);
+        });
       }
     },
   });
@@ -86,11 +86,11 @@ export async function cancelRun(lib: Attnlab, options: CreateTrainerOptions, can
   returned = true;
   const result = await s.done;
   const end = performance.now();
-  const turnsCancelToDone = turns.count() - turnAtCancel;
-  turns.stop();
+  const turnsCancelToDone = turns?.count() ?? NaN;
+  turns?.stop();
   return {
     createMs, progressAfterReturn, progress, result, cancelMs: end - cancelAt, cancelFromDueMs: end - due, firstProgressMs,
-    longestBlockMs: probe.stop(), progressAfterCancel, turnsToFirstProgress, turnsCancelToDone,
+    longestBlockMs: probe.stop(), progressAfterCancel, turnsCancelToDone,
   };
 }
 

@@ -19,7 +19,7 @@ describe('createTrainer in a worker thread (worker: true)', () => {
   it('progress from the Worker after createTrainer returned; cancel settles done in the same turn; no training on this thread', async () => {
     const own = await load({ variant: 'simd' });
     const heapBefore = own.heapStats().total;
-    const r = await cancelRun(own, { ...SMALL, worker: true }, 1000);
+    const r = await cancelRun(own, { ...SMALL, worker: true });
     const heapAfter = own.heapStats().total;
     own.dispose();
     console.log(`worker_threads: createTrainer ${r.createMs.toFixed(2)} ms, longest event-loop block ${r.longestBlockMs.toFixed(1)} ms, ` +
