@@ -1,25 +1,41 @@
 // A WebAssembly instance that trapped (RuntimeError: unreachable, memory access out of bounds)
 // inside a call is not safe to run again: the trap skipped the C++ epilogues (the shadow stack
-// pointer, a held lock, a half-built object). Its translator or model refuses every later call
-// with an Error that says so; the instance loads a fresh nn module for the next loadTranslator(),
-// and a Worker translator ends its Worker and loads the model in a fresh one for the next call.
+// pointer, a held lock, a half-built object). Its translator, model or attnlab instance
+// (the core's ops) refuses every later call with an Error that says so, and calls nothing more in
+// it (not even free); the instance loads a fresh nn module for the next loadTranslator(), and
+// a Worker translator ends its Worker and loads the model in a fresh one for
+// the next call.
 // Out of memory is no trap: the bindings turn std::bad_alloc into an Error and the instance
 // keeps working (bad-input.test.ts). No input provokes a trap, so the tests make one inside the
 // binding call: a setter on Object.prototype for a field the binding writes into its `out`
-// object throws a WebAssembly.RuntimeError through the engine's frames, as a trap would.
-import { load, loadModel } from 'attnlab';
-import { afterEach, expect, it } from 'vitest';
+// object (a getter for an optional field it reads from its arguments and the caller left out)
+// throws a WebAssembly.RuntimeError through the engine's frames, as a trap would.
+import { Attnlab, load, loadModel, type Variant } from 'attnlab';
+import { afterEach, describe, expect, it } from 'vitest';
+import { instantiate, startThreads } from '../../dist/loader.js';
+import type { WasmModule } from '../../dist/wasm-module.js';
 import { runChildScript } from './child-script.js';
+import { VARIANTS } from './variants.js';
 
-/** Makes the binding's write of `field` into its out object throw a trap, until the returned function is called. */
-function trapOn(field: string): () => void {
+/**
+ * Makes the binding's write of `field` into its out object throw a trap, until the returned
+ * function is called (`access` 'get': its read of `field`). With `skip` (writes only), the first
+ * `skip` writes go through and the next one is the only one that traps.
+ */
+function trapOn(field: string, { access = 'set', skip }: { access?: 'get' | 'set'; skip?: number } = {}): () => void {
+  const undo = () => delete (Object.prototype as Record<string, unknown>)[field];
+  let passed = 0;
   Object.defineProperty(Object.prototype, field, {
     configurable: true,
-    set() {
+    [access](this: object, value: unknown) {
+      if (skip !== undefined) {
+        if (passed++ < skip) return void Object.defineProperty(this, field, { value, writable: true, enumerable: true, configurable: true });
+        undo();
+      }
       throw new WebAssembly.RuntimeError('unreachable');
     },
   });
-  return () => delete (Object.prototype as Record<string, unknown>)[field];
+  return undo;
 }
 
 let undo: (() => void) | null = null;
@@ -30,6 +46,7 @@ afterEach(() => {
 
 it('an in-process translator whose instance trapped refuses later calls; loadTranslator() again gets a fresh module', async () => {
   const lib = await load({ variant: 'simd' });
+  const core = lib.heapStats();
   const tr = await lib.loadTranslator('fra-eng', { arch: 'gru' });
   const other = await lib.loadTranslator('fra-eng', { arch: 'transformer' });
   expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
@@ -42,6 +59,8 @@ it('an in-process translator whose instance trapped refuses later calls; loadTra
   const refused = /^translate: the WebAssembly instance trapped in an earlier call \(RuntimeError: unreachable\) and cannot be used again; call lib\.loadTranslator\(\) for a new translator$/;
   expect(() => tr.translate('Je suis fatigué.')).toThrowError(refused);
   expect(() => other.translate('Je suis fatigué.')).toThrowError(refused);
+  // heapStats() leaves the trapped module out, never calling it.
+  expect(lib.heapStats()).toEqual(core);
   tr.dispose();
   other.dispose();
   const fresh = await lib.loadTranslator('fra-eng', { arch: 'gru' });
@@ -105,3 +124,86 @@ it('a Worker translator whose instance trapped: that call rejects naming transla
     2,
   ]);
 }, 60_000);
+
+/**
+ * Records, in order, the calls of `m`'s functions `names` (the test's view of what runs in the
+ * module). After a first op: Emscripten's first call of _malloc or _free replaces it with the raw export.
+ */
+function recordCalls(m: WasmModule, names: (keyof WasmModule)[]): string[] {
+  const calls: string[] = [];
+  const fns = m as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of names) {
+    const f = fns[name];
+    fns[name] = (...args: unknown[]) => {
+      calls.push(name);
+      return f.apply(m, args);
+    };
+  }
+  return calls;
+}
+
+/** Every function of the core module the ops, heapStats() and dispose() call, and the workers' end (JavaScript only). */
+const CALLED: (keyof WasmModule)[] = ['_malloc', '_free', 'setThreads', 'wakeThreads', 'heapUsed', 'findNonfinite', 'maskedSoftmax', 'attention',
+  'linear', 'positionalEncoding', 'terminateWorkers'];
+
+/** An instance over a core module the test holds (load() keeps its own): threads = 2 on the threaded builds. */
+async function instanceOf(variant: Variant, setUp: (m: WasmModule) => void = () => {}): Promise<{ lib: Attnlab; m: WasmModule }> {
+  const threads = variant.endsWith('-threads') ? 2 : 1;
+  const m = await instantiate(variant, threads - 1);
+  expect(await startThreads(m, threads)).toBe('');
+  setUp(m);
+  return { lib: new Attnlab(m, variant, threads), m };
+}
+
+const refusedCall = (fn: string, trap = 'RuntimeError: unreachable') => new RegExp(`^${fn}: the WebAssembly instance trapped in an earlier call \\(${trap}\\) and cannot be used again; call load\\(\\) for a new instance$`);
+
+describe.each(VARIANTS)('the core module, %s', (variant) => {
+  it('a trap in an op: that call names it, every later call but dispose() is refused, and nothing more runs in the module', async () => {
+    const { lib, m } = await instanceOf(variant);
+    const x = { data: Float32Array.of(0, 0), shape: [1, 2] };
+    expect(lib.maskedSoftmax(x).data).toEqual(Float32Array.of(0.5, 0.5));
+    const calls = recordCalls(m, CALLED);
+    // maskedSoftmax's masks have no 'alibi': the binding's read of it finds the trap.
+    undo = trapOn('alibi', { access: 'get' });
+    expect(() => lib.maskedSoftmax(x)).toThrowError(
+      /^maskedSoftmax: the WebAssembly instance trapped \(RuntimeError: unreachable\) and cannot be used again; call load\(\) for a new instance$/);
+    undo();
+    undo = null;
+    const q = { data: new Float32Array(8).fill(0.5), shape: [2, 4] };
+    expect(() => lib.maskedSoftmax(x)).toThrowError(refusedCall('maskedSoftmax'));
+    expect(() => lib.attention(q, q, q)).toThrowError(refusedCall('attention'));
+    await expect(lib.attentionAsync(q, q, q)).rejects.toThrowError(refusedCall('attention'));
+    expect(() => lib.linear(q, { data: new Float32Array(4), shape: [1, 4] })).toThrowError(refusedCall('linear'));
+    expect(() => lib.positionalEncoding(4, 4)).toThrowError(refusedCall('positionalEncoding'));
+    // Its heap's use is unknown without calling in (a threaded build's malloc lock may be held).
+    expect(() => lib.heapStats()).toThrowError(refusedCall('heapStats'));
+    lib.dispose();
+    expect(lib.disposed).toBe(true);
+    expect(() => lib.attention(q, q, q)).toThrowError(/^attention: this attnlab instance has been disposed; call load\(\) for a new one$/);
+    // The call that trapped, then only the workers' end: no free of its scratch, no setThreads(1) at dispose().
+    expect(calls).toEqual([...variant.endsWith('-threads') ? ['wakeThreads'] : [], '_malloc', '_malloc', 'maskedSoftmax', 'terminateWorkers']);
+  });
+});
+
+it.each(['attention', 'attentionAsync'] as const)('a trap in the finite scan of a big input (%s): the call names it and frees none of its heap copies', async (call) => {
+  let trap = false;
+  const { lib, m } = await instanceOf('simd', (m) => {
+    const scan = m.findNonfinite;
+    m.findNonfinite = (...args) => {
+      if (trap) throw new WebAssembly.RuntimeError('memory access out of bounds');
+      return scan.apply(m, args);
+    };
+  });
+  const big = { data: new Float32Array(64 * 128).fill(0.25), shape: [64, 128] };  // scanned in the heap: 4096 values or more
+  const run = () => (call === 'attention' ? lib.attention(big, big, big) : lib.attentionAsync(big, big, big));
+  expect((await run()).output.data[0]).toBeCloseTo(0.25);
+  const calls = recordCalls(m, CALLED);
+  trap = true;
+  const said = /^attention: the WebAssembly instance trapped \(RuntimeError: memory access out of bounds\) and cannot be used again; call load\(\) for a new instance$/;
+  if (call === 'attention') expect(run).toThrowError(said);
+  else await expect(run()).rejects.toThrowError(said);
+  expect(calls).toEqual(['_malloc', 'findNonfinite']);  // q's copy and its scan: the copy is not freed
+  expect(() => lib.linear(big, big)).toThrowError(refusedCall('linear', 'RuntimeError: memory access out of bounds'));
+  lib.dispose();
+  expect(calls.slice(2)).toEqual(['terminateWorkers']);
+});

@@ -181,7 +181,7 @@ export function patternAsMask(m: WasmModule, a: AttentionArgs): AttentionArgs {
 }
 
 export function attention(m: WasmModule, q: unknown, k: unknown, v: unknown, options?: AttentionOptions): AttentionResult {
-  return withHeapCopies(m, (copies) => runAttention(m, attentionArgs(q, k, v, options, copies.scan), copies));
+  return withHeapCopies(m, 'attention', (copies) => runAttention(m, attentionArgs(q, k, v, options, copies.scan), copies));
 }
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */

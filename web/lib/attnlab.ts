@@ -1,4 +1,4 @@
-import { heapFiniteScan } from './heap.js';
+import { guardOps, heapFiniteScan, RELOAD } from './heap.js';
 import { attention, attentionArgs, attentionScores, patternAsMask, runAttention } from './attention.js';
 import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
@@ -16,7 +16,7 @@ import { synthesizer } from './synthesizer.js';
 import { maskedSoftmax, maskedSoftmaxArgs, runMaskedSoftmax } from './softmax.js';
 import { checkOptionsObject } from './tensor.js';
 import { createTrainer, type CreateTrainerOptions, type TrainerSession } from './trainer.js';
-import { hasTrapped } from './trap.js';
+import { checkTrapped, hasTrapped } from './trap.js';
 import type { WorkerTranslator } from './translator-remote.js';
 import { loadTranslator, type LoadTranslatorOptions, type LoadWorkerTranslatorOptions, type Translator, type TranslatorSource } from './translator.js';
 import type {
@@ -43,7 +43,8 @@ interface Modules {
 }
 
 function endModules(mods: Modules): void {
-  mods.core.setThreads(1);
+  // A trapped module (trap.ts) is not called again: its workers are ended from JavaScript alone.
+  if (!hasTrapped(mods.core)) mods.core.setThreads(1);
   mods.core.terminateWorkers();
   // One still loading is ended once it has loaded.
   mods.nn?.then((nn) => nn.terminateWorkers(), () => {});
@@ -86,6 +87,7 @@ export class Attnlab {
   /** @internal Use `load()`. */
   constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null, variantReason = '') {
     this.#m = m;
+    guardOps(m);
     this.#mods = { core: m, nn: null, nnReady: null };
     this.#gpu = gpu;
     this.backend = gpu ? 'webgpu' : 'wasm';
@@ -103,6 +105,8 @@ export class Attnlab {
 
   #mod(fn: string): WasmModule {
     if (!this.#m) throw new Error(`${fn}: this attnlab instance has been disposed; call load() for a new one`);
+    // After a trap in an op (heap.ts's guardOps) every call but dispose() is refused.
+    checkTrapped(this.#m, fn, RELOAD);
     return this.#m;
   }
 
@@ -158,7 +162,7 @@ export class Attnlab {
   attentionAsync(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): Promise<AttentionResult>;
   async attentionAsync(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): Promise<AttentionResult> {
     const m = this.#pooled('attention');  // a disposed instance says so before any argument is checked
-    const a = attentionArgs(q, k, v, options, heapFiniteScan(m));
+    const a = attentionArgs(q, k, v, options, heapFiniteScan(m, 'attention'));
     const wasm = () => runAttention(this.#mod('attention'), a);
     return this.#gpu ? this.#gpu.attention(withT5Table(m, patternAsMask(m, a), a.d.Sq, a.d.Sk), wasm) : wasm();
   }
@@ -250,7 +254,7 @@ export class Attnlab {
   multiHeadAttentionAsync(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult>;
   async multiHeadAttentionAsync(query: TensorInput, key: TensorInput, value: TensorInput, params: MultiHeadParams, options?: MultiHeadOptions): Promise<AttentionResult> {
     const m = this.#pooled('multiHeadAttention');
-    const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(m));
+    const a = multiHeadArgs(query, key, value, params, options, heapFiniteScan(m, 'multiHeadAttention'));
     const wasm = () => runMultiHead(this.#mod('multiHeadAttention'), a);
     return this.#gpu ? this.#gpu.multiHeadAttention(withT5Table(m, a, a.L, a.S), wasm) : wasm();
   }
@@ -300,11 +304,13 @@ export class Attnlab {
 
   /**
    * WebAssembly heap use, summed over this instance's modules (the core's, and the translators'
-   * and trainer's once loaded); `used` returns to its level after every call (no leaks).
+   * and trainer's once loaded); `used` returns to its level after every call (no leaks). An nn
+   * module that trapped is left out (the next loadTranslator() or createTrainer() drops it); a
+   * core that trapped refuses, as every op then does.
    */
   heapStats(): HeapStats {
     const m = this.#mod('heapStats');
-    const nn = this.#mods.nnReady;
+    const nn = this.#mods.nnReady && !hasTrapped(this.#mods.nnReady) ? this.#mods.nnReady : null;
     return { used: m.heapUsed() + (nn?.heapUsed() ?? 0), total: m.memoryBuffer().byteLength + (nn?.memoryBuffer().byteLength ?? 0) };
   }
 

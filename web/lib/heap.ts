@@ -1,7 +1,31 @@
 import { isTyped, jsFiniteScan, type FiniteScan } from './tensor.js';
-import type { WasmModule } from './wasm-module.js';
+import { asTrapError, guardBindings, hasTrapped } from './trap.js';
+import type { ModuleCommon, WasmModule } from './wasm-module.js';
 
 export const MAX_BYTES = 2 ** 31 - 1;  // the heap's hard ceiling (2 GiB)
+
+/** After a trap (trap.ts): where a working instance comes from. */
+export const RELOAD = 'call load() for a new instance';
+
+/**
+ * Every binding the ops call: a Record so that a binding added to WasmModule (wasm-module.ts) and
+ * not here fails to compile. Not malloc: Emscripten's first call of an export replaces it on the
+ * module with the raw export (and a wrapper with it).
+ */
+const OPS: Record<Exclude<keyof WasmModule, keyof ModuleCommon>, true> = {
+  findNonfinite: true, attention: true, attentionScores: true, maskedSoftmax: true, multiHeadAttention: true, nadarayaWatson: true,
+  positionalEncoding: true, sparseAttention: true, attentionPattern: true, linearAttention: true, linear: true, rope: true, shawAttention: true,
+  t5BiasTable: true, lshAttention: true, synthesizer: true, isa: true,
+};
+
+/**
+ * Makes the core module `m` record a trap in any of its ops' bindings (trap.ts's guardBindings):
+ * withScratch() and withHeapCopies(), through which every op calls it, then throw the op's
+ * TrapError and call nothing more in it (not even free).
+ */
+export function guardOps(m: WasmModule): void {
+  guardBindings(m, Object.keys(OPS) as (keyof typeof OPS)[]);
+}
 
 /**
  * The WebAssembly allocations of one call: inputs copied in, outputs copied out into JS-owned
@@ -70,8 +94,10 @@ export function withScratch<T>(m: WasmModule, fn: string, body: (s: Scratch, che
     return body(s, (err) => {
       if (err) throw new Error(`${fn}: ${err}`);
     });
+  } catch (e) {
+    throw asTrapError(m, fn, RELOAD, e);
   } finally {
-    s.free();
+    if (!hasTrapped(m)) s.free();
   }
 }
 
@@ -81,8 +107,8 @@ export function withScratch<T>(m: WasmModule, fn: string, body: (s: Scratch, che
  * start), the copy and kernel about a tenth of that. Small arrays stay with the JS loop. The copy
  * is freed at once: for checks whose run may not follow on this module (WebGPU).
  */
-export function heapFiniteScan(m: WasmModule): FiniteScan {
-  return (data, allowNegInf) => withHeapCopies(m, (copies) => copies.scan(data, allowNegInf));
+export function heapFiniteScan(m: WasmModule, fn: string): FiniteScan {
+  return (data, allowNegInf) => withHeapCopies(m, fn, (copies) => copies.scan(data, allowNegInf));
 }
 
 /**
@@ -120,12 +146,14 @@ export class HeapCopies {
   }
 }
 
-/** Runs `body` (checks with copies.scan, then the run) and frees whatever copies it left. */
-export function withHeapCopies<T>(m: WasmModule, body: (copies: HeapCopies) => T): T {
+/** Runs `body` (the checks of the public call `fn` with copies.scan, then the run) and frees whatever copies it left. */
+export function withHeapCopies<T>(m: WasmModule, fn: string, body: (copies: HeapCopies) => T): T {
   const copies = new HeapCopies(m);
   try {
     return body(copies);
+  } catch (e) {
+    throw asTrapError(m, fn, RELOAD, e);
   } finally {
-    copies.free();
+    if (!hasTrapped(m)) copies.free();
   }
 }

@@ -7,7 +7,7 @@ import type { WasmModule } from './wasm-module.js';
 export function linear(m: WasmModule, x: unknown, weight: unknown, bias?: unknown, options?: LinearOptions): Tensor {
   const fn = 'linear';
   const o = checkOptions(fn, 'options', options, ['out']);
-  return withHeapCopies(m, (copies) => {
+  return withHeapCopies(m, fn, (copies) => {
     const X = checkTensor(fn, 'x', x, { rank: 1, orMore: true, layout: '[..., in]' }, copies.scan);
     const W = checkTensor(fn, 'weight', weight, { rank: 2, layout: '[out, in]' }, copies.scan);
     const [outF, inF] = W.shape;

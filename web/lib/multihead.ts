@@ -117,7 +117,7 @@ export function multiHeadArgs(query: unknown, key: unknown, value: unknown, para
 
 /** PyTorch nn.MultiheadAttention (batch_first=True) forward; see MultiHeadParams/Options. */
 export function multiHeadAttention(m: WasmModule, query: unknown, key: unknown, value: unknown, params: MultiHeadParams, options?: MultiHeadOptions): AttentionResult {
-  return withHeapCopies(m, (copies) => runMultiHead(m, multiHeadArgs(query, key, value, params, options, copies.scan), copies));
+  return withHeapCopies(m, 'multiHeadAttention', (copies) => runMultiHead(m, multiHeadArgs(query, key, value, params, options, copies.scan), copies));
 }
 
 /** The WebAssembly run of checked arguments (`copies`: inputs the checks already put in the heap). */
