@@ -1,9 +1,9 @@
 // A WebAssembly instance that trapped (RuntimeError: unreachable, memory access out of bounds)
 // inside a call is not safe to run again: the trap skipped the C++ epilogues (the shadow stack
-// pointer, a held lock, a half-built object). Its translator, model or attnlab instance
+// pointer, a held lock, a half-built object). Its translator, trainer, model or attnlab instance
 // (the core's ops) refuses every later call with an Error that says so, and calls nothing more in
-// it (not even free); the instance loads a fresh nn module for the next loadTranslator(), and
-// a Worker translator ends its Worker and loads the model in a fresh one for
+// it (not even free); the instance loads a fresh nn module for the next loadTranslator() or
+// createTrainer(), and a Worker translator ends its Worker and loads the model in a fresh one for
 // the next call.
 // Out of memory is no trap: the bindings turn std::bad_alloc into an Error and the instance
 // keeps working (bad-input.test.ts). No input provokes a trap, so the tests make one inside the
@@ -206,4 +206,22 @@ it.each(['attention', 'attentionAsync'] as const)('a trap in the finite scan of 
   expect(() => lib.linear(big, big)).toThrowError(refusedCall('linear', 'RuntimeError: memory access out of bounds'));
   lib.dispose();
   expect(calls.slice(2)).toEqual(['terminateWorkers']);
+});
+
+it('an in-process trainer whose step trapped rejects naming createTrainer, one on the same module is refused; createTrainer() again trains on a fresh module', async () => {
+  const lib = await load({ variant: 'simd' });
+  // An evaluation after every step, never all right so early (the seed is fixed): both still train when the trap comes.
+  const options = { evalEvery: 1, evalSize: 20, targetAccuracy: 1, maxSeconds: 30 };
+  // The fourth step of the two trainers, which take turns: each has stepped and been evaluated.
+  undo = trapOn('tokensPerSecond', { skip: 3 });
+  const evaluated = [0, 0];
+  const done = [0, 1].map((i) => lib.createTrainer({ ...options, onProgress: () => evaluated[i]++ }).done.then((r) => r.reason, (e: Error) => e.message));
+  const again = 'call lib\\.createTrainer\\(\\) for a new trainer';
+  expect((await Promise.all(done)).sort()).toEqual([
+    expect.stringMatching(new RegExp(`^createTrainer: the WebAssembly instance trapped \\(RuntimeError: unreachable\\) and cannot be used again; ${again}$`)),
+    expect.stringMatching(new RegExp(`^createTrainer: the WebAssembly instance trapped in an earlier call \\(RuntimeError: unreachable\\) and cannot be used again; ${again}$`)),
+  ]);
+  expect(evaluated).toEqual([1, 1]);
+  expect((await lib.createTrainer({ ...options, targetAccuracy: 0 }).done).reason).toBe('target');
+  lib.dispose();
 });

@@ -6,6 +6,7 @@
 import { filled } from './filled.js';
 import type { CheckedTrainerOptions } from './trainer-options.js';
 import { trainerError } from './trainer-protocol.js';
+import { guardTrap, hasTrapped } from './trap.js';
 import type { NnModule, TrainerEvaluationOut, TrainerStepOut } from './wasm-module.js';
 
 export type TrainerTask = 'reverse' | 'sort' | 'copy';
@@ -79,6 +80,8 @@ export interface TrainerHooks {
 
 /** Held-out example i is drawn from its own seed, so an evaluation can stop after any example. */
 const EVAL_SEED = 12345;
+/** After a trap (trap.ts): where a working trainer comes from (a fresh nn module, or Worker). */
+const AGAIN = 'call lib.createTrainer() for a new trainer';
 
 declare const setImmediate: ((f: () => void) => unknown) | undefined;
 
@@ -128,7 +131,10 @@ export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainer
   }
   // The time limit counts from here: fetching and compiling the module is not training.
   const t0 = performance.now();
-  const { id } = filled<{ id: number }>((out) => m.trainerCreate(o, out), trainerError);
+  // Every engine call: refused once the module trapped (in this trainer, another, or a translator
+  // of the same instance); a trap in it rejects `done` naming createTrainer.
+  const run = <T>(call: (out: Partial<T>) => string) => filled<T>((out) => guardTrap(m, 'createTrainer', AGAIN, () => call(out)), trainerError);
+  const { id } = run<{ id: number }>((out) => m.trainerCreate(o, out));
   const maxMs = o.maxSeconds * 1000;
   const elapsed = () => performance.now() - t0;
   // Runs work(i) for i in [0, units) (steps or held-out sequences, one engine call each, so the
@@ -152,7 +158,7 @@ export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainer
       let lossSum = 0, steps = 0, tokens = 0, stepMs = 0;
       const trained = await sliced(o.evalEvery, () => {
         const s0 = performance.now();
-        const s = filled<TrainerStepOut>((out) => m.trainerStep(id, 1, out), trainerError);
+        const s = run<TrainerStepOut>((out) => m.trainerStep(id, 1, out));
         const dt = performance.now() - s0;
         lossSum += s.loss;
         steps++;
@@ -165,7 +171,7 @@ export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainer
       let correct = 0;
       let example: TrainerExample | null = null;
       const evaluatedAll = await sliced(o.evalSize, (i) => {
-        const e = filled<TrainerEvaluationOut>((out) => m.trainerEvaluate(id, 1, EVAL_SEED + i, out), trainerError);
+        const e = run<TrainerEvaluationOut>((out) => m.trainerEvaluate(id, 1, EVAL_SEED + i, out));
         correct += e.exactMatch;
         if (i === 0 && e.example) example = { ...e.example, attention: Array.from(e.example.attention) };
       }, false);
@@ -180,7 +186,7 @@ export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainer
       if (elapsed() >= maxMs) return result('time');
     }
   } finally {
-    m.dispose(id);
+    if (!hasTrapped(m)) m.dispose(id);
     turn.close();
   }
 }
