@@ -449,6 +449,11 @@ export abstract class AttnElement extends ElementBase {
    * leaves its message in the widget, not a blank box and an uncaught error.
    */
   renderNow(): void {
+    // The redraw a setter queued would draw this same view again (twice per update).
+    if (this.#raf) {
+      unschedule(this);
+      this.#raf = 0;
+    }
     this.#readPalette();
     const w = this.#width();
     this.#lastWidth = w;
@@ -490,11 +495,7 @@ export abstract class AttnElement extends ElementBase {
 
   /** The picture as a standalone SVG document (colours inlined, background filled). */
   toSVG(): string {
-    if (this.#raf) {
-      unschedule(this);
-      this.#raf = 0;
-      this.renderNow();
-    }
+    if (this.#raf) this.renderNow();
     const svg = this.exportTarget();
     if (!svg) return '';
     const copy = svg.cloneNode(true) as SVGSVGElement;
