@@ -644,11 +644,12 @@ describe("the embed page's recipes, run as written", () => {
     expect(Object.values(await allDrawn(v.page)).every(Boolean)).toBe(true);
     const hv = await v.page.evaluate(() => {
       const e = document.querySelector('attn-head-view') as unknown as { leftTokens: string[]; rightTokens: string[]; activeHeads: number[]; data: number[][][] };
-      return { same: JSON.stringify(e.leftTokens) === JSON.stringify(e.rightTokens), active: e.activeHeads, heads: e.data.length,
+      // Rows: the pieces written; keys: the pieces read ('<bos>', then each written one before).
+      return { shifted: JSON.stringify(e.rightTokens) === JSON.stringify(['<bos>', ...e.leftTokens.slice(0, -1)]), active: e.activeHeads, heads: e.data.length,
         // Decoder self-attention is causal: nothing above the diagonal.
         causal: e.data.every((m) => m.every((row, i) => row.every((w, j) => j <= i || w < 1e-6))) };
     });
-    expect(hv).toMatchObject({ same: true, active: [1], causal: true });
+    expect(hv).toMatchObject({ shifted: true, active: [1], causal: true });
     expect(hv.heads).toBeGreaterThan(1);
     // A head number that is no head is left out, and the widget says so.
     await v.page.evaluate(() => document.querySelector('attn-head-view')!.setAttribute('heads', '1 99'));

@@ -21,6 +21,7 @@ test('heads, trained model: the Target box shows the model\'s translation of eac
       box: (document.getElementById('tgt') as HTMLInputElement).value,
       disabled: (document.getElementById('tgt') as HTMLInputElement).disabled,
       decoder: (document.querySelector('attn-head-view') as unknown as { leftTokens: string[] }).leftTokens.join(' '),
+      keys: (document.querySelector('attn-head-view') as unknown as { rightTokens: string[] }).rightTokens.join(' '),
       hash: new URLSearchParams(location.hash.slice(1)).get('tgt'),
     }));
     const first = await state();
@@ -28,6 +29,10 @@ test('heads, trained model: the Target box shows the model\'s translation of eac
     expect(words(first.box)).toEqual(words(first.decoder));
     // The page's first sentence is one the shipped model gets right (view-state.ts).
     expect(words(first.box)).toBe('thedogissittingonthechair.');
+    // A row is the step that writes a piece; its keys are the pieces the decoder read, '<bos>' and
+    // then each one written before, so no step sees the piece it writes (keyed by the written
+    // pieces, the causal diagonal read as 'dog' looking at 'dog').
+    expect(first.keys).toBe(`<bos> ${first.decoder.split(' ').slice(0, -1).join(' ')}`);
     await page.fill('#src', 'je suis fatigué .');
     await page.click('#sentences button[type="submit"]');
     // The shipped model writes "i'm tired . </s>".
@@ -36,6 +41,7 @@ test('heads, trained model: the Target box shows the model\'s translation of eac
     await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('tgt') === (document.getElementById('tgt') as HTMLInputElement).value);
     const second = await state();
     expect(words(second.box)).toEqual(words(second.decoder));
+    expect(second.keys).toBe(`<bos> ${second.decoder.split(' ').slice(0, -1).join(' ')}`);
     expect(problems).toEqual([]);
   } finally {
     await ctx.close();

@@ -54,7 +54,8 @@ export interface SentenceAttention {
 /**
  * For <attn-head-view> and <attn-model-view> given `model`/`src` and `text`: translates `text`
  * and returns the attention the `part` attribute names: 'encoder' (default: the sentence
- * attending to itself), 'decoder' (the translation, causal) or 'cross' (translation to sentence).
+ * attending to itself), 'decoder' (the translation, causal: each piece's step to the pieces it
+ * read, decoderInputs()) or 'cross' (translation to sentence).
  * Null when the element names no model or no text.
  */
 export async function attributeAttention(el: Element): Promise<SentenceAttention | null> {
@@ -76,7 +77,17 @@ export async function attributeAttention(el: Element): Promise<SentenceAttention
     Array.from(t.data.subarray(((l * H + hd) * Q + i) * K, ((l * H + hd) * Q + i + 1) * K)))));
   const src = r.sourceTokens;
   const tgt = r.targetTokens;
-  return { layers, queries: part === 'encoder' ? src : tgt, keys: part === 'decoder' ? tgt : src };
+  return { layers, queries: part === 'encoder' ? src : tgt, keys: part === 'decoder' ? decoderInputs(tgt) : src };
+}
+
+/**
+ * A Transformer decoder's self-attention keys for its output pieces: the pieces it reads, '<bos>'
+ * and then the one each step before wrote ('<bos>' again after a sentence's '</s>'). The step that
+ * writes targetTokens[t] sees these up to t: the piece it writes is not among them (keyed by
+ * targetTokens, the causal diagonal read as each piece seeing itself).
+ */
+export function decoderInputs(targetTokens: readonly string[]): string[] {
+  return targetTokens.map((_, j) => (j === 0 || targetTokens[j - 1] === '</s>' ? '<bos>' : targetTokens[j - 1]));
 }
 
 /** The attributes that make a head view or model view show a model's attention on a sentence. */

@@ -3,7 +3,7 @@
 // trained translator lands (lib.loadTranslator), a second AttentionModel wraps it: the page only
 // talks to this interface.
 import type { Attnlab, MultiHeadParams, Tensor } from 'attnlab';
-import { gaussian, rng } from '../components/lib';
+import { decoderInputs, gaussian, rng } from '../components/lib';
 
 export type Maps = number[][][][]; // [layer][head][queries][keys]
 
@@ -12,6 +12,11 @@ export interface AttentionMaps {
   targetTokens: string[];
   /** The target as text where the model wrote it (a trained translator); absent where it was given. */
   target?: string;
+  /**
+   * The decoder self-attention's keys where they are not targetTokens: a translator's targetTokens
+   * are the pieces it wrote, its keys the pieces it read ('<bos>', then each written one).
+   */
+  decoderKeys?: string[];
   encoderSelf: Maps;
   decoderSelf: Maps;
   cross: Maps;
@@ -163,6 +168,7 @@ export function translatorModel(tr: TrainedTranslator, name: string, layers: num
         sourceTokens: r.sourceTokens,
         targetTokens: r.targetTokens,
         target: r.text,
+        decoderKeys: decoderInputs(r.targetTokens),
         encoderSelf: layersOf(a.encoderSelf, layers, heads, S, S),
         decoderSelf: layersOf(a.decoderSelf, layers, heads, T, T),
         cross: layersOf(a.cross, layers, heads, T, S),
