@@ -56,8 +56,8 @@ const eqGru = el('div', { id: 'eq-gru' },
   el('h3', { text: 'GRU encoder-decoder with Bahdanau (additive) attention' }),
   math('context c t equals sum over j of alpha t j times h j', sub('c', 't'), t('='), sum(t('j')), sub('α', 'tj'), sub('h', 'j')),
   math('alpha t j equals softmax over j of a of s t minus 1 and h j', sub('α', 'tj'), t('= softmax'), sub('', 'j'), t('(a('), sub('s', 't-1'), t(','), sub('h', 'j'), t('))')),
-  math('a of s and h equals v transpose tanh of W s plus U h', t('a(s, h) ='), sup('v', 'T'), t(' tanh(W s + U h)')),
-  el('p', { text: 'At each output step t the decoder state s scores every encoder state h (the source pieces); the weights α are one row of the alignment matrix, and the context c they mix feeds the next piece.' }));
+  math('a of s and h equals w v transpose tanh of W q s plus W k h', t('a(s, h) ='), sup(sub('w', 'v'), 'T'), t('tanh('), sub('W', 'q'), t('s +'), sub('W', 'k'), t('h)')),
+  el('p', { text: 'At each output step t the decoder’s previous state s (the query) scores every encoder state h (the source pieces), with the additive score of the scoring page; the weights α are one row of the alignment matrix, and the context c they mix feeds the next piece.' }));
 const eqTransformer = el('div', { id: 'eq-transformer' },
   el('h3', { text: 'Transformer: scaled dot-product attention, several heads and layers' }),
   math('Attention of Q K V equals softmax of Q K transpose over root d k, times V',
@@ -66,8 +66,10 @@ const eqTransformer = el('div', { id: 'eq-transformer' },
     sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
   el('p', { text: 'Cross-attention takes Q from the decoder (the pieces written so far) and K, V from the encoder (the source pieces): each head of each layer has its own alignment matrix, and the one shown is their mean over heads in the last layer. Decoder self-attention is causal: a piece cannot look ahead.' }));
 const beamEq = el('div', {},
-  el('p', { text: 'Beam search keeps the k best partial translations by total log-probability:' }),
-  math('score equals sum over t of log p of y t given y before t and x', t('score ='), sum(t('t')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')));
+  el('p', { text: 'Beam search keeps the k best partial translations by total log-probability, then chooses among the finished ones by a score normalised for length (GNMT’s penalty, α = 0.6), so a short translation is not preferred for being short. It is the number at each leaf of the beam tree; L counts the pieces, </s> included:' }),
+  math('score equals the sum over t from 1 to L of log p of y t given y before t and x, divided by l p of L',
+    t('score ='), frac(row(sum(t('t=1'), t('L')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')), t('lp(L)'))),
+  math('l p of L equals the quantity 5 plus L over 6, to the power alpha', t('lp(L) ='), sup(row(t('('), frac(t('5 + L'), '6'), t(')')), 'α')));
 // The source limit is the loaded model's (translator.maxSourceTokens); 48, the shipped models', until one loads.
 const trainedForText = (pieces: number) => `What to type: the models were trained on about 68,000 short everyday sentence pairs from Tatoeba (phrase-book sentences, most under ten words, like the examples). Type one or a few short sentences: several are translated one by one; technical, literary or long text comes out poorly, and a sentence of more than ${pieces} subword pieces is cut (the page says so).`;
 const cutText = (pieces: number) => `A sentence was longer than the model reads (${pieces} subword pieces): only its beginning was translated.`;
