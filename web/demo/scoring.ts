@@ -124,7 +124,7 @@ $('app').append(
       el('h2', { id: 'h-eq', text: 'Weights and masks' }),
       math('alpha i j equals exp of a of q i and k j divided by the sum over unmasked l of exp of a of q i and k l',
         sub('α', 'ij'), t('='), frac(row(t('exp(a('), sub('q', 'i'), t(','), sub('k', 'j'), t('))')), row(t('∑'), sub('', 'l ∉ mask'), t('exp(a('), sub('q', 'i'), t(','), sub('k', 'l'), t('))')))),
-      el('p', { text: 'A masked key gets weight exactly 0 (drawn hatched). Valid length: keys j ≥ the length are hidden (d2l’s valid_lens). Padding: a boolean mask that hides <pad> keys. Causal: query i sees keys j ≤ i.' }))));
+      el('p', { text: 'A masked key gets weight exactly 0 (drawn hatched). Valid length n: each query sees only the first n keys (d2l’s valid_lens). Padding: a boolean mask that hides <pad> keys. Causal: query i sees keys j ≤ i.' }))));
 
 // --- compute -------------------------------------------------------------------------------
 let lib: Attnlab | null = null;
