@@ -19,11 +19,11 @@ const METHODS: { method: Method; title: string; color: string; cost: string }[] 
   // title: panel heading; the chart's legend uses the first word.
   { method: 'dense', title: 'Dense', color: '#868e96', cost: 'O(S²·d)' },
   { method: 'local', title: 'Local (sliding window)', color: '#3559e0', cost: 'O(S·w·d)' },
-  { method: 'longformer', title: 'Longformer (window + global)', color: '#d9480f', cost: 'O(S·(w+g)·d)' },
+  { method: 'longformer', title: 'Longformer (window + global)', color: '#d9480f', cost: 'O(S·(w+g)·d), g global tokens' },
   { method: 'bigbird', title: 'BigBird (blocks: window, global, random)', color: '#2b8a3e', cost: 'O(S·b·d)' },
   { method: 'linear', title: 'Linear (elu + 1 features)', color: '#ae3ec9', cost: 'O(S·d²)' },
   { method: 'lsh', title: 'LSH (Reformer: chunks of 32, 2 rounds)', color: '#c2255c', cost: 'O(r·S·(c + B)·d), B = S/c buckets' },
-  { method: 'synthesizer', title: 'Synthesizer (dense: an MLP per token)', color: '#0b7285', cost: 'O(S²·h)' },
+  { method: 'synthesizer', title: 'Synthesizer (dense: an MLP per token)', color: '#0b7285', cost: 'O(S²·(h + d)), h the MLP’s width' },
 ];
 const PATTERNS: Method[] = ['local', 'longformer', 'bigbird'];
 
