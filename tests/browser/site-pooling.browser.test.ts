@@ -49,3 +49,25 @@ test('pooling: the bandwidth reads the same beside the slider as in the widget\'
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);
+
+test('pooling: training keeps h in the slider\'s range (0.05 to 3), so the trained view\'s link reopens on it', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const problems = pageProblems(page);
+  // y alternates 0, 2 every 0.5 along x: a point's neighbours have the other value, so the
+  // leave-one-out loss falls as h grows (the mean of the rest); unbounded, training went to h = 4.8.
+  const pts = Array.from({ length: 10 }, (_, i) => `${(0.25 + 0.5 * i).toFixed(2)}_${i % 2 ? '2.00' : '0.00'}`).join('~');
+  await page.goto(`${site.isolated.url}pooling.html#pts=${pts}`);
+  await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+  await page.click('#train');
+  await page.waitForSelector('#train-status[data-done="1"]', { timeout: 60_000 });
+  const trained = (await shown(page)).out;
+  expect(trained).toBe('h = 3.000');
+  // The hash is written 60 ms after a change (site/state.ts); the page reads h back only within
+  // the slider's range, so an h past it reopened at the default 0.5.
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('h') === '3.000');
+  await page.reload();
+  await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+  expect(await shown(page)).toEqual({ out: trained, spoken: trained, legend: trained });
+  expect(problems).toEqual([]);
+  await page.close();
+}, 120_000);

@@ -207,7 +207,7 @@ trainBtn.addEventListener('click', () => {
     trainStatus.dataset.done = '1';
   };
   stopOnWorkerError(worker, stopTraining, 'Training failed to start.', 'training worker failed');
-  const req: TrainRequest = { points: reg.points, kernel: reg.kernel, bandwidth: start, steps: TRAIN_STEPS, lr: 0.08, delayMs: 20 };
+  const req: TrainRequest = { points: reg.points, kernel: reg.kernel, bandwidth: start, steps: TRAIN_STEPS, lr: 0.08, range: [H_MIN, H_MAX], delayMs: 20 };
   worker.postMessage(req);
 });
 cancelBtn.addEventListener('click', () => {

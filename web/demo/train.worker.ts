@@ -10,6 +10,8 @@ export interface TrainRequest {
   bandwidth: number;
   steps: number;
   lr: number;
+  /** The bandwidths training may reach: the page's slider and URL range, so a trained h can be shown and reloaded. */
+  range: [number, number];
   /** Pause between steps, so a person can watch the loss fall. */
   delayMs: number;
 }
@@ -32,7 +34,7 @@ const post = (m: TrainMessage) => (self as unknown as Worker).postMessage(m);
 
 self.onmessage = async (e: MessageEvent<TrainRequest>) => {
   try {
-    const { points, kernel, steps, lr, delayMs } = e.data;
+    const { points, kernel, steps, lr, range, delayMs } = e.data;
     const lib = await loadQuiet();
     let theta = Math.log(e.data.bandwidth);
     let m = 0;
@@ -46,7 +48,7 @@ self.onmessage = async (e: MessageEvent<TrainRequest>) => {
       const mh = m / (1 - 0.9 ** step);
       const vh = v / (1 - 0.999 ** step);
       theta -= (lr * mh) / (Math.sqrt(vh) + 1e-8);
-      theta = Math.min(Math.log(5), Math.max(Math.log(0.02), theta));
+      theta = Math.min(Math.log(range[1]), Math.max(Math.log(range[0]), theta));
       post({ type: 'step', step, steps, bandwidth: Math.exp(theta), loss: lossAt(theta) });
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     }
