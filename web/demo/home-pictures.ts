@@ -108,7 +108,7 @@ export function embedPicture(): SVGSVGElement {
 }
 
 export function efficientPicture(): SVGSVGElement {
-  const s = svg('A banded sparse mask: each row sees a window of keys and a global first column');
+  const s = svg('A banded sparse mask: each row sees a window of keys, and a global first token sees and is seen by every other');
   const n = 12;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {

@@ -47,7 +47,7 @@ const status = el('p', { id: 'status', class: 'stat', 'aria-live': 'polite' });
 $('app').append(
   el('section', { class: 'panel', 'aria-labelledby': 'h-open' },
     el('h2', { id: 'h-open', text: 'Open a checkpoint' }),
-    el('p', { class: 'note', id: 'tiny-note', text: 'Try it offline with a tiny model: these are tiny random-weight checkpoints (a few thousand parameters, vocabularies of under 100 tokens) made for attnlab\'s tests. Their attention patterns and predictions are noise, not anything learned; open a real checkpoint to see trained heads.' }),
+    el('p', { class: 'note', id: 'tiny-note', text: 'Try it offline with a tiny model: these are tiny random-weight checkpoints (23,000 to 32,000 parameters, vocabularies of under 100 tokens) made for attnlab\'s tests. Their attention patterns and predictions are noise, not anything learned; open a real checkpoint to see trained heads.' }),
     el('div', { class: 'controls' }, tinySel.wrap, openTiny),
     el('div', { class: 'controls' }, el('div', { class: 'control' }, el('label', { for: 'files', text: 'Files from your disk' }), fileInput)),
     drop,

@@ -23,7 +23,7 @@ export const PAGES: readonly PageInfo[] = [
   { file: 'positional.html', title: 'Positional encodings', short: 'Positions', ready: true,
     blurb: 'The sinusoidal matrix, dot products between positions, and how RoPE and ALiBi bring relative position into the scores.' },
   { file: 'efficient.html', title: 'Efficient attention', short: 'Efficient', ready: true,
-    blurb: 'Local, sparse and linear attention patterns as masks, with their cost measured in your browser as the sequence grows.' },
+    blurb: 'Local and sparse attention patterns as masks, LSH buckets, and their cost beside dense and linear attention, measured in your browser as the sequence grows.' },
   { file: 'performance.html', title: 'Performance', short: 'Performance', ready: true,
     blurb: 'Runs the attention benchmark in your browser: scalar vs SIMD vs threads, as a chart with the numbers.' },
   { file: 'embed.html', title: 'Embed in a course', short: 'Embed', ready: true,
