@@ -192,11 +192,13 @@ describe('head view and model view on long inputs, 12 layers x 12 heads', () => 
       expect(head.keyText).toContain(`“${['the', 'cat', 'sat', 'on', 'mat', 'and', 'then', 'slept', 'quietly', 'Ġtokenizer'][(half + 1) % 10]}${half + 1 >= 10 ? half + 1 : ''}”`);
       expect(head.pageText).toContain(`${half + 11}”`);
       // Model view: pooled thumbnails, a bounded DOM; Enter enlarges a head without redrawing the
-      // grid's thumbnails, the arrows move between thumbnails. (The draw also writes one enlarged
-      // head, the previous size's, once more: at most S x S pixels.)
+      // grid's thumbnails, the arrows move between thumbnails. New data writes its thumbnails and
+      // nothing else: not the previous size's enlarged head, closed (its heatmap, hidden, redrew
+      // when its box went away: one more image of 32^2 pixels at S = 128, 128^2 at 512).
       expect(model.nodes).toBeLessThan(700);
       expect(model.draw.fillRects).toBeLessThanOrEqual(L * H);
-      expect(model.draw.pixels).toBeLessThanOrEqual(L * H * THUMB * THUMB + S * S);
+      expect(model.draw.images).toBe(L * H);
+      expect(model.draw.pixels).toBe(L * H * Math.min(S, THUMB) ** 2);
       expect(model.hover.images).toBeLessThanOrEqual(1);
       expect(model.hover.pixels).toBeLessThanOrEqual(S * S);
       expect(model.selected).toEqual({ layer: 3, head: 5 });

@@ -357,6 +357,9 @@ export abstract class AttnElement extends ElementBase {
     // in between, and a page whose scroll bar comes and goes with the widget's height would
     // otherwise redraw back and forth for ever.
     this.#resize = new ResizeObserver(() => {
+      // Hidden (display: none here or above, as a model view's closed enlarged head): a redraw
+      // would show nothing, and the observer fires again when the widget shows.
+      if (!this.getClientRects().length) return;
       if (Math.abs(this.#width() - this.#lastWidth) > 24 || this.#fontPx() !== this.#lastFont) this.invalidate();
     });
     this.#resize.observe(this);
