@@ -68,6 +68,31 @@ describe('site audit', () => {
     }
   });
 
+  test('charts: the sizes on the x axis read in full (1024, 2048), each label inside the picture', async () => {
+    const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    try {
+      const page = await ctx.newPage();
+      const problems = pageProblems(page);
+      /** The chart's x-axis labels (under the plot), and those whose box passes the picture's edge. */
+      const axis = (id: string) => page.evaluate((chart) => {
+        const svg = document.getElementById(chart) as unknown as SVGSVGElement;
+        const box = svg.getBoundingClientRect();
+        const labels = [...svg.querySelectorAll('g > text[text-anchor="middle"]')].filter((t) => !t.hasAttribute('data-empty') && /^[\d.k]+$/.test(t.textContent!));
+        return { labels: labels.map((t) => t.textContent), outside: labels.filter((t) => t.getBoundingClientRect().right > box.right + 0.5).map((t) => t.textContent) };
+      }, id);
+      // 1024 read '1.024k', and 2048 '2.048k' with its 'k' cut at the edge: S = 2.048.
+      await page.goto(`${site.isolated.url}efficient.html`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
+      expect(await axis('cost-chart')).toEqual({ labels: ['256', '512', '1024', '2048'], outside: [] });
+      await page.goto(`${site.isolated.url}performance.html#preset=full`);
+      await page.waitForSelector('body[data-result="ok"]', { timeout: 60_000 });
+      expect(await axis('bench-chart')).toEqual({ labels: ['64', '128', '256', '512', '1024'], outside: [] });
+      expect(problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   test('translation and heads: French is marked French (example sentences, the text box, source and translation; the heads page\'s source), so a screen reader reads it so', async () => {
     const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {

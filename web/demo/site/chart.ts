@@ -37,7 +37,11 @@ function ticks(lo: number, hi: number, log: boolean): number[] {
   return out;
 }
 
-const fmtTick = (v: number) => (Math.abs(v) >= 1000 ? `${v / 1000}k` : String(Number(v.toPrecision(3))));
+/**
+ * A tick's label: thousands as 'k' (2000 -> '2k'); other whole numbers in full (the sizes 1024 and
+ * 2048 read '1.024k' and '2.048k', and past the chart's edge, where the 'k' was cut, as 2.048).
+ */
+const fmtTick = (v: number) => (Math.abs(v) >= 1000 && v % 1000 === 0 ? `${v / 1000}k` : Math.abs(v) >= 1000 && Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(3))));
 
 export interface ChartOptions {
   /** The drawing's size where there is room for it (it is scaled up to fill up to 38rem). */
@@ -99,7 +103,9 @@ export function lineChart(svg: SVGSVGElement, series: Series[], opts: ChartOptio
   resized?.observe(svg);
   const H = (opts.height ?? 220) * k;
   const left = 52 * k;
-  const right = 12 * k;
+  // Room for half the last x label, centred on the right edge (about 0.6 em a character).
+  const lastX = opts.xTicks?.length ? opts.xTicks[opts.xTicks.length - 1] : undefined;
+  const right = Math.max(12, lastX === undefined ? 0 : fmtTick(lastX).length * 3.3 + 3) * k;
   const top = 12 * k;
   const bottom = (40 + (series.length > 1 ? 18 * Math.ceil(series.length / 2) : 0)) * k;
   const all = series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!opts.xLog || x > 0) && (!opts.yLog || y > 0));
