@@ -82,6 +82,7 @@ const equations = el('div', { class: 'panel eq' },
   K('Gaussian', math('K of u equals exp of minus u squared over 2', t('K(u) = exp(-'), frac(row(t('u'), t('²')), '2'), t(')'))),
   K('Boxcar', math('K of u equals 1 if absolute u at most 1, else 0', t('K(u) = 1'), text('\u00a0 if \u00a0'), t('|u| ≤ 1'), text(',\u00a0 else \u00a0'), t('0'))),
   K('Epanechnikov', math('K of u equals max of 0 and 1 minus u squared', t('K(u) = max(0, 1 - u²)'))),
+  el('p', { class: 'stat', text: 'd2l’s code gives this name to max(0, 1 − |u|), the triangular kernel; this page’s is Epanechnikov’s own.' }),
   el('p', { text: 'Training minimises the leave-one-out loss: each yᵢ predicted from the other points, (1/n) Σ (f₋ᵢ(xᵢ) − yᵢ)², by gradient descent on log h.' }));
 
 $('app').append(
