@@ -71,3 +71,21 @@ test('pooling: training keeps h in the slider\'s range (0.05 to 3), so the train
   expect(problems).toEqual([]);
   await page.close();
 }, 120_000);
+
+test('pooling: a URL\'s n= outside the Points slider (5 to 100) is not taken, so the slider says how many points there are', async () => {
+  const page = await site.browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+  const problems = pageProblems(page);
+  const count = () => page.evaluate(() => ({
+    slider: (document.getElementById('npoints') as HTMLInputElement).value,
+    points: (document.getElementById('regression') as unknown as { points: unknown[] }).points.length,
+  }));
+  for (const [n, expected] of [['150', 40], ['3', 40], ['100', 100]] as const) {
+    await page.goto(`${site.isolated.url}pooling.html#n=${n}`);
+    await page.reload();
+    await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
+    // n=150 drew 150 points beside a slider that read 100 (n=3: 3 points, slider 5).
+    expect(await count(), `#n=${n}`).toEqual({ slider: String(expected), points: expected });
+  }
+  expect(problems).toEqual([]);
+  await page.close();
+}, 120_000);

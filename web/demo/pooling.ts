@@ -19,6 +19,9 @@ initPage('pooling.html');
 const KERNELS = ['gaussian', 'boxcar', 'epanechnikov'] as const;
 const H_MIN = 0.05;
 const H_MAX = 3;
+/** The Points slider's range, which a URL's n= must fall in too: the slider cannot show another. */
+const N_MIN = 5;
+const N_MAX = 100;
 const toH = (v: number) => H_MIN * (H_MAX / H_MIN) ** (v / 100);
 const toSlider = (h: number) => (100 * Math.log(h / H_MIN)) / Math.log(H_MAX / H_MIN);
 
@@ -26,7 +29,7 @@ const toSlider = (h: number) => (100 * Math.log(h / H_MIN)) / Math.log(H_MAX / H
 const state = {
   kernel: param<KernelName>('kernel', 'gaussian', oneOf(KERNELS)),
   h: param('h', 0.5, num(H_MIN, H_MAX)),
-  n: param('n', 40, num(2, 200)),
+  n: param('n', 40, num(N_MIN, N_MAX)),
   seed: param('seed', 0, num(0, 1e9)),
   sorted: param('sorted', true, (s) => (s === '0' ? false : s === '1' ? true : undefined)),
 };
@@ -35,7 +38,7 @@ const initialPoints = readHash().has('pts') ? decodePoints(readHash().get('pts')
 // --- layout --------------------------------------------------------------------------------
 const kernel = select('kernel', 'Kernel', [['gaussian', 'Gaussian'], ['boxcar', 'Boxcar'], ['epanechnikov', 'Epanechnikov']], state.kernel);
 const bw = slider({ id: 'bandwidth', label: 'Bandwidth', min: 0, max: 100, step: 0.5, value: toSlider(state.h), format: (v) => bandwidthText(toH(v)) });
-const npts = slider({ id: 'npoints', label: 'Points', min: 5, max: 100, step: 1, value: state.n });
+const npts = slider({ id: 'npoints', label: 'Points', min: N_MIN, max: N_MAX, step: 1, value: state.n });
 const reset = el('button', { type: 'button', id: 'reset', text: 'New sample' });
 const sortKeys = checkbox('sorted', 'Sort keys by x', state.sorted);
 
