@@ -82,6 +82,19 @@ describe('createTrainer in-process (worker: false)', () => {
     expect((await s.done).reason).toBe('cancelled');
   }, 30_000);
 
+  it("the instance's dispose() while a trainer's module is still loading: done resolves 'cancelled', not the load's 'disposed' Error", async () => {
+    for (let i = 0; i < 3; i++) {
+      const own = await load({ variant: 'simd' });
+      const s = own.createTrainer({ ...SMALL, worker: false });
+      // Past the trainer's first turn (nothing runs before createTrainer() returns), so that it
+      // is awaiting the nn module, which takes tens of ms to compile.
+      await new Promise((r) => setTimeout(r, 5));
+      own.dispose();
+      const r = await s.done;
+      expect([r.reason, r.step]).toEqual(['cancelled', 0]);
+    }
+  });
+
   it('stops at maxSeconds with a final evaluation, and the timers it used are gone', async () => {
     const probe = loopProbe();
     const progress: number[] = [];

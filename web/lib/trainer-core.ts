@@ -123,6 +123,9 @@ export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainer
     m = await nn();
   } catch (e) {
     turn.close();
+    // Cancelled while the module loaded (the instance's dispose() cancels its trainers, and then
+    // the load refuses): done says so, as at any other point.
+    if (cancelled()) return result('cancelled');
     throw e;
   }
   if (cancelled()) {
