@@ -19,3 +19,18 @@ export function runChildScript(name: string, source: string, opts: { nodeArgs?: 
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A child script's lines that attach node:inspector to each Worker thread it starts: `session`,
+ * and `threads` (NodeWorker.attachedToWorker's params, in order), for Runtime.evaluate inside one.
+ * Put before the script's first Worker: Node 20 segfaults in NodeWorker.enable when a worker
+ * thread is still ending (translator-worker.test.ts).
+ */
+export const WATCH_WORKERS = `
+  import { Session } from 'node:inspector/promises';
+  const session = new Session();
+  session.connect();
+  const threads = [];
+  session.on('NodeWorker.attachedToWorker', ({ params }) => threads.push(params));
+  await session.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+`;

@@ -7,7 +7,7 @@
 import { load, type Attnlab, type TranslationResult, type Translator, type WorkerTranslator } from 'attnlab';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChildScript } from './child-script.js';
+import { runChildScript, WATCH_WORKERS } from './child-script.js';
 
 let lib: Attnlab;
 beforeAll(async () => {
@@ -140,12 +140,7 @@ describe('loadTranslator(source, { worker: true })', () => {
     const wasmFlags = process.execArgv.filter((a) => a.startsWith('--experimental-wasm'));
     const out = runChildScript('translator-dies', `
       import { load } from 'attnlab';
-      import { Session } from 'node:inspector/promises';
-      const session = new Session();
-      session.connect();
-      const threads = [];
-      session.on('NodeWorker.attachedToWorker', ({ params }) => threads.push(params));
-      await session.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+      ${WATCH_WORKERS}
       const lib = await load();
       const w = await lib.loadTranslator('fra-eng', { worker: true });
       const long = Array.from({ length: 2000 }, (_, i) => \`Le chat numéro \${i} dort sur le grand lit rouge de la maison.\`).join(' ');

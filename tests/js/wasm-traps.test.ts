@@ -14,7 +14,7 @@ import { Attnlab, load, loadModel, type Variant } from 'attnlab';
 import { afterEach, describe, expect, it } from 'vitest';
 import { instantiate, startThreads } from '../../dist/loader.js';
 import type { WasmModule } from '../../dist/wasm-module.js';
-import { runChildScript } from './child-script.js';
+import { runChildScript, WATCH_WORKERS } from './child-script.js';
 import { VARIANTS } from './variants.js';
 
 /**
@@ -94,12 +94,7 @@ it('a Worker translator whose instance trapped: that call rejects naming transla
   const wasmFlags = process.execArgv.filter((a) => a.startsWith('--experimental-wasm'));
   const out = runChildScript('translator-traps', `
     import { load } from 'attnlab';
-    import { Session } from 'node:inspector/promises';
-    const session = new Session();
-    session.connect();
-    const threads = [];
-    session.on('NodeWorker.attachedToWorker', ({ params }) => threads.push(params));
-    await session.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+    ${WATCH_WORKERS}
     const lib = await load();
     const w = await lib.loadTranslator('fra-eng', { worker: true });
     const first = await w.translate('Il pleut.');
