@@ -75,7 +75,7 @@ describe('Real models page', () => {
     await page.fill('#mask-text', 'the cat sat on the [MASK] .');
     await page.click('#mask-form button');
     await page.waitForSelector('#mask-results li');
-    expect(await page.textContent('#mask-results li')).toMatch(/^\[MASK\] at token 6: .+ \(\d+\.\d%\)/);
+    expect(await page.textContent('#mask-results li')).toMatch(/^\[MASK\] at token 6 \(counting from 0\): .+ \(\d+\.\d%\)/);
     expect(await on(page, 'head-view', (el) => el.lineCount)).toBeGreaterThan(0);
     expect(await page.evaluate(() => location.hash)).toContain('tiny=bert');
     await screenshot(page, 'models-dark');

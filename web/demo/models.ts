@@ -238,7 +238,7 @@ async function generate(): Promise<void> {
       if (stopping || model !== m) break;
       generated.append(el('span', { class: 'new', text: t.token, title: `p = ${t.probability.toFixed(3)}` }));
       const layer = Math.min(Number(layerSel.input.value), L - 1);
-      genTitle.textContent = `Attention behind “${shown(t.token)}” (layer ${layer + 1}): what position ${t.position - 1} looked at to write it`;
+      genTitle.textContent = `Attention behind “${shown(t.token)}” (layer ${layer + 1}): what position ${t.position - 1} (counting from 0) looked at to write it`;
       genHead.leftTokens = [`→ ${shown(t.token)}`];
       genHead.rightTokens = context.map(shown);
       const [, H, C] = t.attention.shape;
@@ -255,7 +255,7 @@ async function generate(): Promise<void> {
 async function fill(): Promise<void> {
   if (!model) return;
   const { masks } = await model.fillMask(maskIn.value, { topK: 5 });
-  maskOut.replaceChildren(...masks.map((mk) => el('li', { text: `[MASK] at token ${mk.position}: ${mk.candidates.map((c) => `${c.token} (${(c.probability * 100).toFixed(1)}%)`).join(', ')}` })));
+  maskOut.replaceChildren(...masks.map((mk) => el('li', { text: `[MASK] at token ${mk.position} (counting from 0): ${mk.candidates.map((c) => `${c.token} (${(c.probability * 100).toFixed(1)}%)`).join(', ')}` })));
 }
 
 // --- Wiring ---------------------------------------------------------------------------------
