@@ -91,16 +91,23 @@ async function longTasks(page: Page): Promise<void> {
 }
 const maxLongTask = (page: Page) => page.evaluate(() => Math.max(0, ...(window as unknown as { __long: number[] }).__long));
 /**
- * Main-thread tasks must stay under 100 ms. When this machine is far oversubscribed (other
- * builds and trainings sharing its cores) a task can be descheduled for longer than it ran, so the
- * bound then widens and the measured value is logged.
+ * Prints the longest main-thread task since longTasks(page). Printed, never asserted: the machine's
+ * load stretches it (a task descheduled for longer than it ran). The tests assert what keeps the
+ * thread free instead: the heavy work runs in a Worker, or in slices.
  */
-function longTaskLimit(what: string, measured: number): number {
-  const perCore = loadavg()[0] / cpus().length;
-  const limit = perCore > 2 ? 400 : 100;
-  console.log(`${what}: longest main-thread task ${measured.toFixed(0)} ms (load ${perCore.toFixed(1)} per core, limit ${limit} ms)`);
-  return limit;
+async function printLongest(page: Page, what: string): Promise<void> {
+  console.log(`${what}: longest main-thread task ${(await maxLongTask(page)).toFixed(0)} ms (load ${(loadavg()[0] / cpus().length).toFixed(1)} per core)`);
 }
+
+/** The files this page's own thread has fetched since watchFetches(page) (a Worker's fetches are its own). */
+async function watchFetches(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __fetched: string[] };
+    w.__fetched = [];
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__fetched.push(e.name))).observe({ type: 'resource' });
+  });
+}
+const fetched = (page: Page) => page.evaluate(() => (window as unknown as { __fetched: string[] }).__fetched.map((u) => new URL(u).pathname));
 
 describe('demo site, cross-origin isolated', () => {
   test('home: causal attention on the threaded build, guided path links every ready page', async () => {
@@ -173,15 +180,29 @@ describe('demo site, cross-origin isolated', () => {
     await page.waitForFunction(() => location.hash.includes('pts='));
     expect(await on(page, 'regression', (el) => el.predictionAt(el.points[5].x))).toBeGreaterThan(yhat);
 
-    // Train: the leave-one-out loss falls, and the main thread never blocks for 100 ms.
+    // Train: the leave-one-out loss falls. The main thread stays free because the gradient is
+    // computed in a Worker (train.worker; without one the test times out waiting for it): the
+    // page's own engine makes only the calls showing each step's bandwidth needs, the curve and
+    // its loss, at most 2 a step (not the gradient's 3 more).
     const loss0 = Number(await page.getAttribute('#loss', 'data-value'));
     await longTasks(page);
+    await on(page, 'regression', (el) => {
+      const lib = el.lib, nw = lib.nadarayaWatson, w = window as unknown as { __calls: number };
+      w.__calls = 0;
+      lib.nadarayaWatson = (...a: unknown[]) => { w.__calls++; return nw.apply(lib, a); };
+    });
+    const trainer = page.waitForEvent('worker', { predicate: (w) => /\/train\.worker[^/]*\.js$/.test(w.url()), timeout: 30_000 });
     await page.click('#train');
     await page.waitForSelector('#train-status[data-done="1"]', { timeout: 60_000 });
     const loss1 = Number(await page.getAttribute('#loss', 'data-value'));
     expect(loss1).toBeLessThan(loss0);
-    const longest = await maxLongTask(page);
-    expect(longest).toBeLessThan(longTaskLimit('pooling training', longest));
+    expect((await trainer).url()).toMatch(/\/train\.worker[^/]*\.js$/);
+    const steps = Number(await page.getAttribute('#train-status', 'data-step'));
+    const calls = await page.evaluate(() => (window as unknown as { __calls: number }).__calls);
+    console.log(`pooling training: ${steps} steps, ${calls} engine calls on the page`);
+    expect(steps).toBe(80);
+    expect(calls).toBeLessThanOrEqual(2 * steps + 2);
+    await printLongest(page, 'pooling training');
     await finish(v, 'pooling-light');
   });
 
@@ -199,10 +220,31 @@ describe('demo site, cross-origin isolated', () => {
     expect(d512.dot).toBeGreaterThan(0.9);
     expect(d512.dot).toBeGreaterThan(d8.dot);
     expect(d512.scaled).toBeLessThan(0.7);
+    // New draws: the saturation curves are computed one dimension (d = 2 ... 512) per task, so the
+    // page keeps turning meanwhile: between the click and the chart's redraw a turn counter (a
+    // MessageChannel ping-pong) advances at least once per slice after the first (0 if all were
+    // computed in the click's task).
+    await page.evaluate(() => {
+      const w = window as unknown as { __sliceTurns: Promise<number> };
+      w.__sliceTurns = new Promise((resolve) => {
+        let n = 0, at = -1;
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => { n++; ch.port2.postMessage(0); };
+        ch.port2.postMessage(0);
+        document.addEventListener('click', () => { at = n; }, { capture: true, once: true });
+        new MutationObserver((_, seen) => {
+          if (at < 0) return;
+          seen.disconnect();
+          ch.port1.close();
+          resolve(n - at);
+        }).observe(document.getElementById('saturation')!, { childList: true, subtree: true });
+      });
+    });
     await page.click('#reseed');
-    await page.waitForTimeout(500);
-    const longest = await maxLongTask(page);
-    expect(longest).toBeLessThan(longTaskLimit('scoring slider and new draws', longest));
+    const sliceTurns = await page.evaluate(() => (window as unknown as { __sliceTurns: Promise<number> }).__sliceTurns);
+    console.log(`scoring new draws: ${sliceTurns} turns between the click and the saturation chart`);
+    expect(sliceTurns).toBeGreaterThanOrEqual(8);
+    await printLongest(page, 'scoring slider and new draws');
     await page.check('#causal');
     await page.waitForFunction(() => (document.getElementById('heat-scaled_dot') as unknown as { mask: boolean[][] | null }).mask?.[0]?.[1] === true);
     const row0 = await on(page, 'heat-scaled_dot', (el) => el.data[0]);
@@ -236,8 +278,11 @@ describe('demo site, cross-origin isolated', () => {
     expect(right.at(-1)).toBe('<eos>');
     expect(await page.textContent('#model-note')).toContain('Untrained');
     // The shipped Transformer replaces the untrained one: loaded and run in a Worker, with a
-    // progress bar, while the main thread stays responsive; its own translation becomes the target.
+    // progress bar, while the main thread stays free (it never fetches the translators' engine,
+    // attnlab-nn: the Worker does); its own translation becomes the target.
     await longTasks(page);
+    await watchFetches(page);
+    const translatorWorker = page.waitForEvent('worker', { predicate: (w) => /translator-worker[^/]*\.js$/.test(w.url()), timeout: 60_000 });
     await page.click('#use-trained');
     await page.waitForSelector('#load-status[data-state="ready"]', { timeout: 90_000 });
     expect(Number(await page.getAttribute('#model-progress', 'data-events'))).toBeGreaterThan(0);
@@ -261,8 +306,10 @@ describe('demo site, cross-origin isolated', () => {
     // The model view: the trained model's layers x heads.
     const grid = await on(page, 'model-view', (el) => [el.data.length, el.data[0].length]);
     expect(grid).toEqual([2, 4]);
-    const longest = await maxLongTask(page);
-    expect(longest).toBeLessThan(longTaskLimit('heads: loading and running the trained Transformer', longest));
+    const inWorker = await (await translatorWorker).evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
+    expect(inWorker.filter((p) => /attnlab-nn-[^/]*\.wasm$/.test(p))).toHaveLength(1);
+    expect((await fetched(page)).filter((p) => /attnlab-nn-/.test(p))).toEqual([]);
+    await printLongest(page, 'heads: loading and running the trained Transformer');
     // The view is in the URL: the same link opens on the trained model's cross-attention.
     await page.waitForFunction(() => location.hash.includes('model=trained') && location.hash.includes('kind=cross'));
     const again = await visit(browser, page.url());
@@ -360,7 +407,20 @@ describe('demo site, cross-origin isolated', () => {
     // Before a run the chart spans the sizes it will measure, marks them, and says how to fill it.
     const chartText = () => page.$$eval('#bench-chart text', (ts) => ts.map((t) => t.textContent));
     expect(await chartText()).toEqual(expect.arrayContaining(['32', '64', '128', '256', 'Run the benchmark to plot each build here.']));
+    // The builds are loaded and measured in a Worker (bench.worker), never on the page's thread:
+    // the Worker fetches each build (read there before the run ends it), the page none.
     await longTasks(page);
+    await watchFetches(page);
+    const variants = ['scalar', 'simd', 'simd-threads'];
+    const builds = (paths: string[]) => paths.filter((p) => p.endsWith('.wasm')).map((p) => p.replace(/^.*\//, ''));
+    const workerBuilds = page.waitForEvent('worker', { predicate: (w) => /\/bench\.worker[^/]*\.js$/.test(w.url()), timeout: 30_000 })
+      .then((w) => w.evaluate((names) => new Promise<string[]>((resolve) => {
+        const seen: string[] = [];
+        new PerformanceObserver((l) => {
+          seen.push(...l.getEntries().map((e) => new URL(e.name).pathname.replace(/^.*\//, '')).filter((n) => n.endsWith('.wasm')));
+          if (names.every((v) => seen.some((n) => new RegExp(`^attnlab-${v}-[\\w-]{8}\\.wasm$`).test(n)))) resolve(seen);
+        }).observe({ type: 'resource', buffered: true });
+      }), variants));
     await page.click('#run');
     await page.waitForSelector('body[data-bench="done"]', { timeout: 90_000 });
     expect(await chartText()).not.toContain('Run the benchmark to plot each build here.');
@@ -370,8 +430,9 @@ describe('demo site, cross-origin isolated', () => {
       expect(mine).toHaveLength(4);
       mine.forEach((c) => expect(c.ms).toBeGreaterThan(0));
     }
-    const longest = await maxLongTask(page);
-    expect(longest).toBeLessThan(longTaskLimit('benchmark', longest));
+    console.log(`benchmark Worker fetched ${(await workerBuilds).join(', ')}`);
+    expect(builds(await fetched(page))).toEqual([]);
+    await printLongest(page, 'benchmark');
     await finish(v, 'performance-light');
   }, 120_000);
 
@@ -949,7 +1010,7 @@ describe('demo site, cross-origin isolated', () => {
     expect(cy.length).toBe(dense.length);
     for (let i = 0; i < dense.length; i++)
       for (let j = 0; j < dense.length; j++) if (dense[i] > dense[j]) expect(cy[i]).toBeLessThan(cy[j]);
-    console.log(`efficient cost measurement: longest main-thread task ${(await maxLongTask(page)).toFixed(0)} ms`);
+    await printLongest(page, 'efficient cost measurement');
     await finish(v, 'efficient-light');
   }, 150_000);
 
