@@ -6,7 +6,7 @@ import type { AttnHeatmap } from '../components/heatmap';
 import { bandwidthText, samplePoints, type AttnRegression, type Point, type RegressionResult } from '../components/regression';
 import { lineChart, svgEl } from './site/chart';
 import { $, checkbox, el, handOver, select, slider } from './site/dom';
-import { frac, math, row, sub, sum, t, text } from './site/math';
+import { frac, math, op, row, sub, sum, t, text } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
 import { decodePoints, encodePoints } from './site/view-state';
@@ -75,6 +75,13 @@ const trainStatus = el('span', { id: 'train-status', class: 'stat', 'aria-live':
 const lossChart = svgEl('loss-chart');
 
 const K = (name: string, body: Element) => el('div', {}, el('h3', { text: name }), body);
+/** |x| with its bars as fences: a flat '|u|' spaced the second bar as an operator, '|u | ≤ 1'. */
+const abs = (x: string) => {
+  const [open, close] = [op('|'), op('|')];
+  open.setAttribute('form', 'prefix');
+  close.setAttribute('form', 'postfix');
+  return row(open, t(x), close);
+};
 const equations = el('div', { class: 'panel eq' },
   el('h2', { text: 'The equations' }),
   math('f of x equals the sum over i of alpha of x and x i times y i',
@@ -83,7 +90,7 @@ const equations = el('div', { class: 'panel eq' },
     t('α(x, '), sub('x', 'i'), t(') ='), frac(row(t('K('), frac(row(t('x -'), sub('x', 'i')), 'h'), t(')')), row(sum(t('j')), t('K('), frac(row(t('x -'), sub('x', 'j')), 'h'), t(')')))),
   el('p', { text: 'The query is x, the keys are the training inputs xᵢ, the values are the targets yᵢ. Kernels, with u = (x − xᵢ)/h:' }),
   K('Gaussian', math('K of u equals exp of minus u squared over 2', t('K(u) = exp(-'), frac(row(t('u'), t('²')), '2'), t(')'))),
-  K('Boxcar', math('K of u equals 1 if absolute u at most 1, else 0', t('K(u) = 1'), text('\u00a0 if \u00a0'), t('|u| ≤ 1'), text(',\u00a0 else \u00a0'), t('0'))),
+  K('Boxcar', math('K of u equals 1 if absolute u at most 1, else 0', t('K(u) = 1'), text('\u00a0 if \u00a0'), abs('u'), op('≤'), t('1'), text(',\u00a0 else \u00a0'), t('0'))),
   K('Epanechnikov', math('K of u equals max of 0 and 1 minus u squared', t('K(u) = max(0, 1 - u²)'))),
   el('p', { class: 'stat', text: 'd2l’s code gives this name to max(0, 1 − |u|), the triangular kernel; this page’s is Epanechnikov’s own.' }),
   el('p', { text: 'Training minimises the leave-one-out loss: each yᵢ predicted from the other points, (1/n) Σ (f₋ᵢ(xᵢ) − yᵢ)², by gradient descent on log h.' }));
