@@ -88,6 +88,43 @@ export async function ready(v: Visit, timeout = 45_000): Promise<void> {
   }
 }
 
+/**
+ * Waits until a ready demo page has settled, instead of sleeping a fixed time that a loaded
+ * machine outlasts: no model still loading or translating (the pages' data-state, a translator
+ * widget without its first result), its fonts loaded, and then nothing in it (its DOM and its
+ * widgets' shadow DOM) changed for 3 animation frames running, so the widgets' queued redraws and
+ * the results that land just after ready (a chart computed in slices) are in.
+ */
+export async function settled(page: Page, timeout = 60_000): Promise<void> {
+  await page.waitForFunction(() => document.fonts.status === 'loaded'
+    && !document.querySelector('[data-state="loading"], [data-state="translating"], [data-state="checking"]')
+    && [...document.querySelectorAll('attn-translate')].every((t) => {
+      const w = t as unknown as { translator: unknown; result: unknown };
+      return !w.translator || w.result !== null;
+    }), undefined, { timeout });
+  await page.evaluate((timeout) => new Promise<void>((resolve, reject) => {
+    let changed = true, quiet = 0;
+    const seen = new MutationObserver(() => { changed = true; });
+    const watch = (root: Document | ShadowRoot) => {
+      seen.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+      root.querySelectorAll('*').forEach((e) => { if (e.shadowRoot) watch(e.shadowRoot); });
+    };
+    watch(document);
+    const give = setTimeout(() => { seen.disconnect(); reject(new Error(`settled: the page still changed every few frames after ${timeout} ms`)); }, timeout);
+    const frame = () => {
+      quiet = changed ? 0 : quiet + 1;
+      changed = false;
+      if (quiet < 3) requestAnimationFrame(frame);
+      else {
+        clearTimeout(give);
+        seen.disconnect();
+        resolve();
+      }
+    };
+    requestAnimationFrame(frame);
+  }), timeout);
+}
+
 const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface AxeViolation {

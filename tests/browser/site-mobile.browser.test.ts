@@ -5,7 +5,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { lowContrastText } from './contrast';
-import { eachTwoAtATime } from './helpers';
+import { eachTwoAtATime, settled } from './helpers';
 import { useSite } from './site-server';
 
 const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
@@ -126,8 +126,7 @@ describe('the site on a phone', () => {
     const found: Record<string, Partial<Audit> & { problems?: string[] }> = {};
     await eachTwoAtATime(PAGES, async (file) => {
       const p = await phone(`${file}.html`, scheme);
-      // Widgets draw on the next animation frame; a page's first results arrive just after ready.
-      await p.page.waitForTimeout(1000);
+      await settled(p.page);  // widgets draw on an animation frame; first results land just after ready
       const a = await measure(p.page);
       const bad: Partial<Audit> & { problems?: string[] } = {};
       if (a.scrollWidth > 360) bad.scrollWidth = a.scrollWidth;
@@ -142,7 +141,7 @@ describe('the site on a phone', () => {
     const found: Record<string, unknown> = {};
     await eachTwoAtATime(PAGES, async (file) => {
       const p = await phone(`${file}.html`, 'light', 32);
-      await p.page.waitForTimeout(1000);
+      await settled(p.page);
       const root = await p.page.evaluate(() => getComputedStyle(document.documentElement).fontSize);
       const a = await p.page.evaluate(audit);
       const bad = { ...(root !== '32px' ? { root } : {}), ...(a.scrollWidth > 360 ? { scrollWidth: a.scrollWidth } : {}), ...(a.wide.length ? { wide: a.wide.slice(0, 5) } : {}) };
@@ -157,7 +156,7 @@ describe('the site on a phone', () => {
     const runs = [16, 32].flatMap((fontSize) => ['pooling', 'scoring', 'efficient', 'performance'].map((file) => [fontSize, file] as const));
     await eachTwoAtATime(runs, async ([fontSize, file]) => {
       const p = await phone(`${file}.html`, 'light', fontSize);
-      await p.page.waitForTimeout(500);
+      await settled(p.page);  // the charts drawn
       // The size a chart's text reaches the screen at: its font size times the drawing's scale.
       const px = await p.page.$$eval('svg.chart', (charts) => charts.filter((c) => c.checkVisibility()).flatMap((c) => {
         const scale = c.getBoundingClientRect().width / c.viewBox.baseVal.width;

@@ -3,7 +3,7 @@
 // unless it is wider than its column (titles count at the body text size they shrink to). On a
 // phone, a formula wider than its column shows that it scrolls and takes the keyboard.
 import { describe, expect, test } from 'vitest';
-import { eachTwoAtATime, pageProblems } from './helpers';
+import { eachTwoAtATime, pageProblems, settled } from './helpers';
 import { useSite } from './site-server';
 
 const PAGES = ['index', 'pooling', 'scoring', 'positional', 'heads', 'efficient', 'translation', 'models', 'performance', 'embed'];
@@ -68,8 +68,7 @@ describe('the site on the narrowest screens', () => {
       const problems = pageProblems(page);
       await page.goto(`${site.isolated.url}${file}.html`);
       await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
-      // Widgets draw on the next animation frame; a page's first results arrive just after ready.
-      await page.waitForTimeout(800);
+      await settled(page);  // widgets draw on an animation frame; first results land just after ready
       const r = await page.evaluate(() => ({ scrollWidth: document.scrollingElement!.scrollWidth, innerWidth, root: getComputedStyle(document.documentElement).fontSize }));
       const broken = await page.evaluate(brokenWords);
       const bad = {
@@ -92,7 +91,14 @@ describe('the site on the narrowest screens', () => {
       const problems = pageProblems(page);
       await page.goto(`${site.isolated.url}${file}.html`);
       await page.waitForSelector('body[data-result="ok"]', { timeout: 90_000 });
-      await page.waitForTimeout(1700); // the shell looks for scrolling boxes at load and 1.5 s after
+      // The shell marks the formulas that scroll at load and again 1.5 s later (for a layout that
+      // changed meanwhile): until every formula's marks match its overflow, not a fixed 1.7 s.
+      await settled(page);
+      await page.waitForFunction(() => [...document.querySelectorAll('math[display=block]')].every((m) => {
+        const over = m.scrollWidth - m.clientWidth;
+        return (m.getAttribute('tabindex') === '0') === over > 1 && m.classList.contains('more-left') === (over > 1 && m.scrollLeft > 1)
+          && m.classList.contains('more-right') === (over > 1 && m.scrollLeft < over - 1);
+      }), undefined, { timeout: 10_000 });
       const formulas = await page.$$('math[display=block]');
       expect(formulas.length, file).toBeGreaterThan(1);
       const looks = (i: number) => formulas[i].evaluate((m) => ({

@@ -841,7 +841,8 @@ describe('demo site, cross-origin isolated', () => {
       return sources.filter((s) => !urls.some((u) => new RegExp(s).test(u)));
     }, names.map((re) => re.source));
     await expect.poll(() => unkept(/translator-worker-.*\.js$/), { timeout: 30_000 }).toEqual([]);
-    await page.waitForTimeout(1000);  // the install's look for the .wasm, a disk cache miss, has long answered
+    // The install has ended (a worker is active), so its look for the .wasm has answered: not found.
+    await page.evaluate(async () => { await navigator.serviceWorker.ready; });
     release();
     await ready(v, 90_000);
     const translated = () => page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
@@ -1029,10 +1030,10 @@ describe('demo site, cross-origin isolated', () => {
     const light = await on(page, 'regression', (el) => el.toSVG());
     await page.selectOption('#theme-select', 'dark');
     await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
-    await page.waitForTimeout(100);
-    const dark = await on(page, 'regression', (el) => el.toSVG());
+    // Until the widget has taken the theme (it hears data-theme through a MutationObserver and
+    // redraws), not a fixed 100 ms: its export's background turns dark.
     expect(light).toContain('#ffffff');
-    expect(dark).toContain('#1c1d24');
+    await expect.poll(() => on(page, 'regression', (el) => el.toSVG()), { timeout: 10_000 }).toContain('#1c1d24');
     const png = await page.evaluate(async () => (await (document.getElementById('weights') as unknown as { toPNG(): Promise<Blob> }).toPNG()).size);
     expect(png).toBeGreaterThan(1000);
     await v.page.close();
