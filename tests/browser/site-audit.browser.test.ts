@@ -93,6 +93,25 @@ describe('site audit', () => {
     }
   });
 
+  test('translation: a beam width from the URL that the slider rounds (#beam=2.5) is the one the widget decodes with', async () => {
+    const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: 'block' });
+    try {
+      const page = await ctx.newPage();
+      const problems = pageProblems(page);
+      await page.goto(`${site.isolated.url}translation.html#beam=2.5`);
+      await page.waitForFunction(() => document.body.dataset.api === 'ready', undefined, { timeout: 90_000 });
+      const widget = page.locator('#translate');
+      await expect.poll(() => widget.evaluate((w) => (w as unknown as { result: unknown }).result !== null), { timeout: 30_000 }).toBe(true);
+      // The slider showed 3 while the widget was given '2.5', refused it and decoded greedily.
+      expect(await page.evaluate(() => ({ slider: (document.getElementById('beam') as HTMLInputElement).value, widget: document.getElementById('translate')!.getAttribute('beam') })))
+        .toEqual({ slider: '3', widget: '3' });
+      expect(await widget.evaluate((w) => w.shadowRoot!.textContent)).toContain('beam width 3');
+      expect(problems).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   test('translation and heads: French is marked French (example sentences, the text box, source and translation; the heads page\'s source), so a screen reader reads it so', async () => {
     const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {

@@ -47,7 +47,8 @@ const loading = (on: boolean, stopped = false) => {
 const examples = el('div', { class: 'controls', id: 'examples' });
 const widget = document.createElement('attn-translate') as AttnTranslate;
 widget.id = 'translate';
-widget.setAttribute('beam', String(state.beam));
+// The slider's value, not the hash's: a range input rounds #beam=2.5 to 3, which the widget must use too.
+widget.setAttribute('beam', beam.input.value);
 widget.setAttribute('filename', 'alignment');
 
 // Each model's own equations: Bahdanau's additive attention for the GRU, scaled dot-product
