@@ -67,7 +67,7 @@ const eqTransformer = el('div', { id: 'eq-transformer' },
     sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
   el('p', { text: 'Cross-attention takes Q from the decoder (the pieces written so far) and K, V from the encoder (the source pieces): each head of each layer has its own alignment matrix, and the one shown is their mean over heads in the last layer. Decoder self-attention is causal: a piece cannot look ahead.' }));
 const beamEq = el('div', {},
-  el('p', { text: 'Beam search keeps the k best partial translations by total log-probability, then chooses among the finished ones by a score normalised for length (GNMT’s penalty, α = 0.6), so a short translation is not preferred for being short. It is the number at each leaf of the beam tree; L counts the pieces, </s> included:' }),
+  el('p', { text: 'Beam search keeps the k best partial translations (k, the beam width) by total log-probability, then chooses among the finished ones by a score normalised for length (GNMT’s penalty, α = 0.6), so a short translation is not preferred for being short. It is the number at each leaf of the beam tree; L counts the pieces, </s> included:' }),
   math('score equals the sum over t from 1 to L of log p of y t given y before t and x, divided by l p of L',
     t('score ='), frac(row(sum(t('t=1'), t('L')), t('log p('), sub('y', 't'), t('|'), sub('y', row(t('<t'))), t(', x)')), t('lp(L)'))),
   math('l p of L equals the quantity 5 plus L over 6, to the power alpha', t('lp(L) ='), sup(row(t('('), frac(t('5 + L'), '6'), t(')')), 'α')));
