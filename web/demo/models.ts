@@ -98,7 +98,7 @@ genHead.setAttribute('filename', 'generated-token-attention');
 const genTitle = el('h3', { id: 'h-gen-head', text: 'Attention behind the newest token' });
 genPanel.append(
   el('h2', { id: 'h-gen', text: 'Generate' }),
-  el('p', { class: 'stat', text: 'The model writes after your text one token at a time (through its KV cache). The head view follows the newest token: the attention, over everything before it, of the position that predicted it.' }),
+  el('p', { class: 'stat', text: 'The model writes after your text one token at a time (through its KV cache), each drawn from its 40 most likely next tokens at the temperature chosen (0: always the most likely). The head view follows the newest token: the attention, over everything before it, of the position that predicted it.' }),
   el('form', { class: 'controls', id: 'gen-form' }, maxTok.wrap, temp.wrap, genBtn, stopBtn),
   generated, genTitle, genHead);
 
