@@ -77,7 +77,7 @@ $('app').append(
       el('p', { class: 'stat', id: 'rope-source', text: 'Below, one random query and key (fixed vectors), placed at every pair of positions: the score is the same along each diagonal.' }),
       ropeHeat),
     sect('h-alibi', 'ALiBi: attention with linear biases',
-      math('score plus m h times j minus i for j at most i', sup('q', 'T'), sub('k', 'j'), t('+'), sub('m', 'h'), t('· (j - i),'), text('  '), sub('m', 'h'), t('='), sup('2', row(t('-8h/H')))),
+      math('score plus m h times j minus i for j at most i', sup(sub('q', 'i'), 'T'), sub('k', 'j'), t('+'), sub('m', 'h'), t('· (j - i),'), text('  '), sub('m', 'h'), t('='), sup('2', row(t('-8h/H')))),
       el('div', { class: 'controls' }, head.wrap),
       alibiStat,
       el('p', { class: 'stat', text: 'No position vectors at all: each head penalises distant keys linearly, with its own slope. Steep heads look locally, shallow heads far. Causal mask hatched. Computed in this page’s TypeScript.' }),
