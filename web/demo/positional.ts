@@ -67,7 +67,7 @@ $('app').append(
       peHeat),
     sect('h-dot', 'Position dot products',
       math('P m dot P n equals the sum over j of cos of omega j times m minus n', sub('P', 'm'), t('·'), sub('P', 'n'), t('='), t('∑'), sub('', 'j'), t('cos('), sub('ω', 'j'), t('(m - n))')),
-      el('p', { class: 'stat', text: 'The dot product depends only on the offset m − n: constant along every diagonal, largest at zero offset. Relative position is in there, for attention to find.' }),
+      el('p', { class: 'stat', text: 'With ωⱼ = 1/10000^(2j/d), the frequency of the pair of columns 2j and 2j + 1, the dot product depends only on the offset m − n: constant along every diagonal, largest at zero offset. Relative position is in there, for attention to find.' }),
       dotHeat),
     sect('h-rope', 'RoPE: rotary position embedding',
       math('RoPE rotates each pair of q and k by angle m theta i; the score depends on m minus n',
