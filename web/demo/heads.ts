@@ -69,7 +69,7 @@ $('app').append(
         t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))), t(') V')),
       math('MultiHead equals concat of head 1 to head h times W O',
         t('MultiHead = Concat('), sub('head', '1'), t(', …,'), sub('head', 'h'), t(')'), sup('W', 'O')),
-      el('p', { text: 'Self-attention: Q, K and V all come from the same sequence. Decoder self-attention adds a causal mask so a token cannot look ahead. Cross-attention takes Q from the decoder and K, V from the encoder’s output.' }),
+      el('p', { text: 'Each head has its own projections W, and dₖ is the length of its queries and keys (the model’s width over the number of heads h). Self-attention: Q, K and V all come from the same sequence. Decoder self-attention adds a causal mask so a token cannot look ahead. Cross-attention takes Q from the decoder and K, V from the encoder’s output.' }),
       el('p', { text: 'The trained model names each decoder row by the piece its step writes, and the decoder’s keys by the pieces it reads: <bos>, then each piece written before. So the step that writes “dog” in “the dog” sees <bos> and “the”, never “dog”.' }))));
 
 let model: AttentionModel | null = null;
