@@ -605,7 +605,7 @@ describe("the embed page's recipes, run as written", () => {
 
   test('notebook cell (IPython.display.HTML), Jupyter Book / MyST and Quarto blocks, for the heads and pooling views', async () => {
     const [heads, pooling] = await Promise.all([recipes('heads.html', 'src=Il+fait+beau.&kind=cross&layer=1'), recipes('pooling.html', 'kernel=epanechnikov&h=0.400&n=25&seed=3')]);
-    expect(pooling.cdn).toContain('<attn-regression kernel="epanechnikov" bandwidth="0.400" n="25" seed="3"></attn-regression>');
+    expect(pooling.cdn).toContain('<attn-regression kernel="epanechnikov" bandwidth="0.4" n="25" seed="3"></attn-regression>');
     expect(heads.cdn).toContain('<attn-head-view model="fra-eng" text="Il fait beau." part="cross" layer="2"></attn-head-view>');
     const cases = [
       ['notebook', runNotebookCell(pooling.notebook), pooling.cdn],

@@ -10,7 +10,10 @@ const view = (s: string) => new URLSearchParams(s);
 describe('widgetMarkup: a view as one widget, in its state', () => {
   test('pooling: kernel, bandwidth and the seeded sample; points placed by hand replace the sample', () => {
     expect(widgetMarkup('pooling.html', view('kernel=boxcar&h=0.250&n=12&seed=7')))
-      .toBe('<attn-regression kernel="boxcar" bandwidth="0.250" n="12" seed="7"></attn-regression>');
+      .toBe('<attn-regression kernel="boxcar" bandwidth="0.25" n="12" seed="7"></attn-regression>');
+    // What the page shows for values its controls cannot: their defaults.
+    expect(widgetMarkup('pooling.html', view('kernel=cosine&h=9&n=150&seed=-1')))
+      .toBe('<attn-regression kernel="gaussian" bandwidth="0.5" n="40" seed="0"></attn-regression>');
     expect(widgetMarkup('pooling.html', view('')))
       .toBe('<attn-regression kernel="gaussian" bandwidth="0.5" n="40"></attn-regression>');
     const pts = encodePoints([{ x: -1, y: 0.5 }, { x: 2.25, y: -0.75 }]);
@@ -32,6 +35,11 @@ describe('widgetMarkup: a view as one widget, in its state', () => {
   test("translation: direction, model, beam and text; without text, the direction's first example", () => {
     expect(widgetMarkup('translation.html', view('dir=eng-fra&arch=gru&beam=3&text=We+are+late.')))
       .toBe('<attn-translate model="eng-fra" arch="gru" beam="3" value="We are late."></attn-translate>');
+    // The beam width the page's slider shows: whole, 1 to 8.
+    expect(widgetMarkup('translation.html', view('dir=xx&arch=lstm&beam=2.5')))
+      .toBe('<attn-translate model="fra-eng" arch="transformer" beam="3" value="je suis étudiant ."></attn-translate>');
+    expect(widgetMarkup('translation.html', view('beam=12')))
+      .toBe('<attn-translate model="fra-eng" arch="transformer" beam="1" value="je suis étudiant ."></attn-translate>');
     expect(widgetMarkup('translation.html', view('dir=eng-fra')))
       .toBe('<attn-translate model="eng-fra" arch="transformer" value="i am a student ."></attn-translate>');
     expect(widgetMarkup('translation.html', view('')))

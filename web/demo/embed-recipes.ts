@@ -2,7 +2,7 @@
 // HTML alone, loaded from a CDN; the iframe for an LMS; a notebook cell; a Jupyter Book / MyST and a
 // Quarto raw-HTML block. Pure functions of their arguments: tests/browser/embed.browser.test.ts
 // runs what they generate.
-import { decodePoints, HEADS_DEFAULT_SOURCE, TRANSLATION_EXAMPLES } from './site/view-state';
+import { decodePoints, HEADS_DEFAULT_SOURCE, poolingView, TRANSLATION_EXAMPLES, translationView } from './site/view-state';
 
 export const CDNS = {
   jsdelivr: (version: string) => `https://cdn.jsdelivr.net/npm/attnlab@${version}/`,
@@ -27,8 +27,10 @@ export function widgetMarkup(page: string, state: URLSearchParams): string | nul
       // Points placed by hand (pts=) replace the seeded sample (n, seed).
       const pts = state.has('pts') ? decodePoints(state.get('pts')!) : undefined;
       const points = pts ? JSON.stringify(pts.map((p) => [p.x, p.y])) : undefined;
-      return `<attn-regression${attrs({ kernel: get('kernel') ?? 'gaussian', bandwidth: get('h') ?? '0.5',
-        ...(points ? { points } : { n: get('n') ?? '40', seed: get('seed') }) })}></attn-regression>`;
+      // The values the page shows: one outside its controls' ranges (n=150) took the default there.
+      const v = poolingView(state);
+      return `<attn-regression${attrs({ kernel: v.kernel, bandwidth: String(v.h),
+        ...(points ? { points } : { n: String(v.n), seed: state.has('seed') ? String(v.seed) : undefined }) })}></attn-regression>`;
     }
     case 'heads.html': {
       // The heads page shows the trained Transformer's encoder or decoder self-attention, or its
@@ -43,8 +45,9 @@ export function widgetMarkup(page: string, state: URLSearchParams): string | nul
       return `<attn-head-view${attrs({ model: 'fra-eng', text, part, layer, heads })}></attn-head-view>\n<attn-model-view${attrs({ model: 'fra-eng', text, part })}></attn-model-view>`;
     }
     case 'translation.html': {
-      const dir = get('dir') === 'eng-fra' ? 'eng-fra' : 'fra-eng';
-      return `<attn-translate${attrs({ model: dir, arch: get('arch') ?? 'transformer', beam: get('beam'), value: get('text') ?? TRANSLATION_EXAMPLES[dir][0] })}></attn-translate>`;
+      // The beam width as the page's slider shows it (#beam=2.5: 3).
+      const { dir, arch, beam } = translationView(state);
+      return `<attn-translate${attrs({ model: dir, arch, beam: state.has('beam') ? String(beam) : undefined, value: get('text') ?? TRANSLATION_EXAMPLES[dir][0] })}></attn-translate>`;
     }
     default:
       return null;

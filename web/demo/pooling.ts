@@ -8,37 +8,26 @@ import { lineChart, svgEl } from './site/chart';
 import { $, checkbox, el, handOver, select, slider } from './site/dom';
 import { frac, math, op, row, sub, sum, t, text } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
-import { num, oneOf, param, readHash, writeHash } from './site/state';
-import { decodePoints, encodePoints } from './site/view-state';
+import { readHash, writeHash } from './site/state';
+import { decodePoints, encodePoints, POOLING, poolingView } from './site/view-state';
 import { looLoss } from './nw-loss';
 import type { TrainMessage, TrainRequest } from './train.worker';
 import { stopOnWorkerError } from './worker-error';
 
 initPage('pooling.html');
 
-const KERNELS = ['gaussian', 'boxcar', 'epanechnikov'] as const;
-const H_MIN = 0.05;
-const H_MAX = 3;
-/** The Points slider's range, which a URL's n= must fall in too: the slider cannot show another. */
-const N_MIN = 5;
-const N_MAX = 100;
+const { hMin: H_MIN, hMax: H_MAX } = POOLING;
 const toH = (v: number) => H_MIN * (H_MAX / H_MIN) ** (v / 100);
 const toSlider = (h: number) => (100 * Math.log(h / H_MIN)) / Math.log(H_MAX / H_MIN);
 
-
-const state = {
-  kernel: param<KernelName>('kernel', 'gaussian', oneOf(KERNELS)),
-  h: param('h', 0.5, num(H_MIN, H_MAX)),
-  n: param('n', 40, num(N_MIN, N_MAX)),
-  seed: param('seed', 0, num(0, 1e9)),
-  sorted: param('sorted', true, (s) => (s === '0' ? false : s === '1' ? true : undefined)),
-};
+// The hash's values within the controls' ranges (view-state.ts: the embed recipes read it too).
+const state = poolingView(readHash());
 const initialPoints = readHash().has('pts') ? decodePoints(readHash().get('pts')!) : undefined;
 
 // --- layout --------------------------------------------------------------------------------
 const kernel = select('kernel', 'Kernel', [['gaussian', 'Gaussian'], ['boxcar', 'Boxcar'], ['epanechnikov', 'Epanechnikov']], state.kernel);
 const bw = slider({ id: 'bandwidth', label: 'Bandwidth', min: 0, max: 100, step: 0.5, value: toSlider(state.h), format: (v) => bandwidthText(toH(v)) });
-const npts = slider({ id: 'npoints', label: 'Points', min: N_MIN, max: N_MAX, step: 1, value: state.n });
+const npts = slider({ id: 'npoints', label: 'Points', min: POOLING.nMin, max: POOLING.nMax, step: 1, value: state.n });
 const reset = el('button', { type: 'button', id: 'reset', text: 'New sample' });
 const sortKeys = checkbox('sorted', 'Sort keys by x', state.sorted);
 

@@ -6,21 +6,15 @@ import type { AttnTranslate } from '../components/translate';
 import { $, el, select, slider } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sum, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
-import { num, oneOf, param, readHash, writeHash } from './site/state';
+import { readHash, writeHash } from './site/state';
 import { downloaded, modelBytes } from './site/models';
-import { TRANSLATION_EXAMPLES } from './site/view-state';
+import { TRANSLATION_ARCHS, TRANSLATION_DIRS, TRANSLATION_EXAMPLES, translationView } from './site/view-state';
 
 initPage('translation.html');
 
-const DIRS = ['fra-eng', 'eng-fra'] as const;
-const ARCHS = ['transformer', 'gru'] as const;
-const EXAMPLES: Record<(typeof DIRS)[number], readonly string[]> = TRANSLATION_EXAMPLES;
-const state = {
-  dir: param('dir', 'fra-eng', oneOf(DIRS)),
-  arch: param('arch', 'transformer', oneOf(ARCHS)),
-  beam: param('beam', 1, num(1, 8)),
-  text: readHash().get('text')?.slice(0, 300),
-};
+const EXAMPLES: Record<(typeof TRANSLATION_DIRS)[number], readonly string[]> = TRANSLATION_EXAMPLES;
+// view-state.ts: the embed recipes read the hash by the same rules.
+const state = { ...translationView(readHash()), text: readHash().get('text')?.slice(0, 300) };
 
 const dir = select('dir', 'Direction', [['fra-eng', 'French → English'], ['eng-fra', 'English → French']], state.dir);
 const arch = select('arch', 'Model', [['transformer', 'Transformer'], ['gru', 'GRU + Bahdanau attention']], state.arch);
@@ -109,7 +103,7 @@ async function openModel(): Promise<void> {
   translator = null;
   progress.value = 0;
   loading(true);
-  const name = dir.input.value, a = arch.input.value as (typeof ARCHS)[number];
+  const name = dir.input.value, a = arch.input.value as (typeof TRANSLATION_ARCHS)[number];
   status.textContent = `Loading the ${a} model (${name})…`;
   try {
     const lib = await getLib();
@@ -152,7 +146,7 @@ async function openModel(): Promise<void> {
 }
 
 function fillExamples(): void {
-  examples.replaceChildren(el('span', { class: 'stat', text: 'Try:' }), ...EXAMPLES[dir.input.value as (typeof DIRS)[number]].map((s) => {
+  examples.replaceChildren(el('span', { class: 'stat', text: 'Try:' }), ...EXAMPLES[dir.input.value as (typeof TRANSLATION_DIRS)[number]].map((s) => {
     // In the language they are in, like the widget's input (its translator's srcLang).
     const b = el('button', { type: 'button', text: s, lang: dir.input.value === 'fra-eng' ? 'fr' : 'en' });
     b.addEventListener('click', () => {
@@ -164,7 +158,7 @@ function fillExamples(): void {
 }
 
 dir.input.addEventListener('change', () => {
-  widget.value = EXAMPLES[dir.input.value as (typeof DIRS)[number]][0];
+  widget.value = EXAMPLES[dir.input.value as (typeof TRANSLATION_DIRS)[number]][0];
   fillExamples();
   writeHash({ dir: dir.input.value, text: null });
   void openModel();

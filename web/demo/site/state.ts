@@ -1,5 +1,8 @@
 // Every page keeps its state in the URL hash (#key=value&…), so a link or an iframe reproduces
-// the exact view. Values are plain strings; each page parses its own.
+// the exact view. Values are plain strings; each page parses its own (the rules: view-state.ts).
+import { bool, num, oneOf, read } from './view-state';
+
+export { bool, num, oneOf };
 
 export type State = Record<string, string>;
 
@@ -7,20 +10,10 @@ export function readHash(): URLSearchParams {
   return new URLSearchParams(location.hash.replace(/^#/, ''));
 }
 
-/** Typed read of a hash value with a default and a validity check. */
+/** Typed read of this page's hash value with a default and a validity check (view-state.ts's read). */
 export function param<T>(key: string, fallback: T, parse: (s: string) => T | undefined): T {
-  const v = readHash().get(key);
-  if (v === null) return fallback;
-  const out = parse(v);
-  return out === undefined ? fallback : out;
+  return read(readHash(), key, fallback, parse);
 }
-
-export const num = (lo: number, hi: number) => (s: string): number | undefined => {
-  const x = Number(s);
-  return Number.isFinite(x) && x >= lo && x <= hi ? x : undefined;
-};
-export const oneOf = <T extends string>(list: readonly T[]) => (s: string): T | undefined => (list.includes(s as T) ? (s as T) : undefined);
-export const bool = (s: string): boolean | undefined => (s === '1' ? true : s === '0' ? false : undefined);
 
 let timer = 0;
 // Values merged but not yet written: a second call within the debounce builds on them, not on the

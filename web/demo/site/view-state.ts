@@ -1,6 +1,48 @@
 // What a page's URL hash holds that its embed recipe must reproduce, shared by the page itself and
-// embed-recipes.ts: the defaults a page shows when its hash says nothing, and the hash encoding of
-// hand-placed regression points. One copy, so the recipe cannot drift from the view.
+// embed-recipes.ts: the rules a page reads its hash by (the pooling and translation pages' whole
+// views), the defaults a page shows when its hash says nothing or what its controls cannot show,
+// and the hash encoding of hand-placed regression points. One copy, so the recipe cannot drift
+// from the view.
+
+/** A hash value by a page's rule: `fallback` when absent or when `parse` refuses it. */
+export function read<T>(hash: URLSearchParams, key: string, fallback: T, parse: (s: string) => T | undefined): T {
+  const v = hash.get(key);
+  const out = v === null ? undefined : parse(v);
+  return out === undefined ? fallback : out;
+}
+
+export const num = (lo: number, hi: number) => (s: string): number | undefined => {
+  const x = Number(s);
+  return Number.isFinite(x) && x >= lo && x <= hi ? x : undefined;
+};
+export const oneOf = <T extends string>(list: readonly T[]) => (s: string): T | undefined => (list.includes(s as T) ? (s as T) : undefined);
+export const bool = (s: string): boolean | undefined => (s === '1' ? true : s === '0' ? false : undefined);
+
+/** The pooling page's kernels and its sliders' ranges, which a hash's values must fall in too. */
+export const POOLING = { kernels: ['gaussian', 'boxcar', 'epanechnikov'] as const, hMin: 0.05, hMax: 3, nMin: 5, nMax: 100 };
+
+/** The pooling page's view as a hash gives it (a value its controls cannot show takes the default). */
+export function poolingView(hash: URLSearchParams) {
+  return {
+    kernel: read(hash, 'kernel', 'gaussian', oneOf(POOLING.kernels)),
+    h: read(hash, 'h', 0.5, num(POOLING.hMin, POOLING.hMax)),
+    n: read(hash, 'n', 40, num(POOLING.nMin, POOLING.nMax)),
+    seed: read(hash, 'seed', 0, num(0, 1e9)),
+    sorted: read(hash, 'sorted', true, bool),
+  };
+}
+
+export const TRANSLATION_DIRS = ['fra-eng', 'eng-fra'] as const;
+export const TRANSLATION_ARCHS = ['transformer', 'gru'] as const;
+
+/** The translation page's view: the beam width as its slider (whole, 1 to 8) shows it. */
+export function translationView(hash: URLSearchParams) {
+  return {
+    dir: read(hash, 'dir', 'fra-eng', oneOf(TRANSLATION_DIRS)),
+    arch: read(hash, 'arch', 'transformer', oneOf(TRANSLATION_ARCHS)),
+    beam: Math.round(read(hash, 'beam', 1, num(1, 8))),
+  };
+}
 
 /** The translation page's example sentences, per direction; the first is shown by default. */
 export const TRANSLATION_EXAMPLES = {
