@@ -2,7 +2,7 @@
 // HTML alone, loaded from a CDN; the iframe for an LMS; a notebook cell; a Jupyter Book / MyST and a
 // Quarto raw-HTML block. Pure functions of their arguments: tests/browser/embed.browser.test.ts
 // runs what they generate.
-import { decodePoints, HEADS_DEFAULT_SOURCE, poolingView, TRANSLATION_EXAMPLES, translationView } from './site/view-state';
+import { decodePoints, HEADS_DEFAULT_SOURCE, headsView, poolingView, TRANSLATION_EXAMPLES, translationView } from './site/view-state';
 
 export const CDNS = {
   jsdelivr: (version: string) => `https://cdn.jsdelivr.net/npm/attnlab@${version}/`,
@@ -39,8 +39,9 @@ export function widgetMarkup(page: string, state: URLSearchParams): string | nul
       const text = get('src') ?? HEADS_DEFAULT_SOURCE;
       const kind = get('kind');
       const part = kind === 'cross' || kind === 'decoder' ? kind : 'encoder';
-      // The page counts layers and heads from 0 (layer=1 is the second); the widgets from 1.
-      const layer = state.has('layer') && /^\d+$/.test(state.get('layer')!) ? String(Number(state.get('layer')) + 1) : undefined;
+      // The page counts layers and heads from 0 (layer=1 is the second); the widgets from 1. The
+      // layer is always written: the page opens on its first, the widget on its last.
+      const layer = String(headsView(state).layer + 1);
       const heads = state.has('heads') ? state.get('heads')!.split('.').filter((h) => /^\d+$/.test(h)).map((h) => Number(h) + 1).join(' ') : undefined;
       return `<attn-head-view${attrs({ model: 'fra-eng', text, part, layer, heads })}></attn-head-view>\n<attn-model-view${attrs({ model: 'fra-eng', text, part })}></attn-model-view>`;
     }

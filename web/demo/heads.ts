@@ -8,9 +8,9 @@ import { translatorModel, untrainedModel, type AttentionMaps, type AttentionMode
 import { $, el, handOver, select } from './site/dom';
 import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
-import { num, oneOf, param, readHash, writeHash } from './site/state';
+import { oneOf, param, readHash, writeHash } from './site/state';
 import { downloaded, modelBytes } from './site/models';
-import { HEADS_DEFAULT_SOURCE } from './site/view-state';
+import { HEADS_DEFAULT_SOURCE, HEADS_LAYERS, headsView } from './site/view-state';
 
 initPage('heads.html');
 
@@ -28,7 +28,7 @@ const state = {
   src: (hash.get('src') ?? HEADS_DEFAULT_SOURCE).slice(0, 200),
   tgt: (hash.get('tgt') ?? 'the dog is sitting on the chair .').slice(0, 200),
   kind: param<Kind>('kind', 'encoder', oneOf(KINDS)),
-  layer: param('layer', 0, num(0, 11)),
+  layer: headsView(hash).layer,
   heads: hash.get('heads'),
   // The page opens on the trained model; #model=untrained on the random-weights comparison.
   trained: hash.get('model') !== 'untrained',
@@ -38,7 +38,7 @@ const state = {
 const srcIn = el('input', { type: 'text', id: 'src', value: state.src, size: 36, spellcheck: 'false', lang: 'fr' });
 const tgtIn = el('input', { type: 'text', id: 'tgt', value: state.tgt, size: 36, spellcheck: 'false', lang: 'en' });
 const kind = select('kind', 'Attention', KINDS.map((k) => [k, KIND_TITLES[k]] as const), state.kind);
-const layerSel = select<string>('layer', 'Layer', [['0', '1'], ['1', '2']], String(state.layer));
+const layerSel = select<string>('layer', 'Layer', Array.from({ length: HEADS_LAYERS }, (_, l) => [String(l), String(l + 1)] as const), String(state.layer));
 const banner = el('p', { class: 'note', id: 'model-note' });
 const headView = document.createElement('attn-head-view') as AttnHeadView;
 headView.id = 'head-view';

@@ -58,6 +58,21 @@ export const TRANSLATION_EXAMPLES = {
  */
 export const HEADS_DEFAULT_SOURCE = 'le chien est assis sur la chaise .';
 
+/** The heads page's layer count: the shipped Transformer's, and its untrained comparison's. */
+export const HEADS_LAYERS = 2;
+
+/**
+ * The heads page's layer (counted from 0) as its Layer menu shows it: a layer the menu lacks
+ * (#layer=5, 1.5) opens on the first, where the menu falls back to its first option.
+ */
+export function headsView(hash: URLSearchParams) {
+  const layer = (s: string) => {
+    const x = Number(s);
+    return Number.isInteger(x) && x >= 0 && x < HEADS_LAYERS ? x : undefined;
+  };
+  return { layer: read(hash, 'layer', 0, layer) };
+}
+
 export interface XYPoint {
   x: number;
   y: number;
