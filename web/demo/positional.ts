@@ -148,7 +148,7 @@ function drawRotation(d: number, i: number): void {
   ropeSvg.replaceChildren();
   ropeSvg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   ropeSvg.setAttribute('role', 'img');
-  ropeSvg.setAttribute('aria-label', `Pair ${i} of a query rotated by position: angle ${theta.toFixed(4)} radians per position`);
+  ropeSvg.setAttribute('aria-label', `Pair ${i} of ${d / 2} (counting from 0) of a query rotated by position: angle ${theta.toFixed(4)} radians per position`);
   const add = (tag: string, attrs: Record<string, string | number>, txt?: string) => {
     const e = document.createElementNS(NS, tag);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -169,10 +169,12 @@ function drawRotation(d: number, i: number): void {
     add('circle', { cx: x, cy: y, r: 3.5, fill: '#d9480f', 'fill-opacity': op });
     if (m < 4 || theta > 0.3) add('text', { x: x + 6 * Math.cos(a), y: y - 6 * Math.sin(a) + 4, 'font-size': 11, style: 'fill: var(--fg)' }, `m=${m}`);
   }
-  add('text', { x: 225, y: 60, 'font-size': 12, style: 'fill: var(--fg)' }, `pair i = ${i} of ${d / 2}`);
-  add('text', { x: 225, y: 80, 'font-size': 12, style: 'fill: var(--muted)' }, `θᵢ = ${theta.toPrecision(3)} rad`);
-  add('text', { x: 225, y: 100, 'font-size': 12, style: 'fill: var(--muted)' }, `one turn every ${(2 * Math.PI / theta).toPrecision(3)}`);
-  add('text', { x: 225, y: 118, 'font-size': 12, style: 'fill: var(--muted)' }, 'positions');
+  // The pairs count from 0, as θᵢ's exponent does: the last of 32 is i = 31.
+  add('text', { x: 225, y: 50, 'font-size': 12, style: 'fill: var(--fg)' }, `pair i = ${i} of ${d / 2}`);
+  add('text', { x: 225, y: 68, 'font-size': 12, style: 'fill: var(--fg)' }, '(counting from 0)');
+  add('text', { x: 225, y: 90, 'font-size': 12, style: 'fill: var(--muted)' }, `θᵢ = ${theta.toPrecision(3)} rad`);
+  add('text', { x: 225, y: 110, 'font-size': 12, style: 'fill: var(--muted)' }, `one turn every ${(2 * Math.PI / theta).toPrecision(3)}`);
+  add('text', { x: 225, y: 128, 'font-size': 12, style: 'fill: var(--muted)' }, 'positions');
 }
 
 function update(): void {
@@ -195,7 +197,7 @@ function update(): void {
   $('rope-source').textContent = `Below, one random query and key (fixed vectors), placed at every pair of positions: the score is the same along each diagonal. Rotated by ${libRope(lib) ? 'attnlab’s rope()' : 'this page’s TypeScript (this attnlab build has no rope())'}.`;
   drawRotation(d, Number(pair.input.value));
   const i = Number(pair.input.value);
-  ropeStat.textContent = `Pair ${i} turns by ${(10000 ** (-2 * i / d)).toPrecision(3)} rad per position.`;
+  ropeStat.textContent = `Pair ${i} of ${d / 2} (counting from 0) turns by ${(10000 ** (-2 * i / d)).toPrecision(3)} rad per position.`;
   const h = Number(head.input.value);
   const slope = 2 ** (-8 * h / ALIBI_HEADS);
   const bias = Array.from({ length: L }, (_, a) => Array.from({ length: L }, (_, b) => (b <= a ? -slope * (a - b) : 0)));
