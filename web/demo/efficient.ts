@@ -48,7 +48,6 @@ const round = slider({ id: 'lsh-round', label: 'Round (0: all)', min: 0, max: 4,
 const sorted = checkbox('lsh-sort', 'Sort by bucket', state.sorted);
 const lshHeat = document.createElement('attn-heatmap') as AttnHeatmap;
 lshHeat.id = 'lsh-seen';
-lshHeat.setAttribute('label', 'LSH: which keys (columns) each query (rows, labelled with its bucket) sees in the chosen round, or in how many rounds');
 lshHeat.setAttribute('scale', 'blues');
 lshHeat.setAttribute('cell-size', '6');
 lshHeat.setAttribute('row-title', 'query · bucket');
@@ -159,8 +158,13 @@ function drawLsh(n: number): void {
   lshHeat.data = order.map((i) => order.map((j) => seen[i][j]));
   lshHeat.min = 0;
   lshHeat.max = r === 0 ? nHashes : 1;
+  // The legend shows only the colour scale's ends (0 and the rounds): say what the colour counts.
+  const colour = r === 0
+    ? `colour: in how many of the ${nHashes} rounds the query scores the key, 1 to ${nHashes}; hatched: in none`
+    : 'coloured: the query scores the key; hatched: it does not';
+  lshHeat.setAttribute('label', `LSH, ${r === 0 ? `all ${nHashes} rounds` : `round ${r}`}: which keys (columns) each query (rows, labelled with its bucket) scores; ${colour}`);
   const pairs = seen.flat().filter((x) => x > 0).length;
-  lshStat.textContent = `${r === 0 ? `All ${nHashes} rounds` : `Round ${r}`}: ${pairs} of ${n * n} query-key pairs scored (${((100 * pairs) / (n * n)).toFixed(1)}%); row labels give each query's position and bucket${r === 0 ? ' in round 1' : ''}${sorted.input.checked ? ', rows and columns in that bucket order' : ''}. From attnlab's lshAttention({ returnBuckets, returnAttended }).`;
+  lshStat.textContent = `${r === 0 ? `All ${nHashes} rounds` : `Round ${r}`}: ${pairs} of ${n * n} query-key pairs scored (${((100 * pairs) / (n * n)).toFixed(1)}%); ${colour}. Row labels give each query's position and bucket${r === 0 ? ' in round 1' : ''}${sorted.input.checked ? ', rows and columns in that bucket order' : ''}. From attnlab's lshAttention({ returnBuckets, returnAttended }).`;
   lshStat.dataset.pairs = String(pairs);
 }
 
