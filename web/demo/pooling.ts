@@ -82,7 +82,8 @@ const equations = el('div', { class: 'panel eq' },
   K('Boxcar', math('K of u equals 1 if absolute u at most 1, else 0', t('K(u) = 1'), text('\u00a0 if \u00a0'), abs('u'), op('≤'), t('1'), text(',\u00a0 else \u00a0'), t('0'))),
   K('Epanechnikov', math('K of u equals max of 0 and 1 minus u squared', t('K(u) = max(0, 1 - u²)'))),
   el('p', { class: 'stat', text: 'd2l’s code gives this name to max(0, 1 − |u|), the triangular kernel; this page’s is Epanechnikov’s own.' }),
-  el('p', { text: 'Training minimises the leave-one-out loss: each yᵢ predicted from the other points, (1/n) Σ (f₋ᵢ(xᵢ) − yᵢ)², by gradient descent on log h.' }));
+  el('p', { text: 'Where no training point lies inside a boxcar’s window (|u| ≤ 1) or an Epanechnikov one (|u| < 1), every K is 0 and α is 0/0 (NaN in d2l’s code): attnlab gives every weight 0 and f(x) = 0, which the plot does not draw as a prediction (its line breaks).' }),
+  el('p', { text: 'Training minimises the leave-one-out loss: each yᵢ predicted from the other points, (1/n) Σ (f₋ᵢ(xᵢ) − yᵢ)², by gradient descent on log h. A point with no other point inside its window counts as predicted 0 (attnlab’s f there), so a bandwidth that leaves points alone costs their yᵢ².' }));
 
 $('app').append(
   el('div', { class: 'controls' }, kernel.wrap, bw.wrap, npts.wrap, reset, sortKeys.wrap),
