@@ -91,13 +91,13 @@ live.append(
       el('div', { class: 'controls' }, runBtn, cancelBtn, progress), costStatus, chart),
     el('section', { class: 'panel eq', 'aria-labelledby': 'h-eq' },
       el('h2', { id: 'h-eq', text: 'The equations' }),
-      math('sparse attention: softmax over the keys j in N of i', sub('o', 'i'), t('='), t('∑'), sub('', row(t('j ∈ N(i)'))), t('softmax('), sup(sub('q', 'i'), 'T'), sub('k', 'j'), t('/ √d)'), sub('v', 'j')),
-      el('p', { text: 'A sparse pattern lets query i score only the keys in its neighbourhood N(i): a window, global tokens, blocks. The cost falls from S² to S times the neighbourhood.' }),
+      math('o i equals the sum over j in N of i of softmax of q i transpose k j over root d, times v j', sub('o', 'i'), t('='), t('∑'), sub('', row(t('j ∈ N(i)'))), t('softmax('), sup(sub('q', 'i'), 'T'), sub('k', 'j'), t('/ √d)'), sub('v', 'j')),
+      el('p', { text: 'A sparse pattern lets query qᵢ score only the keys kⱼ in its neighbourhood N(i): a window, global tokens, blocks; the softmax runs over N(i) alone, and d is the length of a query and a key. The cost falls from S² to S times the neighbourhood.' }),
       math('linear attention: o i equals phi of q i transpose times the sum of phi of k j v j transpose, over phi of q i transpose times the sum of phi of k j',
         sub('o', 'i'), t('='), frac(
           row(sup(row(t('φ('), sub('q', 'i'), t(')')), 'T'), t('∑'), sub('', 'j'), t('φ('), sub('k', 'j'), t(')'), sup(sub('v', 'j'), 'T')),
           row(sup(row(t('φ('), sub('q', 'i'), t(')')), 'T'), t('∑'), sub('', 'j'), t('φ('), sub('k', 'j'), t(')')))),
-      el('p', { text: 'Linear attention replaces exp(q·k) with a product of feature maps φ, so the sums over keys are computed once for all queries: no S × S matrix at all.' }),
+      el('p', { text: 'Linear attention replaces exp(qᵢᵀkⱼ/\u2060√d) with a product of feature maps, φ(qᵢ)ᵀφ(kⱼ), so the sums over keys are computed once for all queries: no S × S matrix at all.' }),
       ...METHODS.map((m) => el('p', { class: 'stat', text: `${m.title}: ${m.cost}` })))));
 
 let api: EfficientApi | null = null;

@@ -6,7 +6,7 @@ import type { AttnHeadView } from '../components/head-view';
 import type { AttnModelView } from '../components/model-view';
 import { translatorModel, untrainedModel, type AttentionMaps, type AttentionModel } from './model-source';
 import { $, el, handOver, select } from './site/dom';
-import { frac, math, row, sqrt, sub, subsup, sup, t } from './site/math';
+import { frac, headEq, headProjInline as proj, inline, math, row, sqrt, sub, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { oneOf, param, readHash, writeHash } from './site/state';
 import { downloaded, modelBytes } from './site/models';
@@ -63,13 +63,14 @@ $('app').append(
         el('p', { class: 'stat', text: 'Rows are layers, columns heads. Choose a thumbnail to enlarge it.' }), modelView)),
     el('section', { class: 'panel eq', 'aria-labelledby': 'h-eq' },
       el('h2', { id: 'h-eq', text: 'The equations' }),
-      math('head i equals attention of Q W i Q, K W i K, V W i V',
-        sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
-      math('Attention of Q K V equals softmax of Q K transpose over root d k, times V',
-        t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))), t(') V')),
-      math('MultiHead equals concat of head 1 to head h times W O',
-        t('MultiHead = Concat('), sub('head', '1'), t(', …,'), sub('head', 'h'), t(')'), sup('W', 'O')),
-      el('p', { text: 'Each head has its own projections W, and dₖ is the length of its queries and keys (the model’s width over the number of heads h). Self-attention: Q, K and V all come from the same sequence. Decoder self-attention adds a causal mask so a token cannot look ahead. Cross-attention takes Q from the decoder and K, V from the encoder’s output.' }),
+      headEq(),
+      math('output equals W o times h 1 to h h, stacked',
+        t('output ='), sub('W', 'o'), t('['), sub('h', '1'), t('; …;'), sub('h', 'h'), t(']')),
+      math('Attention of Q K V equals softmax of Q K transpose over root d, times V',
+        t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt('d')), t(') V')),
+      el('p', {}, 'Head i (of h) projects the query q, the keys k and the values v with its own learned ', proj('q'), ', ', proj('k'), ', ', proj('v'),
+        ' and pools them with f, here the scaled dot product Attention(Q, K, V): Q, K and V hold the head’s projected queries, keys and values as rows, and d is the length of its queries and keys (the model’s width over h). The learned ',
+        inline('W o', sub('W', 'o')), ' mixes the h heads’ outputs, stacked into one vector. Self-attention: q, k and v all come from the same sequence. Decoder self-attention adds a causal mask so a token cannot look ahead. Cross-attention takes q from the decoder and k, v from the encoder’s output.'),
       el('p', { text: 'The trained model names each decoder row by the piece its step writes, and the decoder’s keys by the pieces it reads: <bos>, then each piece written before. So the step that writes “dog” in “the dog” sees <bos> and “the”, never “dog”.' }))));
 
 let model: AttentionModel | null = null;

@@ -7,7 +7,7 @@ import { setSharedLib } from '../components/lib';
 import { DIM, SEQ, exampleInputs } from './example';
 import { efficientPicture, embedPicture, headsPicture, modelsPicture, performancePicture, poolingPicture, positionalPicture, scoringPicture, translationPicture } from './home-pictures';
 import { $, el } from './site/dom';
-import { frac, math, row, sqrt, sub, subsup, sum, sup, t, text } from './site/math';
+import { frac, headEq, math, row, sqrt, sub, sum, sup, t, text } from './site/math';
 import { PAGES } from './site/pages';
 import { initPage, showError } from './site/shell';
 
@@ -34,7 +34,7 @@ $('app').append(
     el('div', { class: 'eq' },
       math('Attention of Q K V equals softmax of Q K transpose over root d plus M, times V',
         t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt('d')), t('+ M) V')),
-      el('p', { text: 'M is 0 where query i may see key j (j ≤ i) and −∞ elsewhere, so masked weights are exactly 0 and every row sums to 1.' }),
+      el('p', { text: `Q, K and V hold the tokens’ queries, keys and values as rows; d is the length of a query and a key (here ${DIM}). M is 0 where query i may see key j (j ≤ i) and −∞ elsewhere, so masked weights are exactly 0 and every row sums to 1.` }),
       el('dl', { class: 'status' },
         el('dt', { text: 'Status' }), el('dd', { id: 'status', text: 'loading…' }),
         el('dt', { text: 'Build' }), el('dd', { id: 'variant', text: '–' }),
@@ -45,12 +45,12 @@ $('app').append(
 const EQS: Record<string, () => Element> = {
   'pooling.html': () => math('f of x equals sum over i of alpha of x and x i times y i', t('f(x) ='), sum(t('i')), t('α(x,'), sub('x', 'i'), t(')'), sub('y', 'i')),
   'scoring.html': () => math('a of q and k equals q transpose k over root d', t('a(q, k) ='), frac(row(sup('q', 'T'), t('k')), sqrt('d'))),
-  'heads.html': () => math('head i equals attention of Q W i Q, K W i K, V W i V', sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
+  'heads.html': headEq,
   'translation.html': () => math('context c t equals sum over j of alpha t j times h j', sub('c', 't'), t('='), sum(t('j')), sub('α', 'tj'), sub('h', 'j')),
   'models.html': () => math('attentions of shape L by H by S by S', t('attentions: ['), t('L, H, S, S'), t(']')),
   'positional.html': () => math('P p 2j equals sin of p over 10000 to the 2j over d', sub('P', 'p,2j'), t('= sin('), frac('p', sup('10000', row(t('2j/d')))), t(')')),
-  'efficient.html': () => math('cost of S times w times d instead of S squared d', t('O(S · w · d) ≪ O('), sup('S', '2'), t('· d)')),
-  'performance.html': () => math('work equals 4 H S squared d', t('FLOPs = 4 · H ·'), sup('S', '2'), t('· d')),
+  'efficient.html': () => math('O of S times w times d, much less than O of S squared times d', t('O(S · w · d) ≪ O('), sup('S', '2'), t('· d)')),
+  'performance.html': () => math('FLOPs equal 4 times H times S squared times d', t('FLOPs = 4 · H ·'), sup('S', '2'), t('· d')),
   'embed.html': () => {
     const code = text('<attn-heatmap>');
     code.setAttribute('mathvariant', 'monospace');

@@ -2,7 +2,7 @@
 import type { Variant } from 'attnlab';
 import { lineChart, svgEl, type Series } from './site/chart';
 import { $, el, handOver, select } from './site/dom';
-import { frac, math, row, sup, t } from './site/math';
+import { frac, math, row, sqrt, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { bool, oneOf, param, writeHash } from './site/state';
 import type { BenchMessage, BenchRequest } from './bench.worker';
@@ -38,7 +38,7 @@ $('app').append(
     el('section', { class: 'panel', 'aria-labelledby': 'h-chart' }, el('h2', { id: 'h-chart', text: 'Throughput' }), chart, el('div', { class: 'table-scroll' }, table)),
     el('section', { class: 'panel eq', 'aria-labelledby': 'h-what' },
       el('h2', { id: 'h-what', text: 'What is measured' }),
-      math('Attention of Q K V equals softmax of Q K transpose over root d, times V', t('softmax('), frac(row(t('Q'), sup('K', 'T')), row(t('√d'))), t(') V')),
+      math('Attention of Q K V equals softmax of Q K transpose over root d, times V', t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt('d')), t(') V')),
       el('p', { text: `Q, K, V of shape [1, ${HEADS}, S, ${DIM}] (one batch, ${HEADS} heads, S tokens, d = ${DIM}). Work: 4·H·S²·d floating-point operations per call (QKᵀ and the weighted sum of V). Each point repeats the call after a warm-up, for at least 150 ms (or 2000 calls, whichever comes first).` }),
       el('p', { text: 'scalar: plain WebAssembly. simd: 128-bit SIMD instructions. simd-threads: SIMD plus a pool of Web Workers sharing memory; it needs a cross-origin isolated page (COOP/COEP headers). relaxed-: the same with the fused multiply-add of relaxed SIMD, where the browser has it (Chrome 114+). WebGPU: on the GPU, when this attnlab build and this browser both have it.' }),
       env)));

@@ -73,9 +73,9 @@ const abs = (x: string) => {
 };
 const equations = el('div', { class: 'panel eq' },
   el('h2', { text: 'The equations' }),
-  math('f of x equals the sum over i of alpha of x and x i times y i',
+  math('f of x equals the sum over i from 1 to n of alpha of x and x i times y i',
     t('f(x) ='), sum(t('i=1'), t('n')), t('α(x, '), sub('x', 'i'), t(')'), sub('y', 'i')),
-  math('alpha equals K of x minus x i over h, divided by the sum over j of K of x minus x j over h',
+  math('alpha of x and x i equals K of x minus x i over h, divided by the sum over j of K of x minus x j over h',
     t('α(x, '), sub('x', 'i'), t(') ='), frac(row(t('K('), frac(row(t('x -'), sub('x', 'i')), 'h'), t(')')), row(sum(t('j')), t('K('), frac(row(t('x -'), sub('x', 'j')), 'h'), t(')')))),
   el('p', { text: 'The query is x, the keys are the training inputs xᵢ, the values are the targets yᵢ. Kernels, with u = (x − xᵢ)/h:' }),
   K('Gaussian', math('K of u equals exp of minus u squared over 2', t('K(u) = exp(-'), frac(row(t('u'), t('²')), '2'), t(')'))),

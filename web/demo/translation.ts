@@ -4,7 +4,7 @@ import type { WorkerTranslator } from 'attnlab';
 import '../components/translate';
 import type { AttnTranslate } from '../components/translate';
 import { $, el, select, slider } from './site/dom';
-import { frac, math, row, sqrt, sub, subsup, sum, sup, t } from './site/math';
+import { frac, headEq, headProjInline as proj, inline, math, row, sqrt, sub, sum, sup, t } from './site/math';
 import { getLib, initPage, showError } from './site/shell';
 import { readHash, writeHash } from './site/state';
 import { downloaded, modelBytes } from './site/models';
@@ -52,14 +52,15 @@ const eqGru = el('div', { id: 'eq-gru' },
   math('context c t equals sum over j of alpha t j times h j', sub('c', 't'), t('='), sum(t('j')), sub('α', 'tj'), sub('h', 'j')),
   math('alpha t j equals softmax over j of a of s t minus 1 and h j', sub('α', 'tj'), t('= softmax'), sub('', 'j'), t('(a('), sub('s', 't-1'), t(','), sub('h', 'j'), t('))')),
   math('a of s and h equals w v transpose tanh of W q s plus W k h', t('a(s, h) ='), sup(sub('w', 'v'), 'T'), t('tanh('), sub('W', 'q'), t('s +'), sub('W', 'k'), t('h)')),
-  el('p', { text: 'At each output step t the decoder’s previous state s (the query) scores every encoder state h (the source pieces), with the additive score of the scoring page; the weights α are one row of the alignment matrix, and the context c they mix feeds the next piece.' }));
+  el('p', {}, 'At each output step t the decoder’s previous state s (the query) scores every encoder state h (the source pieces), with the additive score of the scoring page (',
+    inline('w v', sub('w', 'v')), ', ', inline('W q', sub('W', 'q')), ' and ', inline('W k', sub('W', 'k')), ' learned); the weights α are one row of the alignment matrix, and the context c they mix feeds the next piece.'));
 const eqTransformer = el('div', { id: 'eq-transformer' },
   el('h3', { text: 'Transformer: scaled dot-product attention, several heads and layers' }),
-  math('Attention of Q K V equals softmax of Q K transpose over root d k, times V',
-    t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))), t(') V')),
-  math('head i equals attention of Q W i Q, K W i K, V W i V',
-    sub('head', 'i'), t('= Attention(Q'), subsup('W', 'i', 'Q'), t(', K'), subsup('W', 'i', 'K'), t(', V'), subsup('W', 'i', 'V'), t(')')),
-  el('p', { text: 'Cross-attention takes Q from the decoder (the pieces written so far) and K, V from the encoder (the source pieces): each head of each layer has its own alignment matrix, and the one shown is their mean over heads in the last layer. Decoder self-attention is causal: a piece cannot look ahead.' }));
+  math('Attention of Q K V equals softmax of Q K transpose over root d, times V',
+    t('Attention(Q, K, V) = softmax('), frac(row(t('Q'), sup('K', 'T')), sqrt('d')), t(') V')),
+  headEq(),
+  el('p', {}, 'Head i of a layer projects the query q, the keys k and the values v with its own learned ', proj('q'), ', ', proj('k'), ', ', proj('v'),
+    ' and pools them with f, here Attention(Q, K, V): Q, K and V hold the head’s projected queries, keys and values as rows, and d is the length of its queries and keys (the model’s width over its heads). Cross-attention takes q from the decoder (the pieces written so far) and k, v from the encoder (the source pieces): each head of each layer has its own alignment matrix, and the one shown is their mean over heads in the last layer. Decoder self-attention is causal: a piece cannot look ahead.'));
 const beamEq = el('div', {},
   el('p', { text: 'Beam search keeps the k best partial translations (k, the beam width) by total log-probability, then chooses among the finished ones by a score normalised for length (GNMT’s penalty, α = 0.6), so a short translation is not preferred for being short. It is the number at each leaf of the beam tree; L counts the pieces, </s> included:' }),
   math('score equals the sum over t from 1 to L of log p of y t given y before t and x, divided by l p of L',

@@ -65,7 +65,27 @@ export const sum = (lo: Child, hi?: Child): Element => {
 
 /** A display equation with an accessible text alternative. */
 export function math(label: string, ...children: Child[]): Element {
-  const e = m('math', [m('mrow', children)], { display: 'block' });
+  const e = inline(label, ...children);
+  e.setAttribute('display', 'block');
+  return e;
+}
+
+// The site's notation is d2l's: the scaled dot product softmax(QKᵀ/√d)V with d the length of a
+// query and a key (11.3), and multi-head attention's heads hᵢ = f(Wᵢ⁽q⁾q, Wᵢ⁽k⁾k, Wᵢ⁽v⁾v) (11.5).
+
+/** Head i's learned projection of the queries, keys or values: W_i^(q), W_i^(k) or W_i^(v). */
+export const headProj = (x: 'q' | 'k' | 'v'): Element => subsup('W', 'i', t(`(${x})`));
+
+/** headProj in running text. */
+export const headProjInline = (x: 'q' | 'k' | 'v'): Element => inline(`W i ${x}`, headProj(x));
+
+/** Head i of multi-head attention, as d2l writes it: f pools the head's projections. */
+export const headEq = (): Element => math('h i equals f of W i q times q, W i k times k, W i v times v',
+  sub('h', 'i'), t('= f('), headProj('q'), t('q,'), headProj('k'), t('k,'), headProj('v'), t('v)'));
+
+/** A symbol or short formula in running text (W_i^(q), which Unicode cannot write), with its text alternative. */
+export function inline(label: string, ...children: Child[]): Element {
+  const e = m('math', [m('mrow', children)]);
   e.setAttribute('aria-label', label);
   return e;
 }
