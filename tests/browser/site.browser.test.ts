@@ -841,8 +841,12 @@ describe('demo site, cross-origin isolated', () => {
       return sources.filter((s) => !urls.some((u) => new RegExp(s).test(u)));
     }, names.map((re) => re.source));
     await expect.poll(() => unkept(/translator-worker-.*\.js$/), { timeout: 30_000 }).toEqual([]);
-    // The install has ended (a worker is active), so its look for the .wasm has answered: not found.
-    await page.evaluate(async () => { await navigator.serviceWorker.ready; });
+    // The install's look for the .wasm (a cache miss: nobody has asked for it) answers within
+    // milliseconds of its look for the Worker's script. Not `await navigator.serviceWorker.ready`:
+    // the install also looks for the held .mjs, which Chromium answers when that download ends or
+    // its HTTP cache lock gives up after 20 s (CI took 22 s here). A wait too short could only
+    // weaken this test (the fast machine's order), not fail it.
+    await page.waitForTimeout(1000);
     release();
     await ready(v, 90_000);
     const translated = () => page.waitForFunction(() => (document.getElementById('translate') as unknown as { result: unknown }).result !== null, undefined, { timeout: 60_000 });
