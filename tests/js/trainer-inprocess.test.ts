@@ -83,15 +83,27 @@ describe('createTrainer in-process (worker: false)', () => {
   }, 30_000);
 
   it("the instance's dispose() while a trainer's module is still loading: done resolves 'cancelled', not the load's 'disposed' Error", async () => {
-    for (let i = 0; i < 3; i++) {
-      const own = await load({ variant: 'simd' });
+    const own = await load({ variant: 'simd' });
+    // The trainer's nn module is the next WebAssembly instance made: it waits at this gate, so the
+    // dispose() below lands inside the load whatever the machine's speed.
+    const instantiate = WebAssembly.instantiate;
+    let entered!: () => void, open!: () => void;
+    const loading = new Promise<void>((r) => { entered = r; });
+    const gate = new Promise<void>((r) => { open = r; });
+    WebAssembly.instantiate = (async (...args: Parameters<typeof instantiate>) => {
+      entered();
+      await gate;
+      return instantiate.apply(WebAssembly, args);
+    }) as typeof instantiate;
+    try {
       const s = own.createTrainer({ ...SMALL, worker: false });
-      // Past the trainer's first turn (nothing runs before createTrainer() returns), so that it
-      // is awaiting the nn module, which takes tens of ms to compile.
-      await new Promise((r) => setTimeout(r, 5));
+      await loading;
       own.dispose();
+      open();
       const r = await s.done;
       expect([r.reason, r.step]).toEqual(['cancelled', 0]);
+    } finally {
+      WebAssembly.instantiate = instantiate;
     }
   });
 
