@@ -318,11 +318,14 @@ export abstract class AttnElement extends ElementBase {
   }
 
   /**
-   * Says `text` through the widget's live region. Called for what the user did (a key, a pin, a
-   * head toggled), never from render: a resize, a theme change or a hover would repeat it.
+   * Says `what` through the widget's live region: text, or a copy of a read-out's children, whose
+   * tokens keep their `lang` (as text, a French token was read in the page's English voice).
+   * Called for what the user did (a key, a pin, a head toggled), never from render: a resize, a
+   * theme change or a hover would repeat it.
    */
-  protected announce(text: string): void {
-    this.#live.textContent = text;
+  protected announce(what: string | HTMLElement): void {
+    if (typeof what === 'string') this.#live.textContent = what;
+    else this.#live.replaceChildren(...Array.from(what.childNodes, (n) => n.cloneNode(true)));
   }
 
   /**
@@ -465,7 +468,7 @@ export abstract class AttnElement extends ElementBase {
     try {
       this.render(w);
       if (this.#announceFrom) {
-        this.announce(this.#announceFrom.textContent ?? '');
+        this.announce(this.#announceFrom);
         this.#announceFrom = null;
       }
       this.#showFault(this.problems());

@@ -1,6 +1,6 @@
 // <attn-beam-tree>: the hypotheses of a beam search as a prefix tree, left to right. Shared
 // prefixes merge; the chosen hypothesis is drawn bold; each leaf shows its score.
-import { AttnElement, badAttr, define, fmt, h, jsonAttr, s } from './base.js';
+import { AttnElement, badAttr, define, fmt, h, jsonAttr, langTag, s } from './base.js';
 
 export interface BeamHypothesis {
   tokens: string[];
@@ -18,7 +18,7 @@ interface Node {
 
 export class AttnBeamTree extends AttnElement {
   static get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'data', 'chosen', 'label'];
+    return [...super.observedAttributes, 'data', 'chosen', 'label', 'token-lang'];
   }
 
   #beams: BeamHypothesis[] = [];
@@ -128,9 +128,15 @@ export class AttnBeamTree extends AttnElement {
     return out;
   }
 
-  protected attributeChanged(name: string): void {
+  protected attributeChanged(name: string, value: string | null): void {
     if (name === 'data') this.data = jsonAttr<BeamHypothesis[]>(this, 'data', this.attrProblems) ?? null;
-    else this.invalidate();
+    else {
+      if (name === 'token-lang') {
+        if (value === null || langTag(value)) this.attrProblems.delete(name);
+        else this.attrProblems.set(name, `${badAttr(name, "a language tag such as 'fr' or 'en-GB'", value)}; using the page's`);
+      }
+      this.invalidate();
+    }
   }
 
   protected defaultLabel(): string {
@@ -176,6 +182,9 @@ export class AttnBeamTree extends AttnElement {
     const X = (d: number) => 10 + d * colW;
     const Y = (y: number) => 12 + y * rowH + rowH / 2;
     const chosen = this.chosen;
+    // The tokens' language, where given: a screen reader reads French tokens in the page's English
+    // voice otherwise. The scores and the words around the read-out's tokens are the page's.
+    const lang = langTag(this.getAttribute('token-lang'));
     const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'img', 'aria-label': label });
     svg.append(s('title', {}, label));
     const edges = s('g', { fill: 'none' });
@@ -194,7 +203,7 @@ export class AttnBeamTree extends AttnElement {
       }
       nodes.append(s('text', {
         x: X(n.depth), y: Y(n.y) + 4 * k, fill: onFocus ? p.highlight : onChosen ? p.fg : p.muted,
-        'font-weight': onChosen ? 'bold' : undefined,
+        'font-weight': onChosen ? 'bold' : undefined, lang,
       }, n.token.length > 10 ? `${n.token.slice(0, 9)}…` : n.token));
       if (!n.children.length && n.leaves.length) {
         const i = n.leaves[0];
@@ -209,9 +218,10 @@ export class AttnBeamTree extends AttnElement {
     if (this.#reveal) this.#scrollTo(this.#focus);
     this.#reveal = false;
     const f = this.#beams[this.#focus];
-    this.#readout.textContent = f
-      ? `hypothesis ${this.#focus + 1}: “${f.tokens.join(' ')}”, score ${fmt(f.score, 3)}${this.#focus === chosen ? ' (chosen)' : ''}`
-      : this.#beams.length ? `${this.#beams.length} ${this.#beams.length === 1 ? 'hypothesis' : 'hypotheses'}; chosen: “${this.#beams[chosen]?.tokens.join(' ')}”` : 'No beams yet';
+    const words = (b: BeamHypothesis) => ['“', lang ? h('span', { lang, textContent: b.tokens.join(' ') }) : b.tokens.join(' '), '”'];
+    if (f) this.#readout.replaceChildren(`hypothesis ${this.#focus + 1}: `, ...words(f), `, score ${fmt(f.score, 3)}${this.#focus === chosen ? ' (chosen)' : ''}`);
+    else if (this.#beams.length) this.#readout.replaceChildren(`${this.#beams.length} ${this.#beams.length === 1 ? 'hypothesis' : 'hypotheses'}; chosen: `, ...words(this.#beams[chosen]));
+    else this.#readout.textContent = 'No beams yet';
   }
 
   /**

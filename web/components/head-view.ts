@@ -5,7 +5,7 @@
 // rows a few pixels tall in a scrolling box, every k-th label (the picked token's always, in
 // full in the readout), and the lines on a canvas, the strongest few per query token and head
 // until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
-import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, numberAttr, s } from './base.js';
+import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, langTag, numberAttr, s } from './base.js';
 import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { toMatrices, type TensorLike } from './matrix.js';
 
@@ -16,7 +16,7 @@ const TOP_LINES = 2;
 
 export class AttnHeadView extends AttnElement {
   static get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'data', 'tokens', 'left-tokens', 'right-tokens', 'label', 'threshold', 'layer', 'heads', ...ATTENTION_ATTRIBUTES];
+    return [...super.observedAttributes, 'data', 'tokens', 'left-tokens', 'right-tokens', 'label', 'threshold', 'layer', 'heads', 'left-lang', 'right-lang', ...ATTENTION_ATTRIBUTES];
   }
 
   #heads: number[][][] = [];
@@ -175,7 +175,7 @@ export class AttnHeadView extends AttnElement {
     this.rightTokens = a.keys;
   }
 
-  protected attributeChanged(name: string): void {
+  protected attributeChanged(name: string, value: string | null): void {
     if (ATTENTION_ATTRIBUTES.includes(name)) {
       this.#modelStatus = namesAttention(this) ? 'Loading the model…' : '';
       this.#follow();
@@ -191,7 +191,23 @@ export class AttnHeadView extends AttnElement {
     else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens', this.attrProblems) ?? null;
     else if (name === 'left-tokens') this.leftTokens = labelsAttr(this, 'left-tokens', this.attrProblems) ?? null;
     else if (name === 'right-tokens') this.rightTokens = labelsAttr(this, 'right-tokens', this.attrProblems) ?? null;
-    else this.invalidate();
+    else {
+      if (name === 'left-lang' || name === 'right-lang') {
+        if (value === null || langTag(value)) this.attrProblems.delete(name);
+        else this.attrProblems.set(name, `${badAttr(name, "a language tag such as 'fr' or 'en-GB'", value)}; using the page's`);
+      }
+      this.invalidate();
+    }
+  }
+
+  /**
+   * A side's tokens' language: its attribute's (the keys default to the queries', as their
+   * tokens do), else the loaded model's (model/src + text), else null (the page's).
+   */
+  #lang(side: 'left' | 'right'): string | null {
+    const own = this.getAttribute(`${side}-lang`) ?? (side === 'right' ? this.getAttribute('left-lang') : null);
+    if (own !== null) return langTag(own);
+    return langTag(side === 'left' ? this.#sentence?.queryLang : this.#sentence?.keyLang);
   }
 
   toggleHead(i: number): void {
@@ -380,17 +396,19 @@ export class AttnHeadView extends AttnElement {
     this.#lines = count;
     const text = s('g', { 'font-size': (compact ? 11 : 13) * k, fill: p.fg });
     // A side's labels: every step-th, and the picked token's always (backed, in the compact layout,
-    // so it reads over the lines).
-    const labels = (side: 'left' | 'right', tokens: string[], x: number, anchor: 'end' | undefined, back: [number, number]) =>
+    // so it reads over the lines), in the side's language (a screen reader's voice).
+    const labels = (side: 'left' | 'right', tokens: string[], x: number, anchor: 'end' | undefined, back: [number, number]) => {
+      const g = text.appendChild(s('g', { lang: this.#lang(side) }));
       tokens.forEach((t, i) => {
         const picked = focus?.side === side && focus.index === i;
         if (i % step !== 0 && !picked) return;
-        if (compact && picked) text.append(s('rect', { x: back[0], y: yl(i) - 8 * k, width: back[1], height: 16 * k, fill: p.bg, 'fill-opacity': 0.9 }));
-        text.append(s('text', {
+        if (compact && picked) g.append(s('rect', { x: back[0], y: yl(i) - 8 * k, width: back[1], height: 16 * k, fill: p.bg, 'fill-opacity': 0.9 }));
+        g.append(s('text', {
           x, y: yl(i) + 4 * k, 'text-anchor': anchor, 'data-side': side, 'data-index': i,
           'font-weight': picked ? 'bold' : undefined,
         }, t));
       });
+    };
     labels('left', L, xl - 6, 'end', [0, xl - 2]);
     labels('right', R, xr + 6, undefined, [xr + 2, W - xr - 2]);
     svg.append(text);
@@ -410,15 +428,19 @@ export class AttnHeadView extends AttnElement {
     if (this.#modelStatus) {
       this.#readout.textContent = this.#modelStatus;
     } else if (focus && this.#heads.length) {
-      const parts = active.slice(0, 4).map((hd) => {
+      // The tokens in their languages, as the labels are: the announcement is a copy of this.
+      const word = (w: string, lang: string | null) => (lang ? h('span', { lang, textContent: w }) : w);
+      const other = this.#lang(focus.side === 'left' ? 'right' : 'left');
+      const parts = active.slice(0, 4).flatMap((hd, n) => {
         const m = this.#heads[hd];
         const row = focus.side === 'left' ? m[focus.index] ?? [] : m.map((r) => r[focus.index]);
         const names = focus.side === 'left' ? R : L;
         const best = row.reduce((b, v, k) => (v > row[b] ? k : b), 0);
-        return `head ${hd + 1}: ${names[best] ?? best} (${fmt(row[best] ?? NaN, 2)})`;
+        return [`${n ? '; ' : ''}head ${hd + 1}: `, word(names[best] ?? String(best), other), ` (${fmt(row[best] ?? NaN, 2)})`];
       });
       const tok = (focus.side === 'left' ? L : R)[focus.index];
-      this.#readout.textContent = `${focus.side === 'left' ? 'query' : 'key'} “${tok}” — strongest ${focus.side === 'left' ? 'key' : 'query'} per head: ${parts.join('; ')}`;
+      this.#readout.replaceChildren(`${focus.side === 'left' ? 'query' : 'key'} “`, word(tok, this.#lang(focus.side)),
+        `” — strongest ${focus.side === 'left' ? 'key' : 'query'} per head: `, ...parts);
     } else {
       this.#readout.textContent = `${this.#headsProblem}${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}` +
         (compact ? ` (the strongest ${TOP_LINES} per query token and head; hover or use the arrow keys for all of one token's).` : '.');

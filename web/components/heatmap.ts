@@ -472,7 +472,7 @@ export class AttnHeatmap extends AttnElement {
     if (click) {
       if (!c) return;
       this.#togglePin(c);
-      this.announce(this.#readout.textContent ?? '');
+      this.announce(this.#readout);
       return;
     }
     const same = c && this.#cursor && c.row === this.#cursor.row && c.col === this.#cursor.col;
@@ -507,7 +507,7 @@ export class AttnHeatmap extends AttnElement {
     } else return;
     e.preventDefault();
     this.#drawOverlay();
-    this.announce(this.#readout.textContent ?? '');
+    this.announce(this.#readout);
     if (this.#cursor) this.emit<CellDetail>('attn-hover', this.#detail(this.#cursor.row, this.#cursor.col));
   }
 }

@@ -49,6 +49,9 @@ export interface SentenceAttention {
   layers: number[][][][];
   queries: string[];
   keys: string[];
+  /** The queries' and keys' language (the translator's srcLang or tgtLang), where it says. */
+  queryLang?: string;
+  keyLang?: string;
 }
 
 /**
@@ -68,7 +71,8 @@ export async function attributeAttention(el: Element): Promise<SentenceAttention
   if (part !== 'encoder' && part !== 'decoder' && part !== 'cross') {
     throw new Error(`${el.localName}: the part attribute: expected 'encoder', 'decoder' or 'cross', got '${part}'`);
   }
-  const r: TranslationResult = (await translator).translate(text);
+  const tr = await translator;
+  const r: TranslationResult = tr.translate(text);
   const a = r.attention;
   if (a.kind !== 'transformer') throw new Error(`${el.localName}: the model is a GRU (one alignment, no heads); this view needs a Transformer (arch="transformer")`);
   const t = part === 'encoder' ? a.encoderSelf : part === 'decoder' ? a.decoderSelf : a.cross;
@@ -77,7 +81,10 @@ export async function attributeAttention(el: Element): Promise<SentenceAttention
     Array.from(t.data.subarray(((l * H + hd) * Q + i) * K, ((l * H + hd) * Q + i + 1) * K)))));
   const src = r.sourceTokens;
   const tgt = r.targetTokens;
-  return { layers, queries: part === 'encoder' ? src : tgt, keys: part === 'decoder' ? decoderInputs(tgt) : src };
+  return {
+    layers, queries: part === 'encoder' ? src : tgt, keys: part === 'decoder' ? decoderInputs(tgt) : src,
+    queryLang: part === 'encoder' ? tr.srcLang : tr.tgtLang, keyLang: part === 'decoder' ? tr.tgtLang : tr.srcLang,
+  };
 }
 
 /**

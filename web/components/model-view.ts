@@ -1,6 +1,6 @@
 // <attn-model-view>: every layer and head at a glance, a grid of thumbnails (rows: layers,
 // columns: heads). Click (or Enter on) a thumbnail to enlarge it as a labelled heatmap.
-import { AttnElement, define, h, jsonAttr, labelsAttr, pixelsURL, s } from './base.js';
+import { AttnElement, define, h, jsonAttr, labelsAttr, langTag, pixelsURL, s } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
@@ -36,6 +36,11 @@ export class AttnModelView extends AttnElement {
     this.data = a.layers;
     this.rowLabels = a.queries;
     this.colLabels = a.keys;
+    // The enlarged head's labels and read-out in the model's languages (a screen reader's voice).
+    for (const [name, lang] of [['row-lang', langTag(a.queryLang)], ['col-lang', langTag(a.keyLang)]] as const) {
+      if (lang) this.#heatmap.setAttribute(name, lang);
+      else this.#heatmap.removeAttribute(name);
+    }
     this.emit<SentenceAttention>('attn-loaded', a);
   }, (e) => {
     this.#status.textContent = e.message;

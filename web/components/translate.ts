@@ -202,10 +202,10 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
       if (lang) el.lang = lang;
       else el.removeAttribute('lang');
     }
-    // The alignment's rows are output pieces, its columns source pieces.
-    for (const [name, lang] of [['row-lang', tgt], ['col-lang', src]] as const) {
-      if (lang) this.#heatmap.setAttribute(name, lang);
-      else this.#heatmap.removeAttribute(name);
+    // The alignment's rows are output pieces, its columns source pieces; the beam tree's are output pieces.
+    for (const [el, name, lang] of [[this.#heatmap, 'row-lang', tgt], [this.#heatmap, 'col-lang', src], [this.#tree, 'token-lang', tgt]] as const) {
+      if (lang) el.setAttribute(name, lang);
+      else el.removeAttribute(name);
     }
   }
 
@@ -312,9 +312,13 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
       const unknown = this.unknownWords;
       // The live status says a translation was cut; the note by it says where and what to do.
       const cut = cutNote(r, maxLength, limit);
-      this.#status.textContent = (unknown.length
-        ? `Unknown to the model: ${unknown.map((u) => (u.bytes ? `${u.text} (spelled in raw bytes)` : u.text)).join(', ')}; marked with ?.`
-        : `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.`) + (cut ? ' Cut at max-length.' : '');
+      const end = cut ? ' Cut at max-length.' : '';
+      if (unknown.length) {
+        // The words in the source's language, as the source pieces are (see #use).
+        const lang = this.#src.lang;
+        const words = unknown.flatMap((u, i) => [i ? ', ' : '', lang ? h('span', { lang, textContent: u.text }) : u.text, u.bytes ? ' (spelled in raw bytes)' : '']);
+        this.#status.replaceChildren('Unknown to the model: ', ...words, `; marked with ?.${end}`);
+      } else this.#status.textContent = `${r.targetTokens.length} output tokens${beam > 1 ? `, beam width ${beam}` : ', greedy'}.${end}`;
       this.#slider.max = String(Math.max(0, r.targetTokens.length - 1));
       this.#text.textContent = r.text;
       this.#cut.textContent = cut;
