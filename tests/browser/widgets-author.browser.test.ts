@@ -15,7 +15,7 @@ describe("an author's CSS custom properties", () => {
         attn-heatmap { --attn-line: oklch(55% 0.2 30); --attn-masked: rebeccapurple; }
         attn-heatmap[theme=dark] { --attn-bg: #101020; }
         #wrap { --attn-fg: rgb(0 128 0); }
-        #bad { --attn-line: 12px; }
+        #bad { --attn-line: 12px; --attn-bg: nonsense; --attn-fg: 12px; }
       </style>
       <attn-heatmap id="big" data='${cells}' mask='${mask}'></attn-heatmap>
       <attn-heatmap id="dark" theme="dark" data="[[0.5,0.2],[0.1,0.9]]"></attn-heatmap>
@@ -41,7 +41,14 @@ describe("an author's CSS custom properties", () => {
       const svg = new DOMParser().parseFromString(get('dark').toSVG(), 'image/svg+xml');
       out.darkExportBg = svg.querySelector('svg > rect')!.getAttribute('fill');
       out.darkHostBg = getComputedStyle(get('dark')).backgroundColor;
+      // No colour in the widget's HTML either (it was transparent, its text and borders the page's).
       out.lightHostBg = getComputedStyle(get('bad')).backgroundColor;
+      out.badText = getComputedStyle(get('bad')).color;
+      out.badButtonBorder = getComputedStyle(get('bad').shadowRoot!.querySelector('button')!).borderTopColor;
+      // Corrected, the author's colour is used.
+      get('bad').style.setProperty('--attn-bg', '#ffeeee');
+      get('bad').renderNow();
+      out.fixedHostBg = getComputedStyle(get('bad')).backgroundColor;
       return out;
     });
     expect(r).toEqual({
@@ -52,6 +59,9 @@ describe("an author's CSS custom properties", () => {
       darkExportBg: '#101020',
       darkHostBg: 'rgb(16, 16, 32)',
       lightHostBg: 'rgb(255, 255, 255)',
+      badText: 'rgb(29, 29, 36)',
+      badButtonBorder: 'rgb(201, 202, 214)',
+      fixedHostBg: 'rgb(255, 238, 238)',
     });
     expect(r.line).not.toBe('#c9cad6');
     expect(v.problems).toEqual([]);

@@ -141,9 +141,11 @@ const COLOURS = ['bg', 'fg', 'muted', 'line', 'grid', 'accent', 'highlight', 'ma
  * A theme's colours as the shadow root's --bg, --fg, …: each the author's --attn-… where one is
  * set, else the theme's. They sit in an adopted sheet's :host rule because the inline style they
  * were written to before beat every author rule, so a course page could not restyle a widget.
+ * `ignored`: the author's values that are no colour, which would otherwise reach the widget's
+ * HTML as they are (`--attn-bg: nonsense` left it transparent, its text in the page's colour).
  */
-function themeCSS(p: Palette): string {
-  return `:host { ${COLOURS.map((k) => `--${k}: var(--attn-${k}, ${p[k]});`).join(' ')} }`;
+function themeCSS(p: Palette, ignored: readonly string[]): string {
+  return `:host { ${COLOURS.map((k) => `--${k}: ${ignored.includes(k) ? p[k] : `var(--attn-${k}, ${p[k]})`};`).join(' ')} }`;
 }
 
 const concrete = new Map<string, string | null>();
@@ -261,6 +263,8 @@ export abstract class AttnElement extends ElementBase {
   #themeStyle: HTMLStyleElement | null = null;
   /** The theme whose colours the shadow root has now, before an author's overrides. */
   #theme: Palette | null = null;
+  /** The author's --attn-… colours that are no colour, the theme's used instead (see themeCSS). */
+  #ignored: readonly string[] = [];
   #raf = 0;
   #resize: ResizeObserver | null = null;
   #unTheme: (() => void) | null = null;
@@ -414,7 +418,8 @@ export abstract class AttnElement extends ElementBase {
   /** Gives the shadow root the theme's colours (light or dark, see paletteFor). */
   #applyTheme(): void {
     const theme = this.#theme = paletteFor(this);
-    const style = styleFor(theme, () => themeCSS(theme));
+    const ignored = this.#ignored;
+    const style = styleFor(`${theme.dark ? 'dark' : 'light'} ${ignored.join(' ')}`, () => themeCSS(theme, ignored));
     if (style instanceof HTMLStyleElement) {
       if (this.#themeStyle) this.#themeStyle.replaceWith(style);
       else this.root.prepend(style);
@@ -425,14 +430,25 @@ export abstract class AttnElement extends ElementBase {
   /**
    * The colours to draw with: the theme's, each overridden by the author's --attn-… as the
    * element's computed style has it (read at every render: a rule may apply or stop applying).
+   * One that is no colour is ignored, in the shadow root's CSS too.
    */
   #readPalette(): void {
     if (!this.#theme) this.#applyTheme();
     const theme = this.#theme!;
     const css = getComputedStyle(this);
     const p: Palette = { ...theme };
-    for (const k of COLOURS) p[k] = concreteColour(css.getPropertyValue(`--${k}`)) ?? theme[k];
+    const ignored: string[] = [];
+    for (const k of COLOURS) {
+      const text = css.getPropertyValue(`--attn-${k}`).trim();
+      const c = text ? concreteColour(text) : null;
+      if (text && !c) ignored.push(k);
+      p[k] = c ?? theme[k];
+    }
     this.palette = p;
+    if (ignored.join() !== this.#ignored.join()) {
+      this.#ignored = ignored;
+      this.#applyTheme();
+    }
   }
 
   #themeChanged(): void {
