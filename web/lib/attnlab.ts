@@ -1,4 +1,4 @@
-import { guardOps, heapFiniteScan, RELOAD } from './heap.js';
+import { heapFiniteScan, RELOAD } from './heap.js';
 import { attention, attentionArgs, attentionScores, patternAsMask, runAttention } from './attention.js';
 import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
@@ -87,7 +87,6 @@ export class Attnlab {
   /** @internal Use `load()`. */
   constructor(m: WasmModule, variant: Variant, threads: number, gpu: WebGpuBackend | null = null, variantReason = '') {
     this.#m = m;
-    guardOps(m);
     this.#mods = { core: m, nn: null, nnReady: null };
     this.#gpu = gpu;
     this.backend = gpu ? 'webgpu' : 'wasm';
@@ -105,7 +104,7 @@ export class Attnlab {
 
   #mod(fn: string): WasmModule {
     if (!this.#m) throw new Error(`${fn}: this attnlab instance has been disposed; call load() for a new one`);
-    // After a trap in an op (heap.ts's guardOps) every call but dispose() is refused.
+    // After a trap in an op (trap.ts's guardModule) every call but dispose() is refused.
     checkTrapped(this.#m, fn, RELOAD);
     return this.#m;
   }

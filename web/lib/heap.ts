@@ -1,31 +1,11 @@
 import { isTyped, jsFiniteScan, type FiniteScan } from './tensor.js';
-import { asTrapError, guardBindings, hasTrapped } from './trap.js';
-import type { ModuleCommon, WasmModule } from './wasm-module.js';
+import { asTrapError, hasTrapped } from './trap.js';
+import type { WasmModule } from './wasm-module.js';
 
 export const MAX_BYTES = 2 ** 31 - 1;  // the heap's hard ceiling (2 GiB)
 
 /** After a trap (trap.ts): where a working instance comes from. */
 export const RELOAD = 'call load() for a new instance';
-
-/**
- * Every binding the ops call: a Record so that a binding added to WasmModule (wasm-module.ts) and
- * not here fails to compile. Not malloc: Emscripten's first call of an export replaces it on the
- * module with the raw export (and a wrapper with it).
- */
-const OPS: Record<Exclude<keyof WasmModule, keyof ModuleCommon>, true> = {
-  findNonfinite: true, attention: true, attentionScores: true, maskedSoftmax: true, multiHeadAttention: true, nadarayaWatson: true,
-  positionalEncoding: true, sparseAttention: true, attentionPattern: true, linearAttention: true, linear: true, rope: true, shawAttention: true,
-  t5BiasTable: true, lshAttention: true, synthesizer: true, isa: true,
-};
-
-/**
- * Makes the core module `m` record a trap in any of its ops' bindings (trap.ts's guardBindings):
- * withScratch() and withHeapCopies(), through which every op calls it, then throw the op's
- * TrapError and call nothing more in it (not even free).
- */
-export function guardOps(m: WasmModule): void {
-  guardBindings(m, Object.keys(OPS) as (keyof typeof OPS)[]);
-}
 
 /**
  * The WebAssembly allocations of one call: inputs copied in, outputs copied out into JS-owned

@@ -1,6 +1,8 @@
 // Finds and instantiates a WebAssembly build. Asset URLs are spelled out literally so bundlers
 // (Vite, webpack) see `new URL('…', import.meta.url)` and ship the files.
 import type { FactoryOptions, ModuleCommon, NnModule, Q8RowGroups, RowGroups, WasmModule } from './wasm-module.js';
+import type { PretrainedWasm } from './pretrained/module.js';
+import { guardModule } from './trap.js';
 import type { Variant } from './types.js';
 
 /** One build's files. `M` is the module its factory resolves to. */
@@ -237,9 +239,28 @@ export async function startThreads(m: ModuleCommon, threads: number): Promise<st
   return '';
 }
 
-/** Instantiates any of attnlab's builds (the library's, the checkpoint module's) from its files. */
-export async function instantiateGlue<M extends RowGroups>(a: GlueAssets<M>, poolSize: number): Promise<M> {
+/**
+ * Every function of the three modules (the core, nn and checkpoint modules) that runs WebAssembly
+ * when the library calls it: a Record, so that one added to their interfaces and not here fails
+ * to compile. Not post.js's hooks, which are JavaScript alone.
+ */
+const CALLS: Record<Exclude<keyof (WasmModule & NnModule & PretrainedWasm), 'memoryBuffer' | 'unrefWorkers' | 'terminateWorkers'>, true> = {
+  _malloc: true, _free: true, heapUsed: true, setThreads: true, threadCount: true, threadsStarted: true, wakeThreads: true,
+  setRowGroups: true, rowGroupsProbe: true, setQ8RowGroups: true, q8RowGroupsProbe: true, setQ8Quads: true, q8Quads: true,
+  findNonfinite: true, attention: true, attentionScores: true, maskedSoftmax: true, multiHeadAttention: true, nadarayaWatson: true,
+  positionalEncoding: true, sparseAttention: true, attentionPattern: true, linearAttention: true, linear: true, rope: true, shawAttention: true,
+  t5BiasTable: true, lshAttention: true, synthesizer: true, isa: true,
+  translatorCreate: true, translatorTranslate: true, trainerCreate: true, trainerStep: true, trainerEvaluate: true, dispose: true,
+  pretrainedHeaderLength: true, pretrainedOpen: true, pretrainedFeed: true, pretrainedFinish: true, pretrainedRun: true, pretrainedDispose: true,
+};
+
+/**
+ * Instantiates any of attnlab's builds (the library's, the checkpoint module's) from its files,
+ * each of its CALLS recording a trap (trap.ts) from the start, in a Worker too.
+ */
+export async function instantiateGlue<M extends ModuleCommon>(a: GlueAssets<M>, poolSize: number): Promise<M> {
   const m = await instantiateFiles(a, poolSize);
+  guardModule(m, Object.keys(CALLS));
   tuneRowGroups(m);
   return m;
 }

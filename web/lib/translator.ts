@@ -8,7 +8,7 @@ import { filled } from './filled.js';
 import { isNode, nodeBuiltin } from './loader.js';
 import { checkOneOf, checkOptions, isArrayBuffer, isTyped } from './tensor.js';
 import { WorkerTranslator } from './translator-remote.js';
-import { guardTrap, hasTrapped } from './trap.js';
+import { asTrapError, checkTrapped, hasTrapped } from './trap.js';
 import type { Tensor, Variant } from './types.js';
 import type { NnModule, TranslationOut, TranslatorInfoOut } from './wasm-module.js';
 
@@ -351,14 +351,19 @@ export class Translator {
     if (!this.#m) throw new Error(TRANSLATOR_DISPOSED);
     const { beam, maxLength, lengthPenalty } = checkTranslate(text, options, this.maxTargetTokens, TRANSLATE_OPTIONS);
     const m = this.#m;
-    return assembleTranslation(splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lengthPenalty)), this.info);
+    checkTrapped(m, 'translate', AGAIN);
+    try {
+      return assembleTranslation(splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lengthPenalty)), this.info);
+    } catch (e) {
+      throw asTrapError(m, 'translate', AGAIN, e);
+    }
   }
 
   #sentence(m: NnModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {
     // Lone surrogates as U+FFFD first: Emscripten's UTF-8 conversion took the next character
     // with one ("Je \udc00suis." lost its "s").
     const wellFormed = source.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-    const r = filled<TranslationOut>((out) => guardTrap(m, 'translate', AGAIN, () => m.translatorTranslate(this.#id, wellFormed, beam, maxLength, lp, out)), failIn('translate'));
+    const r = filled<TranslationOut>((out) => m.translatorTranslate(this.#id, wellFormed, beam, maxLength, lp, out), failIn('translate'));
     let at = 0, k = 0;
     const next = (): string => r.strings.slice(at, at += r.units[k++]);
     const take = (n: number): string[] => Array.from({ length: n }, next);
@@ -618,15 +623,18 @@ const LOAD_OPTIONS = ['arch', 'onProgress', 'signal', 'worker'] as const;
  */
 export function translatorFromBytes(m: NnModule, bytes: Uint8Array, name: string): Translator {
   const fn = 'loadTranslator';
-  const p = m._malloc(Math.max(bytes.byteLength, 4));
-  if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
+  let p = 0;
   try {
+    p = m._malloc(Math.max(bytes.byteLength, 4));
+    if (p === 0) throw new Error(`${fn}: out of memory: could not allocate ${bytes.byteLength} bytes`);
     new Uint8Array(m.memoryBuffer(), p, bytes.byteLength).set(bytes);
     // The engine's messages begin 'model file: '; others (out of memory) get the prefix when named.
     const fail = (message: string) => new Error(name ? `${fn}: model file${name}: ${message.replace(/^model file: /, '')}` : `${fn}: ${message}`);
-    const info = filled<TranslatorInfoOut>((out) => guardTrap(m, fn, AGAIN, () => m.translatorCreate(p, bytes.byteLength, out)), fail);
+    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), fail);
     const { id, ...rest } = info;
     return new Translator(m, id, rest);
+  } catch (e) {
+    throw asTrapError(m, fn, AGAIN, e);
   } finally {
     if (!hasTrapped(m)) m._free(p);
   }

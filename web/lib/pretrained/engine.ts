@@ -3,7 +3,7 @@
 // thread. A browser's loadModel() runs the same two inside a Worker (worker.ts) and talks to it
 // through WorkerEngine (worker-engine.ts): the model object above sees one interface either way.
 import { filled } from '../filled.js';
-import { checkTrapped, guardTrap, hasTrapped } from '../trap.js';
+import { asTrapError, checkTrapped, hasTrapped } from '../trap.js';
 import { instantiatePretrained, type PretrainedInfoOut, type PretrainedRunOut, type PretrainedWasm } from './module.js';
 import { Chunks, fileError, type FileName, type Opened } from './sources.js';
 
@@ -67,9 +67,9 @@ export async function openEngine(configText: string, weights: Opened, options: E
   const heap = () => new Uint8Array(wasm.memoryBuffer());
   const { size } = weights;
   const chunks = new Chunks(weights.stream, signal);
-  const stage = wasm._malloc(STAGING);
-  let id = 0;
+  let stage = 0, id = 0;
   try {
+    stage = wasm._malloc(STAGING);
     const first = await chunks.exactly(8);
     heap().set(first, stage);
     const { length: n } = filled<{ length: number }>((out) => wasm.pretrainedHeaderLength(stage, size || Number.MAX_SAFE_INTEGER, out),
@@ -94,7 +94,7 @@ export async function openEngine(configText: string, weights: Opened, options: E
       info = filled<PretrainedInfoOut>((out) => wasm.pretrainedOpen({ config: configText, header: hp, headerLength: n, fileSize, maxBytes, quantize: options.quantize }, out),
         fail);
     } finally {
-      wasm._free(hp);
+      if (!hasTrapped(wasm)) wasm._free(hp);
     }
     id = info.id;
     let offset = 0;
@@ -114,12 +114,14 @@ export async function openEngine(configText: string, weights: Opened, options: E
     return new LocalEngine(wasm, info);
   } catch (e) {
     chunks.cancel();
-    if (id) wasm.pretrainedDispose(id);
-    wasm.setThreads(1);
+    if (!hasTrapped(wasm)) {
+      if (id) wasm.pretrainedDispose(id);
+      wasm.setThreads(1);
+    }
     wasm.terminateWorkers();
-    throw e;
+    throw asTrapError(wasm, 'loadModel', AGAIN, e);
   } finally {
-    wasm._free(stage);
+    if (!hasTrapped(wasm)) wasm._free(stage);
   }
 }
 
@@ -134,11 +136,15 @@ export class LocalEngine implements Engine {
     const run = (out: Partial<PretrainedRunOut>, p: number, tp: number | null) =>
       w.pretrainedRun({ id: this.info.id, ids: p, n: ids.length, types: tp, attentions: c.attentions, extend: c.extend }, out);
     checkTrapped(w, c.call, AGAIN);  // before its malloc is asked for anything
-    const p = w._malloc(4 * Math.max(1, ids.length)), tp = types ? w._malloc(4 * ids.length) : null;
+    let p = 0, tp: number | null = null;
     try {
+      p = w._malloc(4 * Math.max(1, ids.length));
+      tp = types ? w._malloc(4 * ids.length) : null;
       new Int32Array(w.memoryBuffer(), p, ids.length).set(ids);
       if (types && tp !== null) new Int32Array(w.memoryBuffer(), tp, ids.length).set(types);
-      return filled<PretrainedRunOut>((out) => guardTrap(w, c.call, AGAIN, () => run(out, p, tp)), failIn(c.call));
+      return filled<PretrainedRunOut>((out) => run(out, p, tp), failIn(c.call));
+    } catch (e) {
+      throw asTrapError(w, c.call, AGAIN, e);
     } finally {
       if (!hasTrapped(w)) {
         w._free(p);
@@ -162,8 +168,10 @@ export class LocalEngine implements Engine {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (!hasTrapped(this.wasm)) this.wasm.pretrainedDispose(this.info.id);
-    this.wasm.setThreads(1);
+    if (!hasTrapped(this.wasm)) {
+      this.wasm.pretrainedDispose(this.info.id);
+      this.wasm.setThreads(1);
+    }
     this.wasm.terminateWorkers();
   }
 }
