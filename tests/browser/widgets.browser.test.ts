@@ -70,6 +70,18 @@ describe('widgets from dist/ in a plain page', () => {
     expect(r.segments).toBe(2);
   });
 
+  test('regression: the points property takes [x, y] pairs, as the attribute and the README do', async () => {
+    const r = await v.page.evaluate(() => {
+      const el = document.getElementById('reg') as unknown as HTMLElement & { points: unknown[] };
+      const before = el.points;
+      el.points = [[1, 1], [2, 3], { x: 4, y: 2 }];
+      const after = { points: el.points, problem: el.shadowRoot!.textContent!.includes('points:') };
+      el.points = before;
+      return after;
+    });
+    expect(r).toEqual({ points: [{ x: 1, y: 1 }, { x: 2, y: 3 }, { x: 4, y: 2 }], problem: false });
+  });
+
   test('heatmap: attributes, hover read-out, click to pin, keyboard', async () => {
     const { page } = v;
     expect(await page.evaluate(() => (document.getElementById('heat') as unknown as { valueAt(r: number, c: number): number }).valueAt(2, 3))).toBe(0.8);

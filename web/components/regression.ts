@@ -158,9 +158,12 @@ export class AttnRegression extends AttnElement {
     return this.#lib;
   }
 
-  /** Training points (keys x, values y). Default: the d2l set, `n` points from `seed`. */
-  set points(p: Point[]) {
-    const all = p.map((q) => ({ x: Number(q?.x), y: Number(q?.y) }));
+  /**
+   * Training points (keys x, values y): `{ x, y }` objects or `[x, y]` pairs, as the attribute
+   * takes them. Default: the d2l set, `n` points from `seed`.
+   */
+  set points(p: readonly (Point | readonly [number, number])[]) {
+    const all = p.map((q): Point => (Array.isArray(q) ? { x: Number(q[0]), y: Number(q[1]) } : { x: Number((q as Point)?.x), y: Number((q as Point)?.y) }));
     this.#points = all.filter((q) => Number.isFinite(q.x) && Number.isFinite(q.y));
     const left = all.length - this.#points.length;
     this.#pointsProblem = left ? `points: expected finite x and y, ${left} of ${all.length} ${left === 1 ? 'is' : 'are'} not; left out` : '';
@@ -215,7 +218,7 @@ export class AttnRegression extends AttnElement {
     if (name === 'points') {
       const p = jsonAttr<unknown>(this, 'points', problems);
       if (Array.isArray(p)) {
-        this.points = p.map((q) => (Array.isArray(q) ? { x: q[0], y: q[1] } : q as Point));
+        this.points = p as Point[];
         return;
       }
       if (p !== undefined) problems.set(name, 'points: expected a list of [x, y] pairs or {"x", "y"} objects');
