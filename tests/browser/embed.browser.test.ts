@@ -651,13 +651,14 @@ describe("the embed page's recipes, run as written", () => {
     });
     expect(hv).toMatchObject({ shifted: true, active: [1], causal: true });
     expect(hv.heads).toBeGreaterThan(1);
-    // A head number that is no head is left out, and the widget says so.
+    // A head number that is no head is left out, and the widget says so under it.
     await v.page.evaluate(() => document.querySelector('attn-head-view')!.setAttribute('heads', '1 99'));
     const said = await until('the heads attribute read again', () => v.page.evaluate(() => {
       const e = document.querySelector('attn-head-view') as unknown as HTMLElement & { activeHeads: number[] };
-      return { active: e.activeHeads, readout: e.shadowRoot!.querySelector('.plot + .readout')?.textContent ?? '' };
-    }), (x) => x.readout.startsWith('attn-head-view'), 10_000);
-    expect(said).toEqual({ active: [0], readout: expect.stringMatching(new RegExp(`^attn-head-view: the heads attribute: expected head numbers from 1 to ${hv.heads}, got '99'\\. 1 of ${hv.heads} heads shown`)) });
+      return { active: e.activeHeads, fault: e.shadowRoot!.querySelector('.fault')?.textContent ?? '', readout: e.shadowRoot!.querySelector('.plot + .readout')?.textContent ?? '' };
+    }), (x) => x.fault !== '', 10_000);
+    expect(said).toEqual({ active: [0], fault: `<attn-head-view>: heads: expected head numbers from 1 to ${hv.heads}, got '99'; showing head 1`,
+      readout: expect.stringMatching(new RegExp(`^1 of ${hv.heads} heads shown`)) });
     expect(v.problems).toEqual([]);
     await v.close();
   });

@@ -255,6 +255,21 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('head view: heads that are no heads are named under it, with the heads shown instead; a hover does not hide that', async () => {
+    await stage(`<attn-head-view id="hv" heads="0 2 9" tokens="a b" data='[[[0.7,0.3],[0.2,0.8]],[[0.5,0.5],[0.5,0.5]],[[0.9,0.1],[0.1,0.9]]]'></attn-head-view>`);
+    const readout = () => v.page.evaluate(() => document.getElementById('hv')!.shadowRoot!.querySelector('.plot + .readout')!.textContent);
+    await expect.poll(() => look('#hv').then((x) => x.fault)).toBe("<attn-head-view>: heads: expected head numbers from 1 to 3, got '0 9'; showing head 2");
+    expect(await readout()).toBe('1 of 3 heads shown, 4 lines above 0.01.');
+    await v.page.locator('#hv text[data-side="left"]').first().hover();
+    await expect.poll(readout).toMatch(/^query “a”/);
+    expect((await look('#hv')).fault).toBe("<attn-head-view>: heads: expected head numbers from 1 to 3, got '0 9'; showing head 2");
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('heads', 'x'));
+    await expect.poll(() => look('#hv').then((x) => x.fault)).toBe("<attn-head-view>: heads: expected head numbers from 1 to 3, got 'x'; showing every head");
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('heads', '1 3'));
+    await expect.poll(() => look('#hv').then((x) => x.fault)).toBe('');
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: bad hypotheses and chosen are named; nothing uncaught, no "undefined" or NaN', async () => {
     await stage(`<attn-beam-tree id="noTokens" data='[{"score":1}]'></attn-beam-tree>
       <attn-beam-tree id="object" data='{"tokens":["a"],"score":1}'></attn-beam-tree>

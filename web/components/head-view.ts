@@ -33,8 +33,6 @@ export class AttnHeadView extends AttnElement {
   /** The last render's geometry, for the pointer over rows without a label. */
   #geom = { rowH: 22, W: 0, n: 0, compact: false };
   #sentence: SentenceAttention | null = null;
-  /** What is wrong with the `heads` attribute, shown in the readout; '' when nothing is. */
-  #headsProblem = '';
   /**
    * What the model/src + text attributes came to, shown in the readout until they change: written
    * straight into it, it was gone at the next render (a hover, a resize).
@@ -129,13 +127,16 @@ export class AttnHeadView extends AttnElement {
    */
   #headsFromAttribute(): boolean[] {
     const attr = this.getAttribute('heads');
-    this.#headsProblem = '';
+    this.attrProblems.delete('heads');
     if (attr === null || !this.#heads.length) return this.#heads.map(() => true);
     const words = attr.split(/[\s,]+/).filter(Boolean);
     const H = this.#heads.length;
     const bad = words.filter((w) => !/^\d+$/.test(w) || Number(w) < 1 || Number(w) > H);
-    if (bad.length) this.#headsProblem = `${this.localName}: the heads attribute: expected head numbers from 1 to ${H}, got '${bad.join(' ')}'. `;
     const shown = new Set(words.filter((w) => !bad.includes(w)).map((w) => Number(w) - 1));
+    // Named under the widget, as every attribute is: it sat in the readout, where a hover hid it.
+    if (bad.length) {
+      this.attrProblems.set('heads', `${badAttr('heads', `head numbers from 1 to ${H}`, bad.join(' '))}; showing ${shown.size ? `head${shown.size > 1 ? 's' : ''} ${[...shown].map((i) => i + 1).join(' ')}` : 'every head'}`);
+    }
     return this.#heads.map((_, i) => shown.size === 0 || shown.has(i));
   }
 
@@ -442,7 +443,7 @@ export class AttnHeadView extends AttnElement {
       this.#readout.replaceChildren(`${focus.side === 'left' ? 'query' : 'key'} “`, word(tok, this.#lang(focus.side)),
         `” — strongest ${focus.side === 'left' ? 'key' : 'query'} per head: `, ...parts);
     } else {
-      this.#readout.textContent = `${this.#headsProblem}${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}` +
+      this.#readout.textContent = `${active.length} of ${this.#heads.length} heads shown, ${count} lines above ${threshold}` +
         (compact ? ` (the strongest ${TOP_LINES} per query token and head; hover or use the arrow keys for all of one token's).` : '.');
     }
   }
