@@ -1,7 +1,8 @@
 // The package as a user meets it: `npm pack`, installed from the tarball into a fresh project
 // (no workspace links), then used from Node ESM, type-checked with tsc --strict, bundled by Vite
-// with no configuration and run in Chromium, and loaded in several Web Workers at once; and
-// served by Vite's dev server, with and without the README's optimizeDeps setting.
+// with no configuration and run in Chromium (with attnlab-models and the widgets), and loaded in
+// several Web Workers at once; and served by Vite's dev server, with and without the README's
+// optimizeDeps setting.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,11 +32,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'attnlab-pack-'));
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir], root));
   tarball = join(dir, packed[0].filename);
+  const models = join(dir, JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir, '--workspace', 'web/models'], root))[0].filename);
   const app = join(dir, 'app');
   mkdirSync(join(app, 'src'), { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  // From the tarball alone: attnlab has no dependencies, so nothing else is fetched.
-  run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], app);
+  // From the tarballs alone: neither package has dependencies, so nothing else is fetched.
+  run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball, models], app);
   browser = await launchChromium();
 });
 
@@ -100,12 +102,15 @@ describe('the npm tarball', () => {
     expect(() => run(bin('tsc'), ['-p', 'tsconfig.json'], app)).not.toThrow();
   });
 
-  it('bundles with Vite (no config) and runs in Chromium, on the page and in several Web Workers at once', async () => {
+  it('bundles with Vite (no config) and runs in Chromium, on the page and in several Web Workers at once, with attnlab-models and the widgets', async () => {
     const app = join(dir, 'app');
     writeFileSync(join(app, 'index.html'), `<!doctype html><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,">
+      <attn-regression id="reg" n="12"></attn-regression><attn-translate id="tr" arch="gru" value="Je suis fatigué."></attn-translate>
       <script type="module" src="/src/main.js"></script>`);
     writeFileSync(join(app, 'src', 'main.js'), `
       import { load } from 'attnlab';
+      import 'attnlab/components';
+      import { models } from 'attnlab-models';
       const input = (seed) => ({ data: Float32Array.from({ length: 2 * 33 * 8 }, (_, i) => Math.cos(i * seed)), shape: [2, 33, 8] });
       const lib = await load();
       const attend = (x) => Array.from(lib.attention(x, x, x, { causal: true }).output.data);
@@ -126,19 +131,26 @@ describe('the npm tarball', () => {
       const m = await loadModel('./tiny/');
       const model = { runsIn: m.runsIn, shape: (await m.forward('the cat', { attentions: true })).attentions.shape };
       m.dispose();
-      // A translator in the package's own translator Worker, bundled by Vite too, against the same model on the page.
-      const bytes = new Uint8Array(await (await fetch('./fra-eng-gru.atl')).arrayBuffer());
+      // A translator in the package's own translator Worker, bundled by Vite too, against the same model on the page;
+      // the model file is attnlab-models', which Vite ships as an asset.
+      const bytes = new Uint8Array(await (await fetch(models['fra-eng'].gru)).arrayBuffer());
       const remote = await lib.loadTranslator(bytes, { worker: true });
       const here = await lib.loadTranslator(bytes);
       const translator = { runsIn: remote.runsIn, worker: (await remote.translate('Je suis fatigué.', { beam: 3 })).text, page: here.translate('Je suis fatigué.', { beam: 3 }).text };
       remote.dispose();
       here.dispose();
-      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers, trainer: { reason, step }, model, translator });
+      // The widgets: the regression loads attnlab itself; the translator widget's src is attnlab-models' file.
+      const tr = document.getElementById('tr');
+      const translated = new Promise((resolve) => tr.addEventListener('attn-translated', () => resolve(tr.result.text), { once: true }));
+      tr.setAttribute('src', models['fra-eng'].gru.href);
+      const reg = document.getElementById('reg');
+      while (!reg.result) await new Promise((r) => setTimeout(r, 50));
+      const widgets = { translated: await translated, regression: reg.result.output.length };
+      document.body.dataset.result = JSON.stringify({ variant: lib.variant, workers, trainer: { reason, step }, model, translator, widgets });
     `);
     mkdirSync(join(app, 'public', 'tiny'), { recursive: true });
     for (const f of ['config.json', 'model.safetensors', 'tokenizer.json'])
       writeFileSync(join(app, 'public', 'tiny', f), readFileSync(join(root, 'tests/pretrained/fixtures/gpt-neo-f32', f)));
-    writeFileSync(join(app, 'public', 'fra-eng-gru.atl'), readFileSync(join(root, 'web/models/fra-eng-gru.atl')));
     writeFileSync(join(app, 'src', 'worker.js'), `
       import { load } from 'attnlab';
       onmessage = async (e) => {
@@ -173,6 +185,8 @@ describe('the npm tarball', () => {
     expect(result.translator.runsIn).toBe('worker');
     expect(result.translator.worker).toBe(result.translator.page);
     expect(result.translator.worker).toMatch(/tired/i);
+    expect(result.widgets.translated).toMatch(/tired/i);
+    expect(result.widgets.regression).toBe(60);  // the default samples
     expect(result.workers.map((w: { variant: string }) => w.variant)).toEqual(['simd', 'scalar', 'simd']);
     for (const w of result.workers as { output: number[]; page: number[] }[]) {
       expect(w.page).toHaveLength(2 * 33 * 8);
@@ -181,24 +195,32 @@ describe('the npm tarball', () => {
     await page.close();
   });
 
-  it("runs under Vite's dev server with the README's optimizeDeps setting, and load() names that setting without it", async () => {
-    // The dev server's optimizer bundles attnlab into node_modules/.vite/deps/, away from dist/wasm/.
+  it("runs under Vite's dev server with the README's optimizeDeps setting, and load() and loadTranslator() name that setting without it", async () => {
+    // The dev server's optimizer bundles attnlab into node_modules/.vite/deps/, away from dist/wasm/,
+    // and attnlab-models away from its model files.
     const dev = join(dir, 'app', 'dev');
     mkdirSync(dev);
     writeFileSync(join(dev, 'index.html'), `<!doctype html><meta charset="utf-8"><title>dev</title><link rel="icon" href="data:,">
       <script type="module" src="./main.js"></script>`);
     writeFileSync(join(dev, 'main.js'), `
       import { load } from 'attnlab';
+      import { models } from 'attnlab-models';
       const x = { data: Float32Array.from({ length: 2 * 5 * 8 }, (_, i) => Math.cos(i)), shape: [2, 5, 8] };
       try {
         const lib = await load();
         const page = Array.from(lib.attention(x, x, x, { causal: true }).output.data);
+        let translated;
+        try {
+          translated = (await lib.loadTranslator(models['fra-eng'].gru)).translate('Je suis fatigué.').text;
+        } catch (e) {
+          translated = e.message;
+        }
         const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
         const fromWorker = await new Promise((resolve, reject) => {
           worker.onmessage = (e) => resolve(e.data);
           worker.onerror = (e) => reject(new Error(e.message));
         });
-        document.body.dataset.result = JSON.stringify({ variant: lib.variant, page, fromWorker });
+        document.body.dataset.result = JSON.stringify({ variant: lib.variant, page, fromWorker, translated });
       } catch (e) {
         document.body.dataset.result = JSON.stringify({ error: e.message });
       }
@@ -230,8 +252,14 @@ describe('the npm tarball', () => {
     expect(plain.error.replace(/ http:\/\/127\.0\.0\.1:\d+\/\S*\/node_modules\/\.vite\/deps\/wasm\/\)$/, ' …/node_modules/.vite/deps/wasm/)')).toBe(
       `load: no WebAssembly build could start: ${hint} ` +
       "('relaxed-simd-threads', 'relaxed-simd', 'simd-threads', 'simd', 'scalar': their glue could not be imported from …/node_modules/.vite/deps/wasm/)");
-    const excluded = await serve({ optimizeDeps: { exclude: ['attnlab'] } });
+    // attnlab alone: it runs; attnlab-models' URLs point into .vite/deps/, and the load says so.
+    const attnlabOnly = await serve({ optimizeDeps: { exclude: ['attnlab'] } });
+    expect(attnlabOnly.error).toBeUndefined();
+    expect(attnlabOnly.translated).toMatch(/^loadTranslator: model file "http:\/\/127\.0\.0\.1:\d+\/\S*\/node_modules\/\.vite\/deps\/fra-eng-gru\.atl": .*: Vite's dev server pre-bundled attnlab-models into \.vite\/deps\/, away from its model files; add it to optimizeDeps\.exclude in vite\.config \(optimizeDeps: \{ exclude: \['attnlab', 'attnlab-models'\] \}\)$/);
+    // The README's setting.
+    const excluded = await serve({ optimizeDeps: { exclude: ['attnlab', 'attnlab-models'] } });
     expect(excluded.error).toBeUndefined();
+    expect(excluded.translated).toBe("I'm tired.");
     expect(excluded.variant).toBe('relaxed-simd-threads');
     expect(excluded.fromWorker.variant).toBe('simd-threads');
     excluded.page.forEach((x: number, i: number) => expect(x).toBeCloseTo(excluded.fromWorker.output[i], 5));

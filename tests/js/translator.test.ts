@@ -408,6 +408,8 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
         requests.push(req.url ?? '');
         if (req.url === '/model.atl') res.end(model);
         else if (req.url === '/notes.atl') res.end('not a model, a text file'.repeat(50));
+        // Vite's dev server answers a file missing from its pre-bundled deps with the app's page.
+        else if (req.url === '/node_modules/.vite/deps/fra-eng-gru.atl') res.end(`<!doctype html><html><head><script type="module" src="/@vite/client"></script></head><body>${' '.repeat(200)}</body></html>`);
         else if (req.url === '/stalls.atl') {
           // The first 1000 bytes, then nothing: a download only a signal can end.
           res.writeHead(200, { 'content-length': String(model.length) });
@@ -447,6 +449,17 @@ describe('loadTranslator: names, paths and URLs (issue 17)', () => {
       const tr = await lib.loadTranslator(`${base}/model.atl`, { signal: new AbortController().signal });
       expect(tr.translate('Je suis fatigué.').text).toBe("I'm tired.");
       tr.dispose();
+    });
+
+    it("a model URL in Vite's pre-bundled deps (attnlab-models optimized by its dev server) names the optimizeDeps setting, in-process and in a Worker", async () => {
+      const url = `${base}/node_modules/.vite/deps/fra-eng-gru.atl`;
+      const message = `loadTranslator: model file "${url}": bad magic number (not an attnlab model file): ` +
+        "Vite's dev server pre-bundled attnlab-models into .vite/deps/, away from its model files; " +
+        "add it to optimizeDeps.exclude in vite.config (optimizeDeps: { exclude: ['attnlab', 'attnlab-models'] })";
+      await expect(lib.loadTranslator(new URL(url))).rejects.toThrowError(message);
+      await expect(lib.loadTranslator(url, { worker: true })).rejects.toThrowError(message);
+      // Elsewhere the message stays as it was.
+      await expect(lib.loadTranslator(`${base}/notes.atl`)).rejects.toThrowError(`loadTranslator: model file "${base}/notes.atl": bad magic number (not an attnlab model file)`);
     });
 
     it('loads a URL string; a 404, a refused connection and a cut download are loadTranslator errors saying what was fetched', async () => {

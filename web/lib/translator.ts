@@ -659,29 +659,44 @@ export async function loadTranslator(nn: () => Promise<NnModule>, source: Transl
   // How the model file is named in the engine's errors, so a user loading several models sees
   // which one is bad: the path or URL as given, a File's name; bare bytes have no name.
   let name = '';
-  if (isArrayBuffer(source)) bytes = new Uint8Array(source);
-  else if (isTyped(source, 'uint8')) bytes = source;
-  else if (source instanceof URL) {
-    name = ` ${JSON.stringify(source.href)}`;
-    bytes = await readBytes(source, '', o.onProgress, signal);
-  } else if (typeof Blob !== 'undefined' && source instanceof Blob) {
-    const fileName = (source as Partial<File>).name;
-    if (typeof fileName === 'string') name = ` ${JSON.stringify(fileName)}`;
-    bytes = await readBlob(source, o.onProgress, signal);
-  } else if (typeof source === 'string') {
-    const { url, what } = await resolveSource(source, arch);
-    name = (translatorNames as readonly string[]).includes(source) ? ` of '${source}' (${arch})` : ` ${JSON.stringify(source)}`;
-    checkAborted(signal);
-    bytes = await readBytes(url, what, o.onProgress, signal);
-  } else {
-    throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer, a Uint8Array or a Blob`, source);
+  let url: URL | null = null;
+  try {
+    if (isArrayBuffer(source)) bytes = new Uint8Array(source);
+    else if (isTyped(source, 'uint8')) bytes = source;
+    else if (source instanceof URL) {
+      url = source;
+      name = ` ${JSON.stringify(source.href)}`;
+      bytes = await readBytes(source, '', o.onProgress, signal);
+    } else if (typeof Blob !== 'undefined' && source instanceof Blob) {
+      const fileName = (source as Partial<File>).name;
+      if (typeof fileName === 'string') name = ` ${JSON.stringify(fileName)}`;
+      bytes = await readBlob(source, o.onProgress, signal);
+    } else if (typeof source === 'string') {
+      const resolved = await resolveSource(source, arch);
+      url = resolved.url;
+      name = (translatorNames as readonly string[]).includes(source) ? ` of '${source}' (${arch})` : ` ${JSON.stringify(source)}`;
+      checkAborted(signal);
+      bytes = await readBytes(url, resolved.what, o.onProgress, signal);
+    } else {
+      throw argError(fn, 'source', `a model name (${translatorNames.map((n) => `'${n}'`).join(', ')}), a path, a URL, an ArrayBuffer, a Uint8Array or a Blob`, source);
+    }
+    if (worker) {
+      // The caller's own bytes are copied: the translator keeps them to load a fresh Worker after an abort.
+      const own = isArrayBuffer(source) || isTyped(source, 'uint8') ? bytes.slice() : bytes;
+      return await WorkerTranslator.open(own, name, build, signal);
+    }
+    const m = await nn();
+    checkAborted(signal);  // aborted while the module started
+    return translatorFromBytes(m, bytes, name);
+  } catch (e) {
+    // Vite's dev server pre-bundles attnlab-models into node_modules/.vite/deps/, where its
+    // models' relative URLs point at nothing (the server answers with its page): say the setting.
+    if (url?.pathname.includes('/.vite/deps/') && e instanceof Error && e !== signal?.reason && e.message.startsWith(`${fn}:`)) {
+      throw new Error(`${e.message}: ${VITE_MODELS_HINT}`);
+    }
+    throw e;
   }
-  if (worker) {
-    // The caller's own bytes are copied: the translator keeps them to load a fresh Worker after an abort.
-    const own = isArrayBuffer(source) || isTyped(source, 'uint8') ? bytes.slice() : bytes;
-    return WorkerTranslator.open(own, name, build, signal);
-  }
-  const m = await nn();
-  checkAborted(signal);  // aborted while the module started
-  return translatorFromBytes(m, bytes, name);
 }
+
+const VITE_MODELS_HINT = "Vite's dev server pre-bundled attnlab-models into .vite/deps/, away from its model files; " +
+  "add it to optimizeDeps.exclude in vite.config (optimizeDeps: { exclude: ['attnlab', 'attnlab-models'] })";
