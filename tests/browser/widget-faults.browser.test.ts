@@ -270,6 +270,28 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('head view, model view and heatmap: data of the wrong shape is named under the widget; nothing uncaught', async () => {
+    await stage(`<attn-head-view id="hv1" data='[0.5,0.5]'></attn-head-view><attn-head-view id="hv2" data='{"heads":2}'></attn-head-view>
+      <attn-head-view id="hv3" data='[[[0.1,0.9],[0.3]]]'></attn-head-view><attn-head-view id="hv4" data='[[[1]],[[0.5,0.5],[0.5,0.5]]]'></attn-head-view>
+      <attn-model-view id="mv1" data='{"layers":1}'></attn-model-view><attn-model-view id="mv2" data='[[[0.5,0.5]]]'></attn-model-view>
+      <attn-heatmap id="h1" data='{"rows":2}'></attn-heatmap>`);
+    const faults = () => v.page.evaluate(() => [...document.querySelectorAll('#stage > *')].map((e) => `${e.id}: ${e.shadowRoot!.querySelector('.fault')!.textContent}`));
+    const shape = 'expected [heads][queries][keys] arrays of numbers, or a tensor';
+    await expect.poll(faults).toEqual([
+      `hv1: <attn-head-view>: data: ${shape}`,
+      `hv2: <attn-head-view>: data: ${shape}`,
+      'hv3: <attn-head-view>: data: expected rows of equal length, got lengths 2, 1',
+      'hv4: <attn-head-view>: data: expected heads of one size, got 1 x 1, 2 x 2',
+      'mv1: <attn-model-view>: data: expected a list of layers, each [heads][queries][keys] or a tensor',
+      `mv2: <attn-model-view>: data: layer 1: ${shape}`,
+      'h1: <attn-heatmap>: data: expected a 2-D array (a list of rows of numbers)',
+    ]);
+    // Good data clears the line and draws.
+    await v.page.evaluate(() => { (document.getElementById('mv2') as unknown as { data: unknown }).data = [[[[0.5, 0.5], [0.2, 0.8]]]]; });
+    await expect.poll(() => look('#mv2')).toMatchObject({ fault: '', bar: true });
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: bad hypotheses and chosen are named; nothing uncaught, no "undefined" or NaN', async () => {
     await stage(`<attn-beam-tree id="noTokens" data='[{"score":1}]'></attn-beam-tree>
       <attn-beam-tree id="object" data='{"tokens":["a"],"score":1}'></attn-beam-tree>

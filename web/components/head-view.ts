@@ -7,7 +7,7 @@
 // until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
 import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, langTag, numberAttr, s } from './base.js';
 import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
-import { toMatrices, type TensorLike } from './matrix.js';
+import { headsProblem, toMatrices, type TensorLike } from './matrix.js';
 
 /** Tokens a side beyond which the layout is compact. */
 const COMPACT = 64;
@@ -33,6 +33,8 @@ export class AttnHeadView extends AttnElement {
   /** The last render's geometry, for the pointer over rows without a label. */
   #geom = { rowH: 22, W: 0, n: 0, compact: false };
   #sentence: SentenceAttention | null = null;
+  /** What is wrong with the attention given (attribute or property); '' when nothing is. */
+  #dataProblem = '';
   /**
    * What the model/src + text attributes came to, shown in the readout until they change: written
    * straight into it, it was gone at the next render (a hover, a resize).
@@ -89,9 +91,10 @@ export class AttnHeadView extends AttnElement {
 
   /** Attention per head: [H, L, S] tensor or nested arrays ([L, S] is one head). */
   set data(t: TensorLike | number[][][] | number[][] | null) {
-    const mats = Array.isArray(t) && Array.isArray(t[0]) && !Array.isArray((t as number[][][])[0][0])
-      ? [t as number[][]]
-      : toMatrices(t as TensorLike | number[][][] | null);
+    const heads = Array.isArray(t) && Array.isArray(t[0]) && !Array.isArray((t as number[][][])[0][0]) ? [t as number[][]] : t;
+    const problem = headsProblem(heads);
+    this.#dataProblem = problem && `data: ${problem}`;
+    const mats = problem ? [] : toMatrices(heads as TensorLike | number[][][] | null);
     const keep = this.#active.length === mats.length;
     this.#heads = mats;
     if (!keep) this.#active = this.#headsFromAttribute();
@@ -287,7 +290,7 @@ export class AttnHeadView extends AttnElement {
   }
 
   protected problems(): string[] {
-    const out = super.problems();
+    const out = [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
     const rows = this.#heads[0]?.length ?? 0, cols = this.#heads[0]?.[0]?.length ?? 0;
     // Lines went to rows with no label, and nothing said why.
     if (this.#left && rows && this.#left.length !== rows) out.push(badAttr('tokens', `${rows} query tokens (one per row of data)`, `${this.#left.length}`));

@@ -92,8 +92,9 @@ export class AttnHeatmap extends AttnElement {
   /** The matrix: nested arrays or a tensor (its first [rows, cols] slice). */
   set data(m: MatrixInput) {
     this.#dataProblem = '';
-    if (Array.isArray(m) && !m.every(Array.isArray)) {
-      // A flat list drew as a column of NaN cells coloured like the minimum.
+    const tensor = m !== null && typeof m === 'object' && !Array.isArray(m) && Array.isArray(m.shape) && typeof m.data?.length === 'number';
+    if (Array.isArray(m) ? !m.every(Array.isArray) : m !== null && m !== undefined && !tensor) {
+      // A flat list drew as a column of NaN cells coloured like the minimum; an object or a string, "No data".
       this.#dataProblem = 'data: expected a 2-D array (a list of rows of numbers)';
       m = [];
     }

@@ -31,6 +31,27 @@ export function toMatrices(t: TensorLike | number[][][] | null | undefined): num
   return out;
 }
 
+/**
+ * What is wrong with `t` as attention heads, [heads][queries][keys]: nested arrays (every head
+ * one size, its rows of one length) or a tensor. '' when nothing is (null too: no heads). A head
+ * view or model view given anything else drew nothing, or threw, and said nothing.
+ */
+export function headsProblem(t: unknown): string {
+  if (t === null || t === undefined) return '';
+  if (!Array.isArray(t)) {
+    const x = t as Partial<TensorLike>;
+    return Array.isArray(x.shape) && typeof x.data?.length === 'number' ? '' : 'expected [heads][queries][keys] arrays of numbers, or a tensor';
+  }
+  if (!t.every((m) => Array.isArray(m) && m.every(Array.isArray))) return 'expected [heads][queries][keys] arrays of numbers, or a tensor';
+  const sizes = new Set<string>();
+  for (const m of t as unknown[][][]) {
+    const lengths = new Set(m.map((r) => r.length));
+    if (lengths.size > 1) return `expected rows of equal length, got lengths ${[...lengths].join(', ')}`;
+    sizes.add(`${m.length} x ${m[0]?.length ?? 0}`);
+  }
+  return sizes.size > 1 ? `expected heads of one size, got ${[...sizes].join(', ')}` : '';
+}
+
 // Plain loops, not Array.from with a callback: a 512-token model's 144 heads are 38 M values,
 // which took seconds to copy that way.
 function copyRow(d: ArrayLike<number>, from: number, n: number): number[] {

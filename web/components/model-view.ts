@@ -6,7 +6,7 @@ import { AttnElement, define, h, jsonAttr, labelsAttr, langTag, pixelsURL, s } f
 import './heatmap.js';
 import type { AttnHeatmap } from './heatmap.js';
 import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
-import { toMatrices, type TensorLike } from './matrix.js';
+import { headsProblem, toMatrices, type TensorLike } from './matrix.js';
 import { scaleRGB } from './theme.js';
 
 export interface ModelSelection {
@@ -30,6 +30,8 @@ export class AttnModelView extends AttnElement {
   #detail: HTMLDivElement;
   #heatmap: AttnHeatmap;
   #status: HTMLDivElement;
+  /** What is wrong with the attention given (attribute or property); '' when nothing is. */
+  #dataProblem = '';
   /** model/src + text attributes: every layer and head of the shipped Transformer on that sentence. */
   #follow = attentionFollower(this, (a) => {
     this.#status.hidden = true;
@@ -76,7 +78,14 @@ export class AttnModelView extends AttnElement {
 
   /** Per layer, per head attention: an array of [H, L, S] tensors, or [layers][heads][L][S]. */
   set data(d: (TensorLike | number[][][])[] | null) {
-    this.#layers = (d ?? []).map((l) => toMatrices(l));
+    const list: unknown = d ?? [];
+    let problem = Array.isArray(list) ? '' : 'expected a list of layers, each [heads][queries][keys] or a tensor';
+    if (Array.isArray(list)) {
+      const i = list.findIndex((l) => headsProblem(l));
+      if (i >= 0) problem = `layer ${i + 1}: ${headsProblem(list[i])}`;
+    }
+    this.#dataProblem = problem && `data: ${problem}`;
+    this.#layers = problem ? [] : (list as (TensorLike | number[][][])[]).map((l) => toMatrices(l));
     if (this.#selected && !this.#layers[this.#selected.layer]?.[this.#selected.head]) this.#selected = null;
     if (!this.#layers[this.#current.layer]?.[this.#current.head]) this.#current = { layer: 0, head: 0 };
     this.invalidate();
@@ -131,6 +140,10 @@ export class AttnModelView extends AttnElement {
 
   protected defaultLabel(): string {
     return 'Attention by layer and head';
+  }
+
+  protected problems(): string[] {
+    return [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
   }
 
   protected exportTarget(): SVGSVGElement | null {
