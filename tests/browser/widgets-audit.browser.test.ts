@@ -209,6 +209,17 @@ describe('widgets audit', () => {
     expect(await titles()).toEqual(['Attention weights', 'Attention head view', 'Attention by layer and head', 'Beam search hypotheses', 'Nadaraya-Watson regression']);
     await v.page.evaluate(() => [...document.getElementById('stage')!.children].forEach((e, i) => e.setAttribute('label', `Figure ${i + 1}`)));
     expect(await titles()).toEqual(['Figure 1', 'Figure 2', 'Figure 3', 'Figure 4', 'Figure 5']);
+    // <attn-translate> exports its alignment, titled after the label as its buttons are named.
+    await stage('<attn-translate id="t" value="le chat"></attn-translate>');
+    await v.page.evaluate(() => {
+      (document.getElementById('t') as unknown as { translator: unknown }).translator = {
+        translate: async () => ({ text: 'the cat', sourceTokens: ['le', 'chat'], targetTokens: ['the', 'cat'], attention: [[0.9, 0.1], [0.2, 0.8]] }),
+      };
+    });
+    await expect.poll(titles).toEqual(['Alignment: output words (rows) attending to source words (columns)']);
+    await v.page.evaluate(() => document.getElementById('t')!.setAttribute('label', 'Exercise 3'));
+    expect(await titles()).toEqual(['Exercise 3. Alignment: output words (rows) attending to source words (columns)']);
+    expect(await v.page.evaluate(() => document.getElementById('t')!.shadowRoot!.querySelector('.bar button')!.getAttribute('aria-label'))).toBe('Download Exercise 3 as SVG');
     expect(v.problems).toEqual([]);
   });
 

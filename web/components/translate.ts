@@ -139,7 +139,6 @@ export class AttnTranslate extends AttnElement {
     this.#heatmap = document.createElement('attn-heatmap') as AttnHeatmap;
     this.#heatmap.setAttribute('row-title', 'output');
     this.#heatmap.setAttribute('col-title', 'source');
-    this.#heatmap.setAttribute('label', 'Alignment: output words (rows) attending to source words (columns)');
     this.#tree = document.createElement('attn-beam-tree') as AttnBeamTree;
     this.#tree.hidden = true;
     this.#results = h('div', { hidden: true },
@@ -465,7 +464,10 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
       else el.removeAttribute('theme');
       el.setAttribute('no-export', '');
     }
-    this.#input.setAttribute('aria-label', this.getAttribute('label') ?? 'Text to translate');
+    const label = this.getAttribute('label');
+    this.#input.setAttribute('aria-label', label ?? 'Text to translate');
+    // The picture the buttons export is titled after the label, as they are named (it kept this alone).
+    this.#heatmap.setAttribute('label', `${label ? `${label}. ` : ''}Alignment: output words (rows) attending to source words (columns)`);
     // The unknown-word mark's orange, at 4.5:1 or more on the theme's background: #d9480f, the
     // one colour for both, gave its '?' 4.3:1 on white and 3.9:1 on the dark background.
     this.frame.style.setProperty('--unk', this.palette.dark ? '#ff8a5c' : '#c2410c');
