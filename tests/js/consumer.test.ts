@@ -1,6 +1,7 @@
 // The packed package as a Node or TypeScript user meets it: `npm pack`, installed from the tarball
 // into a fresh project outside the checkout, then required from CommonJS, imported in a worker
-// thread, imported without side effects, and type-checked (skipLibCheck off, no @webgpu/types)
+// thread, bundled by esbuild (as README says: the packages external), imported without side
+// effects, and type-checked (skipLibCheck off, no @webgpu/types)
 // under every moduleResolution a consumer may have, by this checkout's TypeScript and by 4.9. tests/browser/package.browser.test.ts
 // bundles it (Vite build and dev server); tests/js/readme.test.ts runs the README's examples.
 import { execFile, execFileSync } from 'node:child_process';
@@ -136,6 +137,29 @@ describe('Node', () => {
     expect([scalar.variant, threaded.variant]).toEqual(['scalar', 'simd-threads']);
     expect(scalar.out.slice(0, 4)).toEqual([0, Math.fround(Math.sin(1)), Math.fround(Math.sin(2)), Math.fround(Math.sin(3))]);
     threaded.out.forEach((x, i) => expect(x).toBeCloseTo(scalar.out[i], 6));
+  });
+
+  it("bundled by esbuild with the packages external (README, Bundlers) it runs; bundled in, load() names the files left behind", () => {
+    writeFileSync(join(app, 'esb.mjs'), `
+      import { load } from 'attnlab';
+      try {
+        const lib = await load();
+        const x = { data: Float32Array.from({ length: 8 }, (_, i) => i / 8), shape: [2, 4] };
+        console.log(JSON.stringify(lib.attention(x, x, x).output.shape));
+        lib.dispose();
+      } catch (e) {
+        console.log(e.message);
+      }`);
+    const esbuild = join(root, 'node_modules/.bin/esbuild');
+    const bundle = (out: string, external: string[]) => {
+      run(esbuild, ['esb.mjs', '--bundle', '--platform=node', '--format=esm', '--log-level=error', `--outfile=${out}`, ...external], app);
+      return run(process.execPath, [out], app).trim();
+    };
+    expect(bundle('esb-out/external.mjs', ['--external:attnlab', "--external:attnlab/*", '--external:attnlab-models'])).toBe('[2,4]');
+    expect(bundle('esb-out/packages.mjs', ['--packages=external'])).toBe('[2,4]');
+    const inside = bundle('esb-out/inside.mjs', []);
+    expect(inside).toMatch(/^load: no WebAssembly build could start: /);
+    expect(inside).toContain(`Cannot find module '${join(app, 'esb-out/wasm/attnlab-scalar.mjs')}'`);
   });
 
   it('importing it prints nothing and adds no globals or process listeners', () => {
