@@ -95,6 +95,9 @@ describe('widgets: the languages of the tokens they read out', () => {
     expect(await v.page.evaluate(() => [...document.getElementById('t')!.shadowRoot!.querySelector('form + .readout')!.childNodes]
       .map((n) => (n instanceof Element ? `${n.textContent}[${n.getAttribute('lang')}]` : n.textContent)).join('')))
       .toBe('Unknown to the model: ç[fr] (spelled in raw bytes); marked with ?.');
+    // The note a screen reader hears after the unknown word's pieces is in the page's language, not the source's.
+    expect(await langsOf('#t', '.src .tok .sr')).toBe('en');
+    expect(await langsOf('#t', '.src .tok')).toBe('fr');
     expect(v.problems).toEqual([]);
   });
 });

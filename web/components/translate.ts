@@ -404,7 +404,8 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
       });
       if (u) span.dataset.unknown = u.text;
       // Screen readers hear the word once, after its last piece (the '?' is decoration).
-      if (end) span.append(h('span', { className: 'sr', textContent: ` (${what})` }));
+      // In the page's language, not the source's that the token carries.
+      if (end) span.append(h('span', { className: 'sr', textContent: ` (${what})`, lang: pageLang(this) }));
       span.style.background = `color-mix(in srgb, ${accent} ${Math.round(((w[j] ?? 0) / hi) * 55)}%, transparent)`;
       return span;
     }));
@@ -501,6 +502,15 @@ export function alignmentRows(a: TranslationAttention, T: number, S: number): nu
     for (let i = 0; i < T; i++) for (let j = 0; j < S; j++) rows[i][j] += Number(t.data[start + (h * T + i) * S + j]) / heads;
   }
   return rows;
+}
+
+/** The language `el` is in outside its shadow root ('' when none is given: unknown). */
+function pageLang(el: Element): string {
+  for (let n: Element | null = el; n; n = n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null) {
+    const lang = n.getAttribute('lang');
+    if (lang !== null) return lang;
+  }
+  return '';
 }
 
 function argmax(a: number[]): number {
