@@ -230,6 +230,22 @@ describe('widgets from dist/ in a plain page', () => {
     await expect.poll(() => page.locator('#beams .readout').textContent()).toContain('i am student');
   });
 
+  test('beam tree: the chosen property sets the hypothesis drawn bold (0-based), as the attribute does; null gives the best back', async () => {
+    const r = await v.page.evaluate(async () => {
+      const el = document.getElementById('beams') as unknown as HTMLElement & { chosen: number | null };
+      const bold = async () => {
+        await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+        return [...el.shadowRoot!.querySelectorAll('svg text')].filter((t) => Number(getComputedStyle(t).fontWeight) >= 600).map((t) => t.textContent).sort();
+      };
+      el.chosen = 2;
+      const set = { chosen: el.chosen, attribute: el.getAttribute('chosen'), bold: await bold() };
+      el.chosen = null;
+      return { set, reset: { chosen: el.chosen, attribute: el.getAttribute('chosen'), bold: await bold() } };
+    });
+    expect(r.set).toEqual({ chosen: 2, attribute: '2', bold: ['<bos>', 'i', 'study'] });
+    expect(r.reset).toEqual({ chosen: 0, attribute: null, bold: ['<bos>', 'a', 'am', 'i', 'student'] });
+  });
+
   test('translate: drives any object with the translator API; steps and flags unknown words', async () => {
     const { page } = v;
     // A test double with the documented API (the real translators live in the library).

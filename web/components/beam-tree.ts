@@ -101,7 +101,11 @@ export class AttnBeamTree extends AttnElement {
     return this.#beams;
   }
 
-  /** The hypothesis drawn as chosen (default: the highest score). */
+  /** The hypothesis drawn as chosen, 0-based: the `chosen` attribute, which null removes (then the highest score). */
+  set chosen(i: number | null) {
+    if (i === null || i === undefined) this.removeAttribute('chosen');
+    else this.setAttribute('chosen', String(i));
+  }
   get chosen(): number {
     const a = this.#chosenAttribute();
     if (a !== null) return a;
