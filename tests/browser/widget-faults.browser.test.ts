@@ -292,6 +292,25 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('heatmap: labels or a mask of another size than the data are named; the right sizes, set in any order, are not', async () => {
+    await stage(`<attn-heatmap id="h1" data='[[1,2],[3,4]]' row-labels="a b c" col-labels="x"></attn-heatmap>
+      <attn-heatmap id="h2" data='[[1,2],[3,4]]' mask='[true]'></attn-heatmap>
+      <attn-heatmap id="h3" row-labels="a b" col-labels="x y" mask='[[true,false],[false,false]]' data='[[1,2],[3,4]]'></attn-heatmap>`);
+    await expect.poll(() => look('#h1').then((x) => x.fault)).toBe('<attn-heatmap>: row-labels: expected 2 labels (one per row of data), got 3; the rest are not shown\n'
+      + '<attn-heatmap>: col-labels: expected 2 labels (one per column of data), got 1; the columns without one are unlabelled');
+    expect((await look('#h2')).fault).toBe('<attn-heatmap>: mask: expected 2 rows of 2 true or false (one per cell of data); cells without one are not masked');
+    expect((await look('#h3')).fault).toBe('');
+    // Labels for new data set with it, in one task, are not named in between.
+    await v.page.evaluate(() => {
+      const h = document.getElementById('h1') as unknown as { data: number[][]; rowLabels: string[]; colLabels: string[] };
+      h.rowLabels = ['a', 'b', 'c'];
+      h.colLabels = ['x'];
+      h.data = [[1], [2], [3]];
+    });
+    await expect.poll(() => look('#h1').then((x) => x.fault)).toBe('');
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: bad hypotheses and chosen are named; nothing uncaught, no "undefined" or NaN', async () => {
     await stage(`<attn-beam-tree id="noTokens" data='[{"score":1}]'></attn-beam-tree>
       <attn-beam-tree id="object" data='{"tokens":["a"],"score":1}'></attn-beam-tree>

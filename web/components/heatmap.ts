@@ -208,7 +208,20 @@ export class AttnHeatmap extends AttnElement {
   }
 
   protected problems(): string[] {
-    return [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
+    const out = [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
+    const R = this.rowCount, C = this.colCount;
+    if (!R || !C) return out;
+    // Labels or a mask of another size than the data were used as far as they went, without a word.
+    for (const [name, labels, n, what] of [['row-labels', this.#rowLabels, R, 'row'], ['col-labels', this.#colLabels, C, 'column']] as const) {
+      if (labels && labels.length !== n) {
+        out.push(`${name}: expected ${n} labels (one per ${what} of data), got ${labels.length}; ${labels.length < n ? `the ${what}s without one are unlabelled` : 'the rest are not shown'}`);
+      }
+    }
+    const m: unknown = this.#mask;
+    if (m !== null && m !== undefined && !(Array.isArray(m) && m.length === R && m.every((r) => Array.isArray(r) && r.length === C))) {
+      out.push(`mask: expected ${R} rows of ${C} true or false (one per cell of data); cells without one are not masked`);
+    }
+    return out;
   }
 
   /** A bad cell-size's warning, naming the size drawn instead: the default grows with the text. */
