@@ -311,6 +311,30 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('exports: a kind or scale that is no such thing is refused with an Error naming the call; the widget exports on', async () => {
+    await stage(`<attn-heatmap id="h" data='[[1,2],[3,4]]'></attn-heatmap><attn-heatmap id="empty"></attn-heatmap>`);
+    const attempt = (id: string, call: string) => v.page.evaluate(async ([i, c]) => {
+      const el = document.getElementById(i) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+      const [name, arg] = c.split(':');
+      try {
+        await el[name](JSON.parse(arg));
+        return 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    }, [id, call] as const);
+    // 'jpg' downloaded PNG bytes as a .jpg; 0 and NaN failed as 'toBlob failed'; -2 gave a 1 x 1 PNG.
+    expect(await attempt('h', 'download:"jpg"')).toBe("attn-heatmap.download: kind: expected 'svg' or 'png', got 'jpg'");
+    expect(await attempt('h', 'toPNG:0')).toBe('attn-heatmap.toPNG: scale: expected a number above 0, got 0');
+    expect(await attempt('h', 'toPNG:-2')).toBe('attn-heatmap.toPNG: scale: expected a number above 0, got -2');
+    expect(await attempt('h', 'toPNG:"3"')).toBe("attn-heatmap.toPNG: scale: expected a number above 0, got '3'");
+    expect(await attempt('h', 'toPNG:1000')).toMatch(/^attn-heatmap\.toPNG: the browser could not make a \d+ x \d+ px PNG \(scale 1000\); a smaller scale may do$/);
+    expect(await attempt('empty', 'toPNG:2')).toBe('attn-heatmap.toPNG: nothing to export yet');
+    expect(await attempt('empty', 'download:"svg"')).toBe('attn-heatmap.download: nothing to export yet');
+    expect(await attempt('h', 'toPNG:2')).toBe('ok');
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: bad hypotheses and chosen are named; nothing uncaught, no "undefined" or NaN', async () => {
     await stage(`<attn-beam-tree id="noTokens" data='[{"score":1}]'></attn-beam-tree>
       <attn-beam-tree id="object" data='{"tokens":["a"],"score":1}'></attn-beam-tree>

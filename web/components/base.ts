@@ -532,9 +532,11 @@ export abstract class AttnElement extends ElementBase {
 
   /** The picture as a PNG, `scale` pixels per CSS pixel. */
   async toPNG(scale = 2): Promise<Blob> {
+    // 0 or NaN failed as 'toBlob failed'; a negative scale gave a 1 x 1 PNG.
+    if (typeof scale !== 'number' || !(scale > 0 && scale < Infinity)) throw new Error(`${this.localName}.toPNG: scale: expected a number above 0, got ${shown(scale)}`);
     const text = this.toSVG();
     const svg = this.exportTarget();
-    if (!svg) throw new Error(`${this.localName}: nothing to export yet`);
+    if (!svg) throw new Error(`${this.localName}.toPNG: nothing to export yet`);
     const vb = svg.viewBox.baseVal;
     const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
     try {
@@ -549,7 +551,8 @@ export abstract class AttnElement extends ElementBase {
       const ctx = canvas.getContext('2d')!;
       ctx.scale(scale, scale);
       ctx.drawImage(img, 0, 0, vb.width, vb.height);
-      return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('toBlob failed'))), 'image/png'));
+      return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b)
+        : reject(new Error(`${this.localName}.toPNG: the browser could not make a ${canvas.width} x ${canvas.height} px PNG (scale ${scale}); a smaller scale may do`))), 'image/png'));
     } finally {
       URL.revokeObjectURL(url);
     }
@@ -557,9 +560,11 @@ export abstract class AttnElement extends ElementBase {
 
   /** Saves the picture as a file: `${filename}.svg` or `.png`. */
   async download(kind: 'svg' | 'png', filename = this.getAttribute('filename') ?? this.localName): Promise<void> {
+    // 'jpg' saved PNG bytes as a .jpg.
+    if (kind !== 'svg' && kind !== 'png') throw new Error(`${this.localName}.download: kind: expected 'svg' or 'png', got ${shown(kind)}`);
     const text = this.toSVG();
     // An empty widget downloaded a 0-byte .svg.
-    if (!text) throw new Error('nothing to export yet');
+    if (!text) throw new Error(`${this.localName}.download: nothing to export yet`);
     const blob = kind === 'svg' ? new Blob([text], { type: 'image/svg+xml' }) : await this.toPNG();
     const url = URL.createObjectURL(blob);
     const a = document.createElement('a');
@@ -568,6 +573,11 @@ export abstract class AttnElement extends ElementBase {
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   }
+}
+
+/** A value as an error message quotes it: 'jpg', 0, NaN, undefined. */
+function shown(x: unknown): string {
+  return typeof x === 'string' ? `'${x}'` : String(x);
 }
 
 function errorText(e: unknown): string {
