@@ -4,7 +4,7 @@ import { disposeSymbol } from './dispose.js';
 import { argError } from './errors.js';
 import { linearAttention } from './linear-attention.js';
 import { linear } from './linear.js';
-import { hardwareThreads, instantiate, instantiateNn, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, startThreads, threadsSupported, variantChain, ViteDepsError } from './loader.js';
+import { hardwareThreads, instantiate, instantiateNn, isRelaxed, isThreaded, relaxedSimdSupported, simdBuildsMissing, startThreads, threadsSupported, variantChain, GlueMovedError } from './loader.js';
 import { multiHeadArgs, multiHeadAttention, runMultiHead } from './multihead.js';
 import { nadarayaWatson } from './nadaraya-watson.js';
 import { attentionPattern } from './patterns.js';
@@ -394,10 +394,11 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
   const gpu = backend === 'wasm' ? null : await openWebGpu(fn, backend, options.gpu, gpuCache);
   // From the requested build (else the fastest) down to scalar, the first that starts here.
   const fellBack: string[] = [];
-  // Under Vite's dev server every build's glue fails to import for the one reason: said once.
-  const viteDeps: string[] = [];
-  let viteDir = '';
-  const whyNot = () => [...fellBack, ...viteDeps.length ? [`${ViteDepsError.hint} (${viteDeps.join(', ')}: their glue could not be imported from ${viteDir})`] : []].join('; ');
+  // Under Vite's dev server, or bundled without its files, every build's glue fails to import for
+  // the one reason: said once.
+  const moved: string[] = [];
+  let movedHint = '', movedDir = '';
+  const whyNot = () => [...fellBack, ...moved.length ? [`${movedHint} (${moved.join(', ')}: their glue could not be imported from ${movedDir})`] : []].join('; ');
   for (const variant of variantChain(requested)) {
     const missing = missingFeature(variant);
     if (missing) {
@@ -411,9 +412,10 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
     try {
       m = await instantiate(variant, isThreaded(variant) ? Math.max(1, threads - 1) : 0);
     } catch (e) {
-      if (e instanceof ViteDepsError) {
-        viteDeps.push(`'${variant}'`);
-        viteDir = new URL('.', e.url).href;
+      if (e instanceof GlueMovedError) {
+        moved.push(`'${variant}'`);
+        movedHint = e.hint;
+        movedDir = new URL('.', e.url).href;
       } else {
         fellBack.push(`'${variant}' failed to start (${e instanceof Error ? e.message : String(e)})`);
       }
@@ -422,7 +424,7 @@ export async function load(options: LoadOptions = {}): Promise<Attnlab> {
     const err = await startThreads(m, threads);
     if (err) throw new Error(`${fn}: ${err}`);
     const unmet = options.threads !== undefined && options.threads > threads ? `, on 1 thread, not the ${options.threads} of options.threads` : '';
-    const reason = fellBack.length || viteDeps.length
+    const reason = fellBack.length || moved.length
       ? `${whyNot()}: '${variant}' is the fastest build that runs here${unmet}`
       : requested ? `'${variant}' was asked for (options.variant)` : `'${variant}' is the fastest build, and it runs here`;
     return new Attnlab(m, variant, threads, gpu, reason);

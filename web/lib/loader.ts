@@ -25,19 +25,29 @@ export interface GlueAssets<M> {
  */
 export const importGlue = <M>(url: URL): Promise<{ default: (options: FactoryOptions) => Promise<M> }> =>
   import(/* @vite-ignore */ /* webpackIgnore: true */ url.href).catch((e: unknown) => {
+    const reason = e instanceof Error ? e.message : String(e);
     // Vite's dev server pre-bundles attnlab into node_modules/.vite/deps/, where the relative
     // URLs point at nothing: say the one setting that fixes it.
-    if (!url.pathname.includes('/.vite/deps/')) throw e;
-    throw new ViteDepsError(e instanceof Error ? e.message : String(e), url);
+    if (url.pathname.includes('/.vite/deps/')) throw new GlueMovedError(reason, url, GlueMovedError.vite);
+    // A bundler that ships no files named by new URL (esbuild) left this code in its bundle and
+    // the URL as written, beside the bundle: say so, and what to do.
+    if (!/\/loader\.[jt]s$/.test(new URL(import.meta.url).pathname) && /\/wasm\/attnlab-[a-z-]+\.mjs$/.test(url.pathname)) {
+      throw new GlueMovedError(reason, url, GlueMovedError.bundled(import.meta.url));
+    }
+    throw e;
   });
 
-/** The glue's import failed because Vite's dev server moved attnlab away from its files. */
-export class ViteDepsError extends Error {
-  static readonly hint = "Vite's dev server pre-bundled attnlab into .vite/deps/, away from its WebAssembly files; " +
+/** The glue's import failed because attnlab's code was moved away from its files: `hint` says how. */
+export class GlueMovedError extends Error {
+  static readonly vite = "Vite's dev server pre-bundled attnlab into .vite/deps/, away from its WebAssembly files; " +
     "add optimizeDeps: { exclude: ['attnlab'] } to vite.config";
+  static bundled(bundle: string): string {
+    return `attnlab was bundled into ${bundle} without the files it loads by new URL('./wasm/…', import.meta.url), ` +
+      "which this bundler does not ship (esbuild does not); keep attnlab external to the bundle (attnlab's README: Bundlers)";
+  }
 
-  constructor(reason: string, readonly url: URL) {
-    super(`${reason}: ${ViteDepsError.hint}`);
+  constructor(reason: string, readonly url: URL, readonly hint: string) {
+    super(`${reason}: ${hint}`);
   }
 }
 
