@@ -1,13 +1,14 @@
 // One attnlab instance shared by every widget on a page that did not hand them its own, and the
 // translators widgets load from their attributes (model="fra-eng" arch="gru", or src="…atl").
-import { load, type Attnlab, type Translator, type TranslationResult } from 'attnlab';
+import type { Attnlab, Translator, TranslationResult } from 'attnlab';
 import { coalesced } from './base.js';
 
 let shared: Promise<Attnlab> | null = null;
 
 /** The page-wide attnlab instance, loaded on first use (the fastest build the page can run). */
 export function sharedLib(): Promise<Attnlab> {
-  shared ??= load();
+  // Imported on first use: a page with widgets draws them before the library has downloaded.
+  shared ??= import('attnlab').then(({ load }) => load());
   return shared;
 }
 

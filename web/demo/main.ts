@@ -1,6 +1,5 @@
 // The home page: a live first example (one causal self-attention, whose numbers the browser
 // test checks), then the guided path with a picture and an equation per step.
-import { load } from 'attnlab';
 import '../components/heatmap';
 import type { AttnHeatmap } from '../components/heatmap';
 import { setSharedLib } from '../components/lib';
@@ -9,7 +8,7 @@ import { efficientPicture, embedPicture, headsPicture, modelsPicture, performanc
 import { $, el } from './site/dom';
 import { frac, headEq, math, row, sqrt, sub, sum, sup, t, text } from './site/math';
 import { PAGES } from './site/pages';
-import { initPage, showError } from './site/shell';
+import { attnlab, initPage, showError } from './site/shell';
 
 initPage('index.html');
 
@@ -77,6 +76,7 @@ async function main(): Promise<void> {
   // The fastest build this browser validates (load()'s default: relaxed SIMD, threads where the
   // page is isolated). The core/nn split left room in the 300 KB budget for the relaxed .wasm,
   // which compresses 1.2 KB worse than SIMD128's.
+  const { load } = await attnlab();
   const lib = await load();
   setSharedLib(lib);
   $('variant').textContent = lib.variant;

@@ -6,13 +6,13 @@ import '../components/head-view';
 import '../components/model-view';
 import type { AttnHeadView } from '../components/head-view';
 import type { AttnModelView } from '../components/model-view';
-import { loadModel, summarizeHeads, type CheckpointInput, type HeadSummary, type PretrainedModel, type Tensor } from 'attnlab';
+import type { CheckpointInput, HeadSummary, PretrainedModel, Tensor } from 'attnlab';
 import { cachedSize, checkpointAt } from './checkpoint-cache';
 import { $, el, handOver, select, slider } from './site/dom';
-import { initPage } from './site/shell';
+import { attnlab, initPage } from './site/shell';
 import { num, oneOf, param, readHash, writeHash } from './site/state';
 
-initPage('models.html');
+initPage('models.html', { library: false });
 // This page loads no engine of its own until a checkpoint is opened (then the footer names it).
 const engineNote = document.getElementById('engine');  // none in an embed
 if (engineNote) engineNote.textContent = 'attnlab: loads with a checkpoint';
@@ -136,6 +136,7 @@ async function open(input: CheckpointInput | ((signal: AbortSignal) => Promise<C
   bar.value = 0;
   say('loading', `Opening ${name}…`);
   try {
+    const { loadModel } = await attnlab();  // with the first checkpoint: the page needs none of it before
     const m = await loadModel(typeof input === 'function' ? await input(ctl.signal) : input, {
       signal: ctl.signal,
       onProgress: ({ loaded, total }) => {
@@ -190,6 +191,7 @@ async function run(text: string): Promise<void> {
   tokens = out.tokens;
   ids = out.ids;
   tokenList.replaceChildren(...out.tokens.map((t, k) => el('li', { text: shown(t), title: `id ${out.ids[k]}` })));
+  const { summarizeHeads } = await attnlab();
   summaries = summarizeHeads(attentions, ids);
   drawLayer();
   drawSummary();

@@ -31,7 +31,8 @@ const csp: Plugin = {
 
 // The offline service worker (sw.js): its template with this build's file lists filled in. SHELL,
 // precached on install, is what the pages render with: every page (by its clean path too: './'
-// is index.html), the stylesheet and the scripts each page imports statically. ON_DEMAND is the
+// is index.html), the stylesheet, the scripts each page imports statically and the ones they
+// import as they start (the library, imported so the page paints first). ON_DEMAND is the
 // rest, content-hashed, kept as first used: the WebAssembly builds and their loaders, Workers,
 // chunks imported on demand and the tiny checkpoints. Models (.atl) are in neither: the
 // translation and heads pages keep the ones they download (site/models.ts).
@@ -48,6 +49,7 @@ const serviceWorker: Plugin = {
       shell.add(f);
       for (const css of chunk.viteMetadata?.importedCss ?? []) shell.add(css);
       chunk.imports.forEach(add);
+      chunk.dynamicImports.forEach(add);
     };
     for (const [f, chunk] of Object.entries(bundle)) if (chunk.type === 'chunk' && chunk.isEntry) add(f);
     const version = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12);
@@ -91,6 +93,8 @@ export default defineConfig({
       input: Object.fromEntries(
         readdirSync(demoRoot).filter((f) => f.endsWith('.html')).map((f) => [f.replace(/\.html$/, ''), resolve(demoRoot, f)]),
       ),
+      // The library, which the pages import as they start: named for what it is, not 'dist'.
+      output: { chunkFileNames: (c) => (c.facadeModuleId === resolve(repoRoot, 'dist/index.js') ? 'assets/attnlab-[hash].js' : 'assets/[name]-[hash].js') },
     },
   },
 });

@@ -1,6 +1,6 @@
 // What every page shares: header with the guided path, theme switch, embed mode (hash embed=1)
 // with its height report to the parent window, the engine status line and visible errors.
-import { load, type Attnlab, type LoadOptions } from 'attnlab';
+import type { Attnlab, LoadOptions } from 'attnlab';
 import { setSharedLib } from '../../components/lib';
 import { el } from './dom';
 import { workersFromBlobsInOpaqueOrigins } from './opaque-origin';
@@ -133,8 +133,25 @@ function skipLink(): HTMLAnchorElement {
   return a;
 }
 
-/** Sets up the page chrome; `file` is this page's file name (for aria-current). */
-export function initPage(file: string): void {
+let libraryModule: Promise<typeof import('attnlab')> | null = null;
+
+/**
+ * The attnlab module. Imported, not a static import: a page builds and paints itself from its own
+ * small modules while the library (54 kB gzipped) downloads.
+ */
+export function attnlab(): Promise<typeof import('attnlab')> {
+  libraryModule ??= import('attnlab');
+  return libraryModule;
+}
+
+/**
+ * Sets up the page chrome; `file` is this page's file name (for aria-current). Unless the page
+ * says it needs no library to start (`library: false`), the library starts downloading now, while
+ * the page builds itself, rather than when it asks for it.
+ */
+export function initPage(file: string, { library = true } = {}): void {
+  // Failures are reported by whoever awaits the module (getLib), not here as well.
+  if (library) attnlab().catch(() => undefined);
   applyTheme(initialTheme());
   if (embedded) document.documentElement.classList.add('embed');
   else document.body.prepend(skipLink(), header(file));
@@ -214,7 +231,7 @@ let libPromise: Promise<Attnlab> | null = null;
  * work (and a busy pool blocks the main thread). Long work runs in Workers with their own.
  */
 export function getLib(options: LoadOptions = { threads: 1 }): Promise<Attnlab> {
-  libPromise ??= load(options).then((lib) => {
+  libPromise ??= attnlab().then(({ load }) => load(options)).then((lib) => {
     setSharedLib(lib);
     const engine = document.getElementById('engine');
     if (engine) engine.textContent = `attnlab: ${lib.variant} build, ${lib.threads} thread${lib.threads > 1 ? 's' : ''}${globalThis.crossOriginIsolated ? '' : ' (page not cross-origin isolated)'}`;
