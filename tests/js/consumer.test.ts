@@ -211,6 +211,14 @@ describe('TypeScript consumers (strict, skipLibCheck off, no @webgpu/types)', ()
     export const run = async (): Promise<AttentionResult> => (await load()).attention(t, t, t, { causal: true });
     // @ts-expect-error: an unknown score name is a type error, so the types are not 'any'
     export const bad = async () => (await load()).attention(t, t, t, { score: 'cosine' });
+    // The widgets' events, typed: no cast to CustomEvent for their detail.
+    export const listen = (el: HTMLElement) => {
+      el.addEventListener('attn-pin', (e) => console.log(e.detail?.row, e.detail?.colLabel));
+      el.addEventListener('attn-translated', (e) => console.log(e.detail.text));
+      el.addEventListener('attn-points', (e) => console.log(e.detail.points[0].x));
+      // @ts-expect-error: a detail has its own type, not 'any'
+      el.addEventListener('attn-beam', (e) => console.log(e.detail.nope));
+    };
     export { loadModel, widgets };
   `;
 
