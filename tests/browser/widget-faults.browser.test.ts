@@ -335,6 +335,63 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('properties and methods given what they cannot use throw an Error naming the call; the widget keeps what it had', async () => {
+    await stage(`<attn-heatmap id="h" data='[[1,2],[3,4]]' row-labels="a b"></attn-heatmap>
+      <attn-head-view id="hv" data='[[[0.7,0.3],[0.2,0.8]],[[0.5,0.5],[0.5,0.5]]]' tokens="a b"></attn-head-view>
+      <attn-model-view id="mv" data='[[[[0.7,0.3],[0.2,0.8]]]]' tokens="a b"></attn-model-view>
+      <attn-translate id="t"></attn-translate>`);
+    const r = await v.page.evaluate(() => {
+      const attempt = (f: () => void) => {
+        try {
+          f();
+          return 'ok';
+        } catch (e) {
+          return (e as Error).message;
+        }
+      };
+      type Any = Record<string, unknown> & { toggleHead(i: unknown): void; soloHead(i: unknown): void; select(s: unknown): void; setStep(t: unknown): void };
+      const [h, hv, mv, t] = ['h', 'hv', 'mv', 't'].map((id) => document.getElementById(id) as unknown as Any);
+      h.pinned = { row: 1, col: 0 };
+      return {
+        said: [
+          attempt(() => { h.pinned = { row: 99, col: 0 }; }),
+          attempt(() => { h.min = 'abc'; }),
+          attempt(() => { h.rowLabels = 'a b'; }),
+          attempt(() => { hv.activeHeads = [0, 5]; }),
+          attempt(() => hv.toggleHead(2)),
+          attempt(() => hv.soloHead(-1)),
+          attempt(() => { hv.tokens = 'a b'; }),
+          attempt(() => mv.select({ layer: 1, head: 0 })),
+          attempt(() => { mv.tokens = 7; }),
+          attempt(() => { t.translator = { translation: () => null }; }),
+          attempt(() => t.setStep(Number.NaN)),
+        ],
+        kept: [JSON.stringify(h.pinned), h.min, (h.rowLabels as string[]).join(' '), JSON.stringify(hv.activeHeads), mv.selected, t.translator],
+      };
+    });
+    expect(r.said).toEqual([
+      'attn-heatmap.pinned: expected null or { row, col } with row from 0 to 1 and col from 0 to 1, got {"row":99,"col":0}',
+      "attn-heatmap.min: expected null or a finite number, got 'abc'",
+      "attn-heatmap.rowLabels: expected null or an array of strings, got 'a b'",
+      'attn-head-view.activeHeads: expected an array of head indices from 0 to 1 (0-based), got [0,5]',
+      'attn-head-view.toggleHead: expected a head index from 0 to 1 (0-based), got 2',
+      'attn-head-view.soloHead: expected a head index from 0 to 1 (0-based), got -1',
+      "attn-head-view.tokens: expected null or an array of strings, got 'a b'",
+      'attn-model-view.select: expected null or { layer, head } with layer from 0 to 0 and head from 0 to 0 (0-based), got {"layer":1,"head":0}',
+      'attn-model-view.tokens: expected null or an array of strings, got 7',
+      'attn-translate.translator: expected null or an object with a translate(text, options) method, got {}',
+      'attn-translate.setStep: expected a step number (0-based), got NaN',
+    ]);
+    expect(r.kept).toEqual(['{"row":1,"col":0,"value":3,"rowLabel":"b","colLabel":"0","masked":false}', null, 'a b', '[0,1]', null, null]);
+    // Still working: a good value is taken.
+    expect(await v.page.evaluate(() => {
+      const hv = document.getElementById('hv') as unknown as { activeHeads: number[] };
+      hv.activeHeads = [1];
+      return hv.activeHeads;
+    })).toEqual([1]);
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: bad hypotheses and chosen are named; nothing uncaught, no "undefined" or NaN', async () => {
     await stage(`<attn-beam-tree id="noTokens" data='[{"score":1}]'></attn-beam-tree>
       <attn-beam-tree id="object" data='{"tokens":["a"],"score":1}'></attn-beam-tree>

@@ -61,6 +61,7 @@ describe('widgets: the languages of the tokens they read out', () => {
       <attn-model-view id="mv" src="/web/models/fra-eng-transformer.atl" text="Il fait beau." part="cross"></attn-model-view>`);
     await expect.poll(() => langsOf('#hv', 'text[data-side="left"]'), { timeout: 60_000 }).toBe('en');
     expect(await langsOf('#hv', 'text[data-side="right"]')).toBe('fr');
+    await expect.poll(() => v.page.evaluate(() => (document.getElementById('mv') as unknown as { data: unknown[] }).data.length), { timeout: 60_000 }).toBeGreaterThan(0);
     await v.page.evaluate(() => (document.getElementById('mv') as unknown as { select(s: unknown): void }).select({ layer: 0, head: 0 }));
     await expect.poll(() => langsOf('#mv attn-heatmap', 'text[data-row]')).toBe('en');
     expect(await langsOf('#mv attn-heatmap', 'text[data-col]')).toBe('fr');

@@ -575,9 +575,34 @@ export abstract class AttnElement extends ElementBase {
   }
 }
 
-/** A value as an error message quotes it: 'jpg', 0, NaN, undefined. */
+/** A value as an error message quotes it: 'jpg', 0, NaN, undefined, {"row":9,"col":0}. */
 function shown(x: unknown): string {
-  return typeof x === 'string' ? `'${x}'` : String(x);
+  if (typeof x === 'string') return `'${x}'`;
+  if (typeof x === 'function') return 'a function';
+  if (typeof x !== 'object' || x === null) return String(x);
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(x);
+  } catch {
+    // A cycle: its kind will do.
+  }
+  json ??= Object.prototype.toString.call(x);
+  return json.length > 60 ? `${json.slice(0, 59)}…` : json;
+}
+
+/**
+ * The Error a widget's property or method throws for a bad argument, naming the call:
+ * `attn-heatmap.pinned: expected …, got {"row":99,"col":0}`. The widget keeps what it had.
+ */
+export function badArg(el: Element, call: string, expected: string, got: unknown): Error {
+  return new Error(`${el.localName}.${call}: expected ${expected}, got ${shown(got)}`);
+}
+
+/** Labels given to a property: a list (each made a string) or null; anything else is refused. */
+export function labelsArg(el: Element, call: string, l: unknown): string[] | null {
+  if (l === null || l === undefined) return null;
+  if (!Array.isArray(l)) throw badArg(el, call, 'null or an array of strings', l);
+  return l.map(String);
 }
 
 function errorText(e: unknown): string {

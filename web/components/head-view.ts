@@ -5,7 +5,7 @@
 // rows a few pixels tall in a scrolling box, every k-th label (the picked token's always, in
 // full in the readout), and the lines on a canvas, the strongest few per query token and head
 // until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
-import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, langTag, numberAttr, s } from './base.js';
+import { AttnElement, badArg, badAttr, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, s } from './base.js';
 import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { headsProblem, toMatrices, type TensorLike } from './matrix.js';
 
@@ -106,19 +106,21 @@ export class AttnHeadView extends AttnElement {
   }
 
   /** Query tokens (left). */
-  set leftTokens(t: string[] | null) { this.#left = t; this.invalidate(); }
+  set leftTokens(t: string[] | null) { this.#left = labelsArg(this, 'leftTokens', t); this.invalidate(); }
   get leftTokens(): string[] { return this.#left ?? (this.#heads[0] ?? []).map((_, i) => String(i)); }
   /** Key tokens (right); defaults to the left tokens (self-attention). */
-  set rightTokens(t: string[] | null) { this.#right = t; this.invalidate(); }
+  set rightTokens(t: string[] | null) { this.#right = labelsArg(this, 'rightTokens', t); this.invalidate(); }
   get rightTokens(): string[] { return this.#right ?? this.#left ?? (this.#heads[0]?.[0] ?? []).map((_, j) => String(j)); }
   /** Both sides at once (self-attention). */
-  set tokens(t: string[] | null) { this.#left = t; this.#right = null; this.invalidate(); }
+  set tokens(t: string[] | null) { this.#left = labelsArg(this, 'tokens', t); this.#right = null; this.invalidate(); }
 
   /** Indices of the heads shown. */
   get activeHeads(): number[] {
     return this.#active.flatMap((a, i) => (a ? [i] : []));
   }
   set activeHeads(list: number[]) {
+    // 'x' or [99] showed no head, without a word.
+    if (!Array.isArray(list) || !list.every((i) => this.#isHead(i))) throw badArg(this, 'activeHeads', this.#headsExpected('an array of head indices'), list);
     this.#active = this.#heads.map((_, i) => list.includes(i));
     this.#syncButtons();
     this.invalidate();
@@ -214,12 +216,23 @@ export class AttnHeadView extends AttnElement {
     return langTag(side === 'left' ? this.#sentence?.queryLang : this.#sentence?.keyLang);
   }
 
+  /** Whether `i` is a head's index (0-based). */
+  #isHead(i: unknown): boolean {
+    return Number.isInteger(i) && (i as number) >= 0 && (i as number) < this.#heads.length;
+  }
+
+  #headsExpected(what: string): string {
+    return this.#heads.length ? `${what} from 0 to ${this.#heads.length - 1} (0-based)` : `${what} (there is no data yet)`;
+  }
+
   toggleHead(i: number): void {
+    if (!this.#isHead(i)) throw badArg(this, 'toggleHead', this.#headsExpected('a head index'), i);
     this.#active[i] = !this.#active[i];
     this.#changed();
   }
 
   soloHead(i: number): void {
+    if (!this.#isHead(i)) throw badArg(this, 'soloHead', this.#headsExpected('a head index'), i);
     const alone = this.#active.every((a, k) => a === (k === i));
     this.#active = this.#heads.map((_, k) => (alone ? true : k === i));
     this.#changed();

@@ -1,6 +1,6 @@
 // <attn-heatmap>: a matrix with row and column labels, a colour scale, a hover read-out and a
 // pinned cell (click, or Enter on the keyboard cursor).
-import { AttnElement, badAttr, define, fmt, h, jsonAttr, labelsAttr, langTag, numberAttr, pixelsURL, s } from './base.js';
+import { AttnElement, badArg, badAttr, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, pixelsURL, s } from './base.js';
 import { extent, toRows, type MatrixInput } from './matrix.js';
 import { inkOn, rgbString, scaleRGB, type ScaleName } from './theme.js';
 
@@ -124,7 +124,7 @@ export class AttnHeatmap extends AttnElement {
   }
 
   set rowLabels(l: string[] | null) {
-    this.#rowLabels = l;
+    this.#rowLabels = labelsArg(this, 'rowLabels', l);
     this.invalidate();
   }
   get rowLabels(): string[] {
@@ -132,7 +132,7 @@ export class AttnHeatmap extends AttnElement {
   }
 
   set colLabels(l: string[] | null) {
-    this.#colLabels = l;
+    this.#colLabels = labelsArg(this, 'colLabels', l);
     this.invalidate();
   }
   get colLabels(): string[] {
@@ -140,10 +140,17 @@ export class AttnHeatmap extends AttnElement {
   }
 
   /** Colour scale bounds; null = from the data (0..1 when every value lies there). */
-  set min(v: number | null) { this.#min = v; this.invalidate(); }
+  set min(v: number | null) { this.#min = this.#bound('min', v); this.invalidate(); }
   get min(): number | null { return this.#min; }
-  set max(v: number | null) { this.#max = v; this.invalidate(); }
+  set max(v: number | null) { this.#max = this.#bound('max', v); this.invalidate(); }
   get max(): number | null { return this.#max; }
+
+  /** A bound given: a finite number or null (a string labelled the colour bar with it and coloured every cell wrong). */
+  #bound(name: 'min' | 'max', v: unknown): number | null {
+    if (v === null || v === undefined) return null;
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw badArg(this, name, 'null or a finite number', v);
+    return v;
+  }
 
   get rowCount(): number { return this.#rows.length; }
   get colCount(): number { return this.#rows[0]?.length ?? 0; }
@@ -157,6 +164,12 @@ export class AttnHeatmap extends AttnElement {
     return this.#pinned ? this.#detail(this.#pinned.row, this.#pinned.col) : null;
   }
   set pinned(c: { row: number; col: number } | null) {
+    const R = this.rowCount, C = this.colCount;
+    // A cell outside the data read '99 → 0: NaN (pinned)'.
+    const inside = (i: unknown, n: number) => Number.isInteger(i) && (i as number) >= 0 && (i as number) < n;
+    if (c !== null && c !== undefined && !(inside(c.row, R) && inside(c.col, C))) {
+      throw badArg(this, 'pinned', R && C ? `null or { row, col } with row from 0 to ${R - 1} and col from 0 to ${C - 1}` : 'null (there is no data yet)', c);
+    }
     this.#pinned = c ? { row: c.row, col: c.col } : null;
     this.#drawOverlay();
   }

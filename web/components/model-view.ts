@@ -1,6 +1,6 @@
 // <attn-model-view>: every layer and head at a glance, a grid of thumbnails (rows: layers,
 // columns: heads). Click (or Enter on) a thumbnail to enlarge it as a labelled heatmap.
-import { AttnElement, define, h, jsonAttr, labelsAttr, langTag, pixelsURL, s } from './base.js';
+import { AttnElement, badArg, define, h, jsonAttr, labelsArg, labelsAttr, langTag, pixelsURL, s } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
@@ -93,9 +93,9 @@ export class AttnModelView extends AttnElement {
   get data(): number[][][][] {
     return this.#layers;
   }
-  set tokens(t: string[] | null) { this.#rowLabels = t; this.#colLabels = null; this.invalidate(); }
-  set rowLabels(t: string[] | null) { this.#rowLabels = t; this.invalidate(); }
-  set colLabels(t: string[] | null) { this.#colLabels = t; this.invalidate(); }
+  set tokens(t: string[] | null) { this.#rowLabels = labelsArg(this, 'tokens', t); this.#colLabels = null; this.invalidate(); }
+  set rowLabels(t: string[] | null) { this.#rowLabels = labelsArg(this, 'rowLabels', t); this.invalidate(); }
+  set colLabels(t: string[] | null) { this.#colLabels = labelsArg(this, 'colLabels', t); this.invalidate(); }
 
   get selected(): ModelSelection | null {
     return this.#selected;
@@ -103,6 +103,11 @@ export class AttnModelView extends AttnElement {
 
   /** Enlarges one thumbnail (null closes the enlarged view). */
   select(sel: ModelSelection | null): void {
+    // Layer 9 of 2 was 'selected' and showed nothing.
+    if (sel !== null && sel !== undefined && !this.#layers[sel.layer]?.[sel.head]) {
+      const nl = this.#layers.length, nh = Math.max(0, ...this.#layers.map((l) => l.length));
+      throw badArg(this, 'select', nl && nh ? `null or { layer, head } with layer from 0 to ${nl - 1} and head from 0 to ${nh - 1} (0-based)` : 'null (there is no data yet)', sel);
+    }
     const was = this.#selected;
     // Close (focused inside the enlarged view) hid itself and sent focus to the top of the page:
     // back to the thumbnail that was open.

@@ -2,7 +2,7 @@
 // output word attends to) and step-by-step playback of the decoding. It drives any object with
 // the translator API: translate(text, { beam, maxLength }) -> { text, sourceTokens, targetTokens,
 // attention [T, S], beams? } (sync or async).
-import { AttnElement, coalesced, define, fmt, h, langTag, numberAttr } from './base.js';
+import { AttnElement, badArg, coalesced, define, fmt, h, langTag, numberAttr } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './beam-tree.js';
@@ -182,7 +182,9 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
 
   /** The object that translates (see the file comment for its API). */
   set translator(t: Translator | null) {
-    this.#use(t);
+    // One without translate() failed at the next translation as 'this[#translator].translate is not a function'.
+    if (t !== null && t !== undefined && typeof t.translate !== 'function') throw badArg(this, 'translator', 'null or an object with a translate(text, options) method', t);
+    this.#use(t ?? null);
     this.#checkSettings();  // max-length is checked against this translator's limit
     this.#retranslate();
   }
@@ -377,6 +379,8 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
 
   /** Shows the decoding up to output token `t`. */
   setStep(t: number, announce = true): void {
+    // NaN became the step, its slider and heatmap blank.
+    if (typeof t !== 'number' || Number.isNaN(t)) throw badArg(this, 'setStep', 'a step number (0-based)', t);
     const r = this.#result;
     if (!r) return;
     const T = r.targetTokens.length;
