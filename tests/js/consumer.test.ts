@@ -165,7 +165,7 @@ describe('Node', () => {
     // Said once, for every build that could have run (the relaxed ones need Node 21+, or a flag).
     expect(inside).toMatch(new RegExp(`^load: no WebAssembly build could start: (.*; )?${escape(
       `attnlab was bundled into ${out}/inside.mjs without the files it loads by new URL('./wasm/…', import.meta.url), ` +
-      "which this bundler does not ship (esbuild does not); keep attnlab external to the bundle (attnlab's README: Bundlers) (")
+      "which this bundler does not ship (esbuild and Rollup do not); keep attnlab external to the bundle (attnlab's README: Bundlers) (")
     }('[a-z-]+', )*'simd', 'scalar': their glue could not be imported from ${escape(out)}/wasm/\\)$`));
   });
 

@@ -29,7 +29,7 @@ export const importGlue = <M>(url: URL): Promise<{ default: (options: FactoryOpt
     // Vite's dev server pre-bundles attnlab into node_modules/.vite/deps/, where the relative
     // URLs point at nothing: say the one setting that fixes it.
     if (url.pathname.includes('/.vite/deps/')) throw new GlueMovedError(reason, url, GlueMovedError.vite);
-    // A bundler that ships no files named by new URL (esbuild) left this code in its bundle and
+    // A bundler that ships no files named by new URL (esbuild, Rollup) left this code in its bundle and
     // the URL as written, beside the bundle: say so, and what to do.
     if (!/\/loader\.[jt]s$/.test(new URL(import.meta.url).pathname) && /\/wasm\/attnlab-[a-z-]+\.mjs$/.test(url.pathname)) {
       throw new GlueMovedError(reason, url, GlueMovedError.bundled(import.meta.url));
@@ -43,7 +43,7 @@ export class GlueMovedError extends Error {
     "add optimizeDeps: { exclude: ['attnlab'] } to vite.config";
   static bundled(bundle: string): string {
     return `attnlab was bundled into ${bundle} without the files it loads by new URL('./wasm/…', import.meta.url), ` +
-      "which this bundler does not ship (esbuild does not); keep attnlab external to the bundle (attnlab's README: Bundlers)";
+      "which this bundler does not ship (esbuild and Rollup do not); keep attnlab external to the bundle (attnlab's README: Bundlers)";
   }
 
   constructor(reason: string, readonly url: URL, readonly hint: string) {
