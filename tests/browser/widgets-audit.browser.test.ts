@@ -223,6 +223,20 @@ describe('widgets audit', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('accessible names count one of a thing in the singular ("1 hypothesis", not "1 hypotheses")', async () => {
+    await stage(`<attn-heatmap data='[[1]]'></attn-heatmap><attn-head-view data='[[[1]]]' tokens="a"></attn-head-view>
+      <attn-model-view data='[[[[1]]]]' tokens="a"></attn-model-view><attn-beam-tree data='[{"tokens":["a"],"score":-1}]'></attn-beam-tree>`);
+    await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await v.page.evaluate(() => [...document.getElementById('stage')!.children].map((e) =>
+      e.shadowRoot!.querySelector('.plot, svg[role=group]')!.getAttribute('aria-label')!.split('.')[0]))).toEqual([
+      'Attention weights: 1 row by 1 column',
+      'Attention head view: 1 query token on the left, 1 key token on the right',
+      'Attention by layer and head: 1 layer by 1 head',
+      'Beam search hypotheses: 1 hypothesis',
+    ]);
+    expect(v.problems).toEqual([]);
+  });
+
   test("translate: the unknown word's '?' has AA contrast (4.5:1) on the widget, light and dark", async () => {
     await stage('<attn-translate id="l" theme="light" value="le zorglub"></attn-translate><attn-translate id="d" theme="dark" value="le zorglub"></attn-translate>');
     await v.page.evaluate(() => {

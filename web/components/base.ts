@@ -93,6 +93,11 @@ export function coalesced(fn: () => void): () => void {
 
 export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 
+/** `n` and the word for that many: '1 row', '2 rows', '1 hypothesis' (`plural` where it is no -s). */
+export function count(n: number, word: string, plural = `${word}s`): string {
+  return `${n} ${n === 1 ? word : plural}`;
+}
+
 /** What is wrong with an attribute, named the same way everywhere: `digits: expected …, got '200'`. */
 export function badAttr(name: string, expected: string, got: string): string {
   return `${name}: expected ${expected}, got '${got}'`;

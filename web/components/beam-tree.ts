@@ -1,6 +1,6 @@
 // <attn-beam-tree>: the hypotheses of a beam search as a prefix tree, left to right. Shared
 // prefixes merge; the chosen hypothesis is drawn bold; each leaf shows its score.
-import { AttnElement, badAttr, define, fmt, h, jsonAttr, langTag, s } from './base.js';
+import { AttnElement, badAttr, count, define, fmt, h, jsonAttr, langTag, s } from './base.js';
 
 export interface BeamHypothesis {
   tokens: string[];
@@ -154,7 +154,7 @@ export class AttnBeamTree extends AttnElement {
   protected render(width: number): void {
     const p = this.palette;
     const label = this.getAttribute('label') ?? this.defaultLabel();
-    this.#plot.setAttribute('aria-label', `${label}: ${this.#beams.length} hypotheses. Arrow keys step through them, Home and End go to the first and last.`);
+    this.#plot.setAttribute('aria-label', `${label}: ${count(this.#beams.length, 'hypothesis', 'hypotheses')}. Arrow keys step through them, Home and End go to the first and last.`);
     const root: Node = { token: '<bos>', depth: 0, children: [], leaves: [], y: 0 };
     this.#beams.forEach((b, i) => {
       let node = root;

@@ -5,7 +5,7 @@
 // rows a few pixels tall in a scrolling box, every k-th label (the picked token's always, in
 // full in the readout), and the lines on a canvas, the strongest few per query token and head
 // until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
-import { AttnElement, badArg, badAttr, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, s } from './base.js';
+import { AttnElement, badArg, badAttr, count as countOf, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, s } from './base.js';
 import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { headsProblem, toMatrices, type TensorLike } from './matrix.js';
 
@@ -331,7 +331,7 @@ export class AttnHeadView extends AttnElement {
     const f = this.#focus;
     if (f && f.index >= this.#extent()[f.side === 'left' ? 0 : 1]) this.#focus = null;
     const label = this.getAttribute('label') ?? this.defaultLabel();
-    this.#plot.setAttribute('aria-label', `${label}: ${L.length} query tokens on the left, ${R.length} key tokens on the right. Up and down arrows pick a query token (Page Up and Page Down: 10 at a time, Home and End: the first and last), left and right arrows switch between query and key tokens; Escape shows all.`);
+    this.#plot.setAttribute('aria-label', `${label}: ${countOf(L.length, 'query token')} on the left, ${countOf(R.length, 'key token')} on the right. Up and down arrows pick a query token (Page Up and Page Down: 10 at a time, Home and End: the first and last), left and right arrows switch between query and key tokens; Escape shows all.`);
     const n = Math.max(L.length, R.length);
     const compact = n > COMPACT;
     const k = this.textScale;

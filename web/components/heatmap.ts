@@ -1,6 +1,6 @@
 // <attn-heatmap>: a matrix with row and column labels, a colour scale, a hover read-out and a
 // pinned cell (click, or Enter on the keyboard cursor).
-import { AttnElement, badArg, badAttr, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, pixelsURL, s } from './base.js';
+import { AttnElement, badArg, badAttr, count, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, pixelsURL, s } from './base.js';
 import { extent, toRows, type MatrixInput } from './matrix.js';
 import { inkOn, rgbString, scaleRGB, type ScaleName } from './theme.js';
 
@@ -294,7 +294,7 @@ export class AttnHeatmap extends AttnElement {
     const R = this.rowCount;
     const C = this.colCount;
     const label = this.getAttribute('label') ?? this.defaultLabel();
-    this.#plot.setAttribute('aria-label', `${label}: ${R} rows by ${C} columns. Arrow keys, Page Up and Down, Home and End (with Control: first and last cell) move, Enter pins a cell, Escape unpins.`);
+    this.#plot.setAttribute('aria-label', `${label}: ${count(R, 'row')} by ${count(C, 'column')}. Arrow keys, Page Up and Down, Home and End (with Control: first and last cell) move, Enter pins a cell, Escape unpins.`);
     if (!R || !C) {
       this.#svg = null;
       this.#plot.replaceChildren(h('div', { className: 'readout', textContent: 'No data' }));

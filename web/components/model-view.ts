@@ -1,6 +1,6 @@
 // <attn-model-view>: every layer and head at a glance, a grid of thumbnails (rows: layers,
 // columns: heads). Click (or Enter on) a thumbnail to enlarge it as a labelled heatmap.
-import { AttnElement, badArg, define, h, jsonAttr, labelsArg, labelsAttr, langTag, pixelsURL, s } from './base.js';
+import { AttnElement, badArg, count, define, h, jsonAttr, labelsArg, labelsAttr, langTag, pixelsURL, s } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
@@ -169,7 +169,7 @@ export class AttnModelView extends AttnElement {
     const cell = Math.max(36 * k, Math.min(110, (width - left - 4) / Math.max(1, nh) - gap));
     const W = Math.ceil(left + nh * (cell + gap));
     const H = Math.ceil(top + nl * (cell + gap));
-    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'group', 'aria-label': `${label}: ${nl} layers by ${nh} heads. Choose a thumbnail to enlarge it.` });
+    const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: 'group', 'aria-label': `${label}: ${count(nl, 'layer')} by ${count(nh, 'head')}. Choose a thumbnail to enlarge it.` });
     // The exported file's title, as every other widget's picture has (the export had none).
     svg.append(s('title', {}, label));
     const text = s('g', { 'font-size': 12 * k, fill: p.muted });
