@@ -191,11 +191,11 @@ describe('Node', () => {
 
 describe('TypeScript consumers (strict, skipLibCheck off, no @webgpu/types)', () => {
   // Asynchronously: a synchronous tsc would keep Vitest's worker from answering its runner.
-  const check = async (name: string, options: Record<string, unknown>, code: string, compiler = tsc) => {
-    writeFileSync(join(app, `${name}.ts`), code);
+  const check = async (name: string, options: Record<string, unknown>, code: string, compiler = tsc, ext = 'ts') => {
+    writeFileSync(join(app, `${name}.${ext}`), code);
     writeFileSync(join(app, `tsconfig.${name}.json`), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', ...options },
-      files: [`${name}.ts`],
+      files: [`${name}.${ext}`],
     }));
     try {
       return (await promisify(execFile)(process.execPath, [compiler, '-p', `tsconfig.${name}.json`], { cwd: app, encoding: 'utf8', timeout: 120_000 })).stdout;
@@ -252,5 +252,24 @@ describe('TypeScript consumers (strict, skipLibCheck off, no @webgpu/types)', ()
 
   it(`TypeScript ${OLD_TS}: a Node project type-checks the main entry`, async () => {
     expect(await check('old-node-only', nodeOnlyOptions, nodeOnly, oldTsc)).toBe('');
+  }, 120_000);
+
+  // CommonJS files (.cts), as README's opening says: require under nodenext; import() and
+  // resolution-mode under node16, which cannot require an ES module.
+  it('a CommonJS file type-checks as README says: a plain import (require) under nodenext, import() and import type with resolution-mode under node16', async () => {
+    const cjsOptions = (m: string) => ({ module: m, moduleResolution: m, lib: ['es2022'], types: ['node'] });
+    expect(await check('cjs-nodenext', cjsOptions('nodenext'), `
+      import { load, type Tensor } from 'attnlab';
+      const t: Tensor = { data: new Float32Array(8), shape: [2, 4] };
+      export const run = async (): Promise<number[]> => (await load()).attention(t, t, t).output.shape;
+    `, tsc, 'cts')).toBe('');
+    expect(await check('cjs-node16', cjsOptions('node16'), `
+      import type { Tensor } from 'attnlab' with { 'resolution-mode': 'import' };
+      const t: Tensor = { data: new Float32Array(8), shape: [2, 4] };
+      export const run = async (): Promise<number[]> => {
+        const { load } = await import('attnlab');
+        return (await load()).attention(t, t, t).output.shape;
+      };
+    `, tsc, 'cts')).toBe('');
   }, 120_000);
 });
