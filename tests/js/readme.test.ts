@@ -128,7 +128,8 @@ describe('README examples', () => {
     for (const { marker, check } of promises) if ((code as string).includes(marker)) check(logs);
   });
 
-  it('every example type-checks under tsc --strict against the installed packages', () => {
+  // Under each moduleResolution a project may have: nodenext and node16 (Node), bundler (Vite, webpack).
+  it.each([['nodenext', 'nodenext'], ['node16', 'node16'], ['esnext', 'bundler']])('every example type-checks under tsc --strict against the installed packages (module %s, moduleResolution %s)', (module, moduleResolution) => {
     examples.forEach((code, i) => writeFileSync(join(full, `example-${i}.ts`), code));
     // The overloads that narrow a result when its option asks for a part (as returnWeights does in
     // the README): under strict these would be "possibly undefined" without them.
@@ -145,7 +146,7 @@ describe('README examples', () => {
       console.log(w, b, a, pair, plain);
     `);
     writeFileSync(join(full, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: [] },
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module, moduleResolution, lib: ['es2022', 'dom'], types: [] },
       include: ['example-*.ts'],
     }));
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
