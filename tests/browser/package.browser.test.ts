@@ -1,8 +1,8 @@
 // The package as a user meets it: `npm pack`, installed from the tarball into a fresh project
 // (no workspace links), then used from Node ESM, type-checked with tsc --strict, bundled by Vite
 // with no configuration and run in Chromium (with attnlab-models and the widgets), and loaded in
-// several Web Workers at once; and served by Vite's dev server, with and without the README's
-// optimizeDeps setting.
+// several Web Workers at once; served by Vite's dev server, with and without the README's
+// optimizeDeps setting; and the README's plain page (no bundler), as written.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
+import { serveStatic } from './static-server';
 import { build, createServer, preview, type InlineConfig, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -193,6 +194,25 @@ describe('the npm tarball', () => {
       w.page.forEach((x, i) => expect(x).toBeCloseTo(w.output[i], 5));
     }
     await page.close();
+  });
+
+  it("the README's plain page runs as written from the installed package: 'relaxed-simd-threads' on an isolated page, else 'relaxed-simd'", async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const block = /- \*\*A plain page\*\*[\s\S]*?\n( *)```html\n([\s\S]*?)\n *```/.exec(readme)!;
+    const html = block[2].split('\n').map((line) => line.slice(block[1].length)).join('\n');
+    for (const [isolated, variant] of [[true, 'relaxed-simd-threads'], [false, 'relaxed-simd']] as const) {
+      // Served from the app's folder, whose node_modules/attnlab the page imports by path.
+      const site = await serveStatic(join(dir, 'app'), isolated, { pages: { '/index.html': html } });
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${site.url}index.html`);
+        await page.waitForFunction(() => document.getElementById('out')!.textContent !== '', undefined, { timeout: 30_000 });
+        expect(await page.textContent('#out')).toBe(`${variant}: [2,4,8] [2,4,4]`);
+      } finally {
+        await page.close();
+        await site.close();
+      }
+    }
   });
 
   it("runs under Vite's dev server with the README's optimizeDeps setting, and load() and loadTranslator() name that setting without it", async () => {
