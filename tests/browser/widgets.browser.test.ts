@@ -239,10 +239,23 @@ describe('widgets from dist/ in a plain page', () => {
       };
       el.chosen = 2;
       const set = { chosen: el.chosen, attribute: el.getAttribute('chosen'), bold: await bold() };
+      // One it cannot use is refused, and the one set is kept.
+      const refused = [3, -1, 1.5, '1'].map((bad) => {
+        try {
+          el.chosen = bad as number;
+          return 'taken';
+        } catch (e) {
+          return (e as Error).message;
+        }
+      });
+      Object.assign(set, { refused, kept: el.chosen });
       el.chosen = null;
       return { set, reset: { chosen: el.chosen, attribute: el.getAttribute('chosen'), bold: await bold() } };
     });
-    expect(r.set).toEqual({ chosen: 2, attribute: '2', bold: ['<bos>', 'i', 'study'] });
+    expect(r.set).toEqual({
+      chosen: 2, attribute: '2', bold: ['<bos>', 'i', 'study'], kept: 2,
+      refused: ['3', '-1', '1.5', "'1'"].map((got) => `attn-beam-tree.chosen: expected null or a hypothesis number from 0 to 2 (0-based), got ${got}`),
+    });
     expect(r.reset).toEqual({ chosen: 0, attribute: null, bold: ['<bos>', 'a', 'am', 'i', 'student'] });
   });
 

@@ -1,6 +1,6 @@
 // <attn-beam-tree>: the hypotheses of a beam search as a prefix tree, left to right. Shared
 // prefixes merge; the chosen hypothesis is drawn bold; each leaf shows its score.
-import { AttnElement, badAttr, count, define, fmt, h, jsonAttr, langTag, s } from './base.js';
+import { AttnElement, badArg, badAttr, count, define, fmt, h, jsonAttr, langTag, s } from './base.js';
 
 export interface BeamHypothesis {
   tokens: string[];
@@ -103,8 +103,16 @@ export class AttnBeamTree extends AttnElement {
 
   /** The hypothesis drawn as chosen, 0-based: the `chosen` attribute, which null removes (then the highest score). */
   set chosen(i: number | null) {
-    if (i === null || i === undefined) this.removeAttribute('chosen');
-    else this.setAttribute('chosen', String(i));
+    if (i === null || i === undefined) {
+      this.removeAttribute('chosen');
+      return;
+    }
+    // Before the data any hypothesis number is taken (as the attribute is); once it is there, one of them.
+    const n = this.#beams.length;
+    if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || (n > 0 && i >= n)) {
+      throw badArg(this, 'chosen', `null or a hypothesis number${n ? ` from 0 to ${n - 1}` : ''} (0-based)`, i);
+    }
+    this.setAttribute('chosen', String(i));
   }
   get chosen(): number {
     const a = this.#chosenAttribute();
