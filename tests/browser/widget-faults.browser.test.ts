@@ -339,7 +339,7 @@ describe('widgets with faults', () => {
     await stage(`<attn-heatmap id="h" data='[[1,2],[3,4]]' row-labels="a b"></attn-heatmap>
       <attn-head-view id="hv" data='[[[0.7,0.3],[0.2,0.8]],[[0.5,0.5],[0.5,0.5]]]' tokens="a b"></attn-head-view>
       <attn-model-view id="mv" data='[[[[0.7,0.3],[0.2,0.8]]]]' tokens="a b"></attn-model-view>
-      <attn-translate id="t"></attn-translate>`);
+      <attn-translate id="t"></attn-translate><attn-regression id="r" points="[[1,1],[2,3]]"></attn-regression>`);
     const r = await v.page.evaluate(() => {
       const attempt = (f: () => void) => {
         try {
@@ -350,7 +350,7 @@ describe('widgets with faults', () => {
         }
       };
       type Any = Record<string, unknown> & { toggleHead(i: unknown): void; soloHead(i: unknown): void; select(s: unknown): void; setStep(t: unknown): void };
-      const [h, hv, mv, t] = ['h', 'hv', 'mv', 't'].map((id) => document.getElementById(id) as unknown as Any);
+      const [h, hv, mv, t, reg] = ['h', 'hv', 'mv', 't', 'r'].map((id) => document.getElementById(id) as unknown as Any);
       h.pinned = { row: 1, col: 0 };
       return {
         said: [
@@ -365,8 +365,10 @@ describe('widgets with faults', () => {
           attempt(() => { mv.tokens = 7; }),
           attempt(() => { t.translator = { translation: () => null }; }),
           attempt(() => t.setStep(Number.NaN)),
+          attempt(() => { reg.points = '[[1,1]]'; }),
+          attempt(() => { reg.lib = {}; }),
         ],
-        kept: [JSON.stringify(h.pinned), h.min, (h.rowLabels as string[]).join(' '), JSON.stringify(hv.activeHeads), mv.selected, t.translator],
+        kept: [JSON.stringify(h.pinned), h.min, (h.rowLabels as string[]).join(' '), JSON.stringify(hv.activeHeads), mv.selected, t.translator, JSON.stringify(reg.points)],
       };
     });
     expect(r.said).toEqual([
@@ -381,8 +383,16 @@ describe('widgets with faults', () => {
       'attn-model-view.tokens: expected null or an array of strings, got 7',
       'attn-translate.translator: expected null or an object with a translate(text, options) method, got {}',
       'attn-translate.setStep: expected a step number (0-based), got NaN',
+      "attn-regression.points: expected null or an array of [x, y] pairs or { x, y } objects, got '[[1,1]]'",
+      "attn-regression.lib: expected null or an attnlab instance (load()'s), got {}",
     ]);
-    expect(r.kept).toEqual(['{"row":1,"col":0,"value":3,"rowLabel":"b","colLabel":"0","masked":false}', null, 'a b', '[0,1]', null, null]);
+    expect(r.kept).toEqual(['{"row":1,"col":0,"value":3,"rowLabel":"b","colLabel":"0","masked":false}', null, 'a b', '[0,1]', null, null, '[{"x":1,"y":1},{"x":2,"y":3}]']);
+    // null points, as removing the attribute, give the d2l sample of n (40) points.
+    expect(await v.page.evaluate(() => {
+      const reg = document.getElementById('r') as unknown as { points: unknown[] | null };
+      reg.points = null;
+      return reg.points!.length;
+    })).toBe(40);
     // Still working: a good value is taken.
     expect(await v.page.evaluate(() => {
       const hv = document.getElementById('hv') as unknown as { activeHeads: number[] };

@@ -3,7 +3,7 @@
 // alpha(x, x_i) y_i, computed by attnlab. Hovering (or the keyboard cursor) picks a query x and
 // sizes each training point by its attention weight for that query.
 import type { Attnlab, KernelName } from 'attnlab';
-import { AttnElement, badAttr, define, fmt, h, jsonAttr, numberAttr, s } from './base.js';
+import { AttnElement, badArg, badAttr, define, fmt, h, jsonAttr, numberAttr, s } from './base.js';
 import { gaussian, rng, sharedLib } from './lib.js';
 
 export interface Point {
@@ -150,7 +150,9 @@ export class AttnRegression extends AttnElement {
 
   /** An attnlab instance to compute with; without one the widget loads its own on first draw. */
   set lib(l: Attnlab | null) {
-    this.#lib = l;
+    // Anything else failed at every draw as 'lib.nadarayaWatson is not a function'.
+    if (l !== null && l !== undefined && typeof l.nadarayaWatson !== 'function') throw badArg(this, 'lib', "null or an attnlab instance (load()'s)", l);
+    this.#lib = l ?? null;
     this.#dirty = true;
     this.invalidate();
   }
@@ -162,12 +164,19 @@ export class AttnRegression extends AttnElement {
    * Training points (keys x, values y): `{ x, y }` objects or `[x, y]` pairs, as the attribute
    * takes them. Default: the d2l set, `n` points from `seed`.
    */
-  set points(p: readonly (Point | readonly [number, number])[]) {
-    const all = p.map((q): Point => (Array.isArray(q) ? { x: Number(q[0]), y: Number(q[1]) } : { x: Number((q as Point)?.x), y: Number((q as Point)?.y) }));
-    this.#points = all.filter((q) => Number.isFinite(q.x) && Number.isFinite(q.y));
-    const left = all.length - this.#points.length;
-    this.#pointsProblem = left ? `points: expected finite x and y, ${left} of ${all.length} ${left === 1 ? 'is' : 'are'} not; left out` : '';
-    this.#selected = Math.min(this.#selected, this.#points.length - 1);
+  set points(p: readonly (Point | readonly [number, number])[] | null) {
+    // A string failed as 'p.map is not a function'. null, as removing the attribute, gives the n/seed points.
+    if (p !== null && p !== undefined && !Array.isArray(p)) throw badArg(this, 'points', 'null or an array of [x, y] pairs or { x, y } objects', p);
+    if (p) {
+      const all = p.map((q): Point => (Array.isArray(q) ? { x: Number(q[0]), y: Number(q[1]) } : { x: Number((q as Point)?.x), y: Number((q as Point)?.y) }));
+      this.#points = all.filter((q) => Number.isFinite(q.x) && Number.isFinite(q.y));
+      const left = all.length - this.#points.length;
+      this.#pointsProblem = left ? `points: expected finite x and y, ${left} of ${all.length} ${left === 1 ? 'is' : 'are'} not; left out` : '';
+    } else {
+      this.#points = null;
+      this.#pointsProblem = '';
+    }
+    this.#selected = Math.min(this.#selected, this.points.length - 1);
     this.#dirty = true;
     this.invalidate();
   }
