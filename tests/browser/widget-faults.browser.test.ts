@@ -402,6 +402,31 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('model view: tokens, row-labels or col-labels of another count than the data are named under it, not only in the enlarged head', async () => {
+    const layer = JSON.stringify([[[[0.6, 0.4], [0.3, 0.7]]]]);
+    await stage(`<attn-model-view id="m1" data='${layer}' tokens="a b c"></attn-model-view>
+      <attn-model-view id="m2" data='${layer}' row-labels="a b" col-labels="x"></attn-model-view>
+      <attn-model-view id="m3" tokens="a b" data='${layer}'></attn-model-view>`);
+    await expect.poll(() => look('#m1').then((x) => x.svg)).toBe(true);
+    expect((await look('#m1')).fault).toBe('<attn-model-view>: tokens: expected 2 labels (one per row of data), got 3; the rest are not shown');
+    expect((await look('#m2')).fault).toBe('<attn-model-view>: col-labels: expected 2 labels (one per column of data), got 1; the columns without one are numbered');
+    expect((await look('#m3')).fault).toBe('');
+    // Enlarged, the head's heatmap draws the labels fitted to it, and does not name them again.
+    const enlarged = await v.page.evaluate(async () => {
+      const m = document.getElementById('m2') as unknown as HTMLElement & { select(s: { layer: number; head: number }): void; renderNow(): void };
+      m.select({ layer: 0, head: 0 });
+      m.renderNow();
+      const hm = m.shadowRoot!.querySelector('attn-heatmap') as unknown as HTMLElement & { renderNow(): void; colLabels: string[] };
+      hm.renderNow();
+      return { cols: hm.colLabels, fault: (hm.shadowRoot!.querySelector('.fault') as HTMLElement).hidden };
+    });
+    expect(enlarged).toEqual({ cols: ['x', '1'], fault: true });
+    // Corrected from code, the line goes.
+    await v.page.evaluate(() => { (document.getElementById('m1') as unknown as { tokens: string[] }).tokens = ['a', 'b']; });
+    await expect.poll(() => look('#m1').then((x) => x.fault)).toBe('');
+    expect(v.problems).toEqual([]);
+  });
+
   test('beam tree: bad hypotheses and chosen are named; nothing uncaught, no "undefined" or NaN', async () => {
     await stage(`<attn-beam-tree id="noTokens" data='[{"score":1}]'></attn-beam-tree>
       <attn-beam-tree id="object" data='{"tokens":["a"],"score":1}'></attn-beam-tree>

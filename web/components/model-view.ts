@@ -22,6 +22,9 @@ export class AttnModelView extends AttnElement {
   #layers: number[][][][] = [];
   #rowLabels: string[] | null = null;
   #colLabels: string[] | null = null;
+  /** The attributes the row and column labels came from, as a count that differs from the data names them. */
+  #rowName = 'tokens';
+  #colName = 'tokens';
   #selected: ModelSelection | null = null;
   /** The thumbnail in the Tab order (roving tabindex): one Tab stop for the grid, not one per head. */
   #current: ModelSelection = { layer: 0, head: 0 };
@@ -93,9 +96,14 @@ export class AttnModelView extends AttnElement {
   get data(): number[][][][] {
     return this.#layers;
   }
-  set tokens(t: string[] | null) { this.#rowLabels = labelsArg(this, 'tokens', t); this.#colLabels = null; this.invalidate(); }
-  set rowLabels(t: string[] | null) { this.#rowLabels = labelsArg(this, 'rowLabels', t); this.invalidate(); }
-  set colLabels(t: string[] | null) { this.#colLabels = labelsArg(this, 'colLabels', t); this.invalidate(); }
+  set tokens(t: string[] | null) {
+    this.#rowLabels = labelsArg(this, 'tokens', t);
+    this.#colLabels = null;
+    this.#rowName = this.#colName = 'tokens';
+    this.invalidate();
+  }
+  set rowLabels(t: string[] | null) { this.#rowLabels = labelsArg(this, 'rowLabels', t); this.#rowName = 'row-labels'; this.invalidate(); }
+  set colLabels(t: string[] | null) { this.#colLabels = labelsArg(this, 'colLabels', t); this.#colName = 'col-labels'; this.invalidate(); }
 
   get selected(): ModelSelection | null {
     return this.#selected;
@@ -148,7 +156,19 @@ export class AttnModelView extends AttnElement {
   }
 
   protected problems(): string[] {
-    return [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
+    const out = [...super.problems(), ...(this.#dataProblem ? [this.#dataProblem] : [])];
+    // Only the enlarged heatmap said so, as row-labels, and only once a head was enlarged.
+    const m = this.#layers[0]?.[0];
+    const R = m?.length ?? 0, C = m?.[0]?.length ?? 0;
+    if (!R || !C) return out;
+    const cols = this.#colLabels ?? this.#rowLabels;
+    for (const [name, labels, n, what] of [[this.#rowName, this.#rowLabels, R, 'row'], [this.#colLabels ? this.#colName : this.#rowName, cols, C, 'column']] as const) {
+      // tokens given once for both sides are named once.
+      if (labels && labels.length !== n && !out.some((l) => l.startsWith(`${name}:`))) {
+        out.push(`${name}: expected ${n} labels (one per ${what} of data), got ${labels.length}; ${labels.length < n ? `the ${what}s without one are numbered` : 'the rest are not shown'}`);
+      }
+    }
+    return out;
   }
 
   protected exportTarget(): SVGSVGElement | null {
@@ -234,11 +254,17 @@ export class AttnModelView extends AttnElement {
       // Only a valid one: the enlarged heatmap would name a bad one a second time.
       if (theme === 'light' || theme === 'dark') this.#heatmap.setAttribute('theme', theme);
       else this.#heatmap.removeAttribute('theme');
-      this.#heatmap.rowLabels = this.#rowLabels;
-      this.#heatmap.colLabels = this.#colLabels ?? this.#rowLabels;
+      // Fitted to the head, so that the heatmap does not name a wrong count a second time (see problems()).
+      this.#heatmap.rowLabels = fitted(this.#rowLabels, m.length);
+      this.#heatmap.colLabels = fitted(this.#colLabels ?? this.#rowLabels, m[0]?.length ?? 0);
       this.#heatmap.data = m;
     }
   }
+}
+
+/** `n` labels: `labels`' first, the rest numbered as the heatmap numbers unlabelled rows; null stays null. */
+function fitted(labels: string[] | null, n: number): string[] | null {
+  return labels && Array.from({ length: n }, (_, i) => labels[i] ?? String(i));
 }
 
 /** Thumbnails already drawn, per matrix and theme: selecting a head redraws the grid, not them. */
