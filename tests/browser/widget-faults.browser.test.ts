@@ -270,6 +270,51 @@ describe('widgets with faults', () => {
     expect(v.problems).toEqual([]);
   });
 
+  test('head view: heads and threshold are properties reflecting their attributes; what they cannot use is refused with an Error naming them', async () => {
+    await stage(`<attn-head-view id="hv" tokens="a b" data='[[[0.7,0.3],[0.2,0.8]],[[0.5,0.5],[0.5,0.5]],[[0.9,0.1],[0.1,0.9]]]'></attn-head-view>`);
+    const r = await v.page.evaluate(() => {
+      const hv = document.getElementById('hv') as unknown as HTMLElement & { heads: unknown; threshold: unknown; activeHeads: number[]; lineCount: number; toggleHead(i: number): void; renderNow(): void };
+      const attempt = (f: () => void) => {
+        try {
+          f();
+          return 'ok';
+        } catch (e) {
+          return (e as Error).message;
+        }
+      };
+      const state = () => {
+        hv.renderNow();
+        return { heads: hv.heads, active: hv.activeHeads, attr: hv.getAttribute('heads'), threshold: hv.threshold, tAttr: hv.getAttribute('threshold'), lines: hv.lineCount };
+      };
+      const before = state();
+      hv.heads = [1, 3];
+      hv.threshold = 0.5;
+      const set = state();
+      // Toggled since, the same heads set again are shown again.
+      hv.toggleHead(0);
+      hv.heads = [1, 3];
+      const again = state();
+      const said = [attempt(() => { hv.heads = [0]; }), attempt(() => { hv.heads = '1 3'; }), attempt(() => { hv.threshold = 2; }), attempt(() => { hv.threshold = '0.1'; })];
+      const kept = state();
+      hv.heads = null;
+      hv.threshold = null;
+      return { before, set, again, said, kept, reset: state() };
+    });
+    expect(r.before).toEqual({ heads: [1, 2, 3], active: [0, 1, 2], attr: null, threshold: 0.01, tAttr: null, lines: 12 });
+    expect(r.set).toEqual({ heads: [1, 3], active: [0, 2], attr: '1 3', threshold: 0.5, tAttr: '0.5', lines: 4 });
+    expect(r.again).toEqual(r.set);
+    expect(r.said).toEqual([
+      'attn-head-view.heads: expected null or an array of head numbers from 1 to 3 (1-based), got [0]',
+      "attn-head-view.heads: expected null or an array of head numbers from 1 to 3 (1-based), got '1 3'",
+      'attn-head-view.threshold: expected null or a number from 0 to 1, got 2',
+      "attn-head-view.threshold: expected null or a number from 0 to 1, got '0.1'",
+    ]);
+    expect(r.kept).toEqual(r.set);
+    expect(r.reset).toEqual(r.before);
+    expect((await look('#hv')).fault).toBe('');
+    expect(v.problems).toEqual([]);
+  });
+
   test('head view, model view and heatmap: data of the wrong shape is named under the widget; nothing uncaught', async () => {
     await stage(`<attn-head-view id="hv1" data='[0.5,0.5]'></attn-head-view><attn-head-view id="hv2" data='{"heads":2}'></attn-head-view>
       <attn-head-view id="hv3" data='[[[0.1,0.9],[0.3]]]'></attn-head-view><attn-head-view id="hv4" data='[[[1]],[[0.5,0.5],[0.5,0.5]]]'></attn-head-view>
@@ -349,7 +394,7 @@ describe('widgets with faults', () => {
           return (e as Error).message;
         }
       };
-      type Any = Record<string, unknown> & { toggleHead(i: unknown): void; soloHead(i: unknown): void; select(s: unknown): void; setStep(t: unknown): void };
+      type Any = HTMLElement & Record<string, unknown> & { toggleHead(i: unknown): void; soloHead(i: unknown): void; select(s: unknown): void; setStep(t: unknown): void };
       const [h, hv, mv, t, reg] = ['h', 'hv', 'mv', 't', 'r'].map((id) => document.getElementById(id) as unknown as Any);
       h.pinned = { row: 1, col: 0 };
       return {
@@ -367,8 +412,12 @@ describe('widgets with faults', () => {
           attempt(() => t.setStep(Number.NaN)),
           attempt(() => { reg.points = '[[1,1]]'; }),
           attempt(() => { reg.lib = {}; }),
+          attempt(() => { reg.kernel = 'gauss'; }),
+          attempt(() => { reg.bandwidth = 0; }),
+          attempt(() => { reg.bandwidth = '0.3'; }),
         ],
-        kept: [JSON.stringify(h.pinned), h.min, (h.rowLabels as string[]).join(' '), JSON.stringify(hv.activeHeads), mv.selected, t.translator, JSON.stringify(reg.points)],
+        kept: [JSON.stringify(h.pinned), h.min, (h.rowLabels as string[]).join(' '), JSON.stringify(hv.activeHeads), mv.selected, t.translator, JSON.stringify(reg.points),
+          reg.kernel, reg.bandwidth, reg.getAttribute('kernel'), reg.getAttribute('bandwidth'), reg.shadowRoot!.querySelector<HTMLElement>('.fault')!.hidden],
       };
     });
     expect(r.said).toEqual([
@@ -385,8 +434,12 @@ describe('widgets with faults', () => {
       'attn-translate.setStep: expected a step number (0-based), got NaN',
       "attn-regression.points: expected null or an array of [x, y] pairs or { x, y } objects, got '[[1,1]]'",
       "attn-regression.lib: expected null or an attnlab instance (load()'s), got {}",
+      "attn-regression.kernel: expected 'gaussian', 'boxcar', 'epanechnikov', 'triangular', got 'gauss'",
+      'attn-regression.bandwidth: expected a number above 0, got 0',
+      "attn-regression.bandwidth: expected a number above 0, got '0.3'",
     ]);
-    expect(r.kept).toEqual(['{"row":1,"col":0,"value":3,"rowLabel":"b","colLabel":"0","masked":false}', null, 'a b', '[0,1]', null, null, '[{"x":1,"y":1},{"x":2,"y":3}]']);
+    expect(r.kept).toEqual(['{"row":1,"col":0,"value":3,"rowLabel":"b","colLabel":"0","masked":false}', null, 'a b', '[0,1]', null, null, '[{"x":1,"y":1},{"x":2,"y":3}]',
+      'gaussian', 0.5, null, null, true]);
     // null points, as removing the attribute, give the d2l sample of n (40) points.
     expect(await v.page.evaluate(() => {
       const reg = document.getElementById('r') as unknown as { points: unknown[] | null };

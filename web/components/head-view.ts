@@ -127,6 +127,45 @@ export class AttnHeadView extends AttnElement {
   }
 
   /**
+   * The heads shown, 1-based, as the `heads` attribute names them; setting it sets the attribute
+   * (null removes it: every head). README's widget table lists it as a property too, which did nothing.
+   */
+  get heads(): number[] {
+    return this.activeHeads.map((i) => i + 1);
+  }
+  set heads(list: number[] | null) {
+    if (list === null || list === undefined) this.removeAttribute('heads');
+    else {
+      // Before the data any head number is taken, as the attribute is; once it is there, one of its heads.
+      const H = this.#heads.length;
+      const ok = (x: unknown) => Number.isInteger(x) && (x as number) >= 1 && (!H || (x as number) <= H);
+      if (!Array.isArray(list) || !list.every(ok)) throw badArg(this, 'heads', `null or an array of head numbers${H ? ` from 1 to ${H}` : ''} (1-based)`, list);
+      this.setAttribute('heads', list.join(' '));
+    }
+    // The attribute may already say so while heads were toggled since: it would not change, nor they.
+    this.#applyHeadsAttribute();
+  }
+
+  /** The weakest line drawn: the `threshold` attribute's, default 0.01; setting it sets the attribute (null removes it). */
+  get threshold(): number {
+    return this.#threshold().value;
+  }
+  set threshold(t: number | null) {
+    if (t === null || t === undefined) {
+      this.removeAttribute('threshold');
+      return;
+    }
+    if (typeof t !== 'number' || !(t >= 0 && t <= 1)) throw badArg(this, 'threshold', 'null or a number from 0 to 1', t);
+    this.setAttribute('threshold', String(t));
+  }
+
+  #applyHeadsAttribute(): void {
+    this.#active = this.#headsFromAttribute();
+    this.#syncButtons();
+    this.invalidate();
+  }
+
+  /**
    * The heads the `heads` attribute names (1-based, e.g. "1 3", as an embed recipe writes the
    * heads chosen on the site), else all. A number that is no head here is left out, and said so.
    */
@@ -188,11 +227,7 @@ export class AttnHeadView extends AttnElement {
       this.invalidate();
     }
     else if (name === 'layer') this.#showLayer();
-    else if (name === 'heads') {
-      this.#active = this.#headsFromAttribute();
-      this.#syncButtons();
-      this.invalidate();
-    }
+    else if (name === 'heads') this.#applyHeadsAttribute();
     else if (name === 'data') this.data = jsonAttr<number[][][]>(this, 'data', this.attrProblems) ?? null;
     else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens', this.attrProblems) ?? null;
     else if (name === 'left-tokens') this.leftTokens = labelsAttr(this, 'left-tokens', this.attrProblems) ?? null;

@@ -197,6 +197,8 @@ export class AttnRegression extends AttnElement {
     return k && KERNELS.includes(k) ? k : 'gaussian';
   }
   set kernel(k: KernelName) {
+    // As the other widgets' properties: 'gauss' set from code was taken, and only named under the plot.
+    if (!KERNELS.includes(k)) throw badArg(this, 'kernel', KERNELS.map((n) => `'${n}'`).join(', '), k);
     this.setAttribute('kernel', k);
   }
 
@@ -204,6 +206,7 @@ export class AttnRegression extends AttnElement {
     return this.#number('bandwidth');
   }
   set bandwidth(b: number) {
+    if (typeof b !== 'number' || !NUMBERS.bandwidth[2](b)) throw badArg(this, 'bandwidth', NUMBERS.bandwidth[1], b);
     this.setAttribute('bandwidth', String(b));
   }
 
