@@ -88,9 +88,9 @@ async function widgets(frame: Page | Frame) {
       modelView: svg('mv') ? { layers: $('mv').data.length, heads: $('mv').data[0].length } : null,
       translate: $('tr').result?.text ?? null,
       translateSrc: $('tr-src').result?.text ?? null,
-      // Attributes that cannot work say so in the widget, visibly.
-      gruModelView: $('mv-gru').shadowRoot.querySelector('.readout:not([hidden])')?.textContent || null,
-      badModel: $('tr-bad').shadowRoot.querySelector('.readout')?.textContent || null,
+      // Attributes that cannot work are named under the widget, which uses the default instead.
+      gruModelView: $('mv-gru').data.length ? { layers: $('mv-gru').data.length, fault: $('mv-gru').shadowRoot.querySelector('.fault').textContent } : null,
+      badModel: $('tr-bad').translator ? $('tr-bad').shadowRoot.querySelector('.fault').textContent : null,
     };
   });
   const done = (w: Awaited<ReturnType<typeof read>>) => Object.values(w).every((v) => v !== null);
@@ -173,8 +173,8 @@ describe('the package from a CDN origin, on a course page of another origin', ()
       regression: { finite: true, svg: true }, heatmap: 0.75, beams: 2,
       headView: { heads: expect.any(Number), tokens: true }, modelView: { layers: expect.any(Number), heads: expect.any(Number) },
       translate: expect.stringMatching(/tired/i), translateSrc: expect.stringMatching(/fatigu/i),
-      gruModelView: 'attn-model-view: the model is a GRU (one alignment, no heads); this view needs a Transformer (arch="transformer")',
-      badModel: "The model did not load: attn-translate: the arch attribute: expected 'gru' or 'transformer', got 'lstm'",
+      gruModelView: { layers: expect.any(Number), fault: "<attn-model-view>: arch: expected 'transformer' (this view shows a Transformer's heads; a GRU has none), got 'gru'; using 'transformer'" },
+      badModel: "<attn-translate>: arch: expected 'gru' or 'transformer', got 'lstm'; using 'transformer'",
     });
     expect(v.problems).toEqual([]);
     await v.page.close();

@@ -229,7 +229,7 @@ describe('widgets with faults', () => {
     expect(await readout()).not.toMatch(/undefined|NaN/);
     await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('threshold', 'abc'));
     await expect.poll(() => look('#hv')).toMatchObject({ fault: "<attn-head-view>: threshold: expected a number from 0 to 1, got 'abc'; using 0.01", readout: expect.stringMatching(/above 0\.01\./) });
-    // A model that cannot load: the message stays after a redraw (a theme change here).
+    // A model name that is none is the attribute's fault, named under the widget like the others.
     expect(await v.page.evaluate(() => {
       const hv = document.getElementById('hv') as unknown as HTMLElement & { renderNow(): void };
       hv.setAttribute('model', 'fra-en');
@@ -237,10 +237,18 @@ describe('widgets with faults', () => {
       hv.renderNow();
       return hv.shadowRoot!.querySelector('.readout')!.textContent;
     })).toBe('Loading the model…');
-    await expect.poll(readout, { timeout: 30_000 }).toMatch(/unknown model name "fra-en"/);
+    await expect.poll(() => look('#hv'), { timeout: 30_000 }).toMatchObject({
+      fault: "<attn-head-view>: model: expected 'fra-eng' or 'eng-fra' (a model file goes in src), got 'fra-en'; no model loaded\n<attn-head-view>: threshold: expected a number from 0 to 1, got 'abc'; using 0.01",
+      readout: expect.stringMatching(/^1 of 1 heads shown/) });
+    // A model that cannot load: the message stays in the readout after a redraw (a theme change here).
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('src', '/web/models/LICENSE'));
+    await expect.poll(readout, { timeout: 30_000 }).toMatch(/LICENSE/);
+    const failed = await readout();
+    expect(failed).not.toMatch(/^Loading/);
+    expect((await look('#hv')).fault).toBe("<attn-head-view>: threshold: expected a number from 0 to 1, got 'abc'; using 0.01");
     await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('theme', 'dark'));
     await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    expect(await readout()).toMatch(/unknown model name "fra-en"/);
+    expect(await readout()).toBe(failed);
     // The model view loaded meanwhile; a layer that is no layer is named in the head view.
     await expect.poll(() => v.page.evaluate(() => (document.getElementById('mv') as unknown as { data: unknown[] }).data.length), { timeout: 30_000 }).toBeGreaterThan(0);
     await v.page.evaluate(() => {
@@ -251,7 +259,61 @@ describe('widgets with faults', () => {
     });
     await expect.poll(() => look('#hv').then((x) => x.fault), { timeout: 30_000 }).toMatch(/^<attn-head-view>: layer: expected a layer number from 1 to \d, got '99'; using \d\n/);
     await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('text', ''));
-    await expect.poll(readout).toBe("attn-head-view: the text attribute: expected a sentence, got ''");
+    await expect.poll(() => look('#hv').then((x) => x.fault)).toContain("<attn-head-view>: text: expected a sentence, got ''; nothing translated\n");
+    expect(await readout()).not.toMatch(/text|Loading/);
+    // part and arch that are none: named, and the defaults used (the encoder, the Transformer; this
+    // page cannot resolve model names, which the readout says, as any load that fails).
+    await v.page.evaluate(() => {
+      const hv = document.getElementById('hv')!;
+      hv.removeAttribute('threshold');
+      hv.removeAttribute('layer');
+      hv.removeAttribute('src');
+      hv.setAttribute('model', 'fra-eng');
+      hv.setAttribute('arch', 'gru');
+      hv.setAttribute('part', 'sideways');
+      hv.setAttribute('text', 'Il pleut.');
+    });
+    await expect.poll(() => look('#hv').then((x) => x.fault), { timeout: 30_000 }).toBe("<attn-head-view>: part: expected 'encoder', 'decoder' or 'cross', got 'sideways'; using 'encoder'\n"
+      + "<attn-head-view>: arch: expected 'transformer' (this view shows a Transformer's heads; a GRU has none), got 'gru'; using 'transformer'");
+    await expect.poll(readout, { timeout: 30_000 }).toMatch(/^loadTranslator: model 'fra-eng' \(transformer\)/);
+    // With src the file says what the model is: arch is not used, part still is.
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('src', '/web/models/fra-eng-transformer.atl'));
+    await expect.poll(() => v.page.evaluate(() => (document.getElementById('hv') as unknown as { leftTokens: string[] }).leftTokens.join(' ')), { timeout: 30_000 }).toMatch(/pl/);
+    expect((await look('#hv')).fault).toBe("<attn-head-view>: part: expected 'encoder', 'decoder' or 'cross', got 'sideways'; using 'encoder'");
+    // A GRU's file: named as src's fault; corrected, every line goes.
+    await v.page.evaluate(() => document.getElementById('hv')!.setAttribute('src', '/web/models/fra-eng-gru.atl'));
+    await expect.poll(() => look('#hv').then((x) => x.fault), { timeout: 30_000 }).toContain("\n<attn-head-view>: src: expected a Transformer's model file (this view shows heads; a GRU has none), got a GRU's; nothing shown from it");
+    await v.page.evaluate(() => {
+      const hv = document.getElementById('hv')!;
+      for (const a of ['src', 'arch', 'part']) hv.removeAttribute(a);
+    });
+    await expect.poll(() => look('#hv').then((x) => x.fault), { timeout: 30_000 }).toBe('');
+    expect(v.problems).toEqual([]);
+  });
+
+  test('translate and model view: model, arch, text and part they cannot use are named under them, as other attributes; a failed load stays in the status', async () => {
+    await stage(`<attn-translate id="t1" model="fra-en"></attn-translate><attn-translate id="t2" model="fra-eng" arch="lstm"></attn-translate>
+      <attn-model-view id="m1" src="/web/models/fra-eng-transformer.atl" text="" part="x"></attn-model-view>
+      <attn-model-view id="m2" src="/web/models/fra-eng-gru.atl" text="Il pleut." part="cross"></attn-model-view>`);
+    const status = (id: string) => v.page.evaluate((i) => document.getElementById(i)!.shadowRoot!.querySelector<HTMLElement>('.readout:not([hidden])')?.textContent ?? '', id);
+    await expect.poll(() => look('#t1').then((x) => x.fault), { timeout: 30_000 }).toBe("<attn-translate>: model: expected 'fra-eng' or 'eng-fra' (a model file goes in src), got 'fra-en'; no model loaded");
+    expect(await status('t1')).toBe('');
+    expect((await look('#t2')).fault).toBe("<attn-translate>: arch: expected 'gru' or 'transformer', got 'lstm'; using 'transformer'");
+    // This page cannot resolve model names: the Transformer it tried did not load, which the status says.
+    await expect.poll(() => status('t2'), { timeout: 30_000 }).toMatch(/^The model did not load: loadTranslator: model 'fra-eng' \(transformer\)/);
+    expect((await look('#m1')).fault).toBe("<attn-model-view>: text: expected a sentence, got ''; nothing translated");
+    expect(await status('m1')).toBe('');
+    await expect.poll(() => look('#m2').then((x) => x.fault), { timeout: 30_000 }).toBe("<attn-model-view>: src: expected a Transformer's model file (this view shows heads; a GRU has none), got a GRU's; nothing shown from it");
+    expect(await status('m2')).toBe('');
+    // Corrected, the lines go and the model view draws (part x: the encoder instead, said so).
+    await v.page.evaluate(() => {
+      document.getElementById('t1')!.removeAttribute('model');
+      document.getElementById('m1')!.setAttribute('text', 'Il pleut.');
+      document.getElementById('m2')!.setAttribute('src', '/web/models/fra-eng-transformer.atl');
+    });
+    await expect.poll(() => look('#m1').then((x) => x.fault), { timeout: 30_000 }).toBe("<attn-model-view>: part: expected 'encoder', 'decoder' or 'cross', got 'x'; using 'encoder'");
+    await expect.poll(() => look('#m2'), { timeout: 30_000 }).toMatchObject({ fault: '', svg: true });
+    expect((await look('#t1')).fault).toBe('');
     expect(v.problems).toEqual([]);
   });
 

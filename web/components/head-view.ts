@@ -6,7 +6,7 @@
 // full in the readout), and the lines on a canvas, the strongest few per query token and head
 // until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
 import { AttnElement, badArg, badAttr, count as countOf, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, s } from './base.js';
-import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
+import { ATTENTION_ATTRIBUTES, AttributeFault, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { headsProblem, toMatrices, type TensorLike } from './matrix.js';
 
 /** Tokens a side beyond which the layout is compact. */
@@ -41,14 +41,20 @@ export class AttnHeadView extends AttnElement {
    */
   #modelStatus = '';
   /** model/src + text attributes: the shipped Transformer's attention on that sentence. */
-  #follow = attentionFollower(this, (a) => {
+  #follow = attentionFollower(this, this.attrProblems, (a) => {
     this.#sentence = a;
     this.#modelStatus = '';
     this.#showLayer();
     this.emit<SentenceAttention>('attn-loaded', a);
   }, (e) => {
-    this.#modelStatus = e.message;
-    this.announce(e.message);
+    // An attribute's fault is named under the widget (an alert) with the others; a failed load stays in the readout.
+    if (e instanceof AttributeFault) {
+      this.attrProblems.set(e.attribute, e.message);
+      this.#modelStatus = '';
+    } else {
+      this.#modelStatus = e.message;
+      this.announce(e.message);
+    }
     this.invalidate();
   });
 

@@ -5,7 +5,7 @@ import { AttnElement, badArg, count, define, h, jsonAttr, labelsArg, labelsAttr,
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
 import type { AttnHeatmap } from './heatmap.js';
-import { ATTENTION_ATTRIBUTES, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
+import { ATTENTION_ATTRIBUTES, AttributeFault, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { headsProblem, toMatrices, type TensorLike } from './matrix.js';
 import { scaleRGB } from './theme.js';
 
@@ -36,7 +36,7 @@ export class AttnModelView extends AttnElement {
   /** What is wrong with the attention given (attribute or property); '' when nothing is. */
   #dataProblem = '';
   /** model/src + text attributes: every layer and head of the shipped Transformer on that sentence. */
-  #follow = attentionFollower(this, (a) => {
+  #follow = attentionFollower(this, this.attrProblems, (a) => {
     this.#status.hidden = true;
     this.data = a.layers;
     this.rowLabels = a.queries;
@@ -48,8 +48,11 @@ export class AttnModelView extends AttnElement {
     }
     this.emit<SentenceAttention>('attn-loaded', a);
   }, (e) => {
-    this.#status.textContent = e.message;
-    this.#status.hidden = false;
+    // An attribute's fault is named under the widget with the others; a failed load stays in the status.
+    if (e instanceof AttributeFault) this.attrProblems.set(e.attribute, e.message);
+    else this.#status.textContent = e.message;
+    this.#status.hidden = e instanceof AttributeFault;
+    this.invalidate();
   });
 
   constructor() {
@@ -143,6 +146,7 @@ export class AttnModelView extends AttnElement {
       this.#status.textContent = 'Loading the model…';
       this.#status.hidden = !namesAttention(this);
       this.#follow();
+      this.invalidate();  // shows what the attributes' new values have wrong with them
     }
     else if (name === 'data') this.data = jsonAttr<number[][][][]>(this, 'data', this.attrProblems) ?? null;
     else if (name === 'tokens') this.tokens = labelsAttr(this, 'tokens', this.attrProblems) ?? null;

@@ -9,7 +9,7 @@ import './beam-tree.js';
 import './heatmap.js';
 import type { AttnBeamTree } from './beam-tree.js';
 import type { AttnHeatmap } from './heatmap.js';
-import { attributeTranslator } from './lib.js';
+import { AttributeFault, attributeTranslator } from './lib.js';
 import { toRows, type TensorLike } from './matrix.js';
 
 /**
@@ -246,7 +246,8 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
    * model file's URL) loads the translator, then translates the `value` text, if any.
    */
   async #loadFromAttributes(): Promise<void> {
-    const pending = attributeTranslator(this, 'transformer');
+    const pending = attributeTranslator(this, ['gru', 'transformer'], this.attrProblems);
+    this.invalidate();  // shows a bad arch, or that there is none now
     if (!pending) return;
     const id = ++this.#loads;
     this.#status.textContent = 'Loading the model…';
@@ -264,7 +265,11 @@ form button[aria-disabled=true] { opacity: 0.6; cursor: default; }
       this.#result = null;
       this.#results.hidden = true;
       this.invalidate();
-      this.#status.textContent = `The model did not load: ${e instanceof Error ? e.message : String(e)}`;
+      // A model name that is none is named under the widget, as every attribute it cannot use.
+      if (e instanceof AttributeFault) {
+        this.attrProblems.set(e.attribute, e.message);
+        this.#status.textContent = '';
+      } else this.#status.textContent = `The model did not load: ${e instanceof Error ? e.message : String(e)}`;
       return;
     }
     // run() shows its own failures in the status line.
