@@ -88,7 +88,10 @@ async function throttle(page) {
 }
 
 async function measure(page) {
-  await page.waitForFunction(() => window.__paint?.ready || null, null, { timeout: CAP_MS }).catch(() => {});
+  // Some pages are ready before their first frame (their script says so as it ends): their header
+  // and largest paint come a frame later.
+  await page.waitForFunction(() => (window.__paint?.ready && window.__paint.header) || null, null, { timeout: CAP_MS }).catch(() => {});
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return page.evaluate(() => {
     const m = window.__paint;
     const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN;
