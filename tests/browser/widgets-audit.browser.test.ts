@@ -104,6 +104,8 @@ describe('widgets audit', () => {
     });
     await expect.poll(() => v.page.evaluate(() => (document.getElementById('t') as unknown as { result: unknown }).result !== null)).toBe(true);
     await v.page.evaluate(() => (document.getElementById('t') as unknown as { setStep(i: number): void }).setStep(1));
+    // The head buttons take their colours as the view draws: drawn now, not on a later frame.
+    await v.page.evaluate(() => (document.getElementById('v') as unknown as { renderNow(): void }).renderNow());
     await v.page.emulateMedia({ forcedColors: 'active' });
     try {
       const seen = await v.page.evaluate(() => {
