@@ -603,6 +603,15 @@ export function badArg(el: Element, call: string, expected: string, got: unknown
   return new Error(`${el.localName}.${call}: expected ${expected}, got ${shown(got)}`);
 }
 
+/**
+ * Labels (`name`, `got` of them) for the `n` rows or columns (`what`) of the data, named when the
+ * counts differ, with what is drawn: the ones past the data are not shown; those missing, `missing`.
+ */
+export function labelCountFault(name: string, got: number, n: number, what: string, missing: string): string | null {
+  if (got === n) return null;
+  return `${name}: expected ${n} labels (one per ${what} of data), got ${got}; ${got < n ? `the ${what}s without one are ${missing}` : 'the rest are not shown'}`;
+}
+
 /** Labels given to a property: a list (each made a string) or null; anything else is refused. */
 export function labelsArg(el: Element, call: string, l: unknown): string[] | null {
   if (l === null || l === undefined) return null;

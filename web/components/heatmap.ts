@@ -1,6 +1,6 @@
 // <attn-heatmap>: a matrix with row and column labels, a colour scale, a hover read-out and a
 // pinned cell (click, or Enter on the keyboard cursor).
-import { AttnElement, badArg, badAttr, count, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, pixelsURL, s } from './base.js';
+import { AttnElement, badArg, badAttr, count, define, fmt, h, jsonAttr, labelCountFault, labelsArg, labelsAttr, langTag, numberAttr, pixelsURL, s } from './base.js';
 import { extent, toRows, type MatrixInput } from './matrix.js';
 import { inkOn, rgbString, scaleRGB, type ScaleName } from './theme.js';
 
@@ -226,9 +226,8 @@ export class AttnHeatmap extends AttnElement {
     if (!R || !C) return out;
     // Labels or a mask of another size than the data were used as far as they went, without a word.
     for (const [name, labels, n, what] of [['row-labels', this.#rowLabels, R, 'row'], ['col-labels', this.#colLabels, C, 'column']] as const) {
-      if (labels && labels.length !== n) {
-        out.push(`${name}: expected ${n} labels (one per ${what} of data), got ${labels.length}; ${labels.length < n ? `the ${what}s without one are unlabelled` : 'the rest are not shown'}`);
-      }
+      const fault = labels && labelCountFault(name, labels.length, n, what, 'unlabelled');
+      if (fault) out.push(fault);
     }
     const m: unknown = this.#mask;
     if (m !== null && m !== undefined && !(Array.isArray(m) && m.length === R && m.every((r) => Array.isArray(r) && r.length === C))) {

@@ -1,6 +1,6 @@
 // <attn-model-view>: every layer and head at a glance, a grid of thumbnails (rows: layers,
 // columns: heads). Click (or Enter on) a thumbnail to enlarge it as a labelled heatmap.
-import { AttnElement, badArg, count, define, h, jsonAttr, labelsArg, labelsAttr, langTag, pixelsURL, s } from './base.js';
+import { AttnElement, badArg, count, define, h, jsonAttr, labelCountFault, labelsArg, labelsAttr, langTag, pixelsURL, s } from './base.js';
 // Registered here, not only by index.js: a page that imports this widget alone must get the
 // elements it builds (a type-only import would be dropped from the output).
 import './heatmap.js';
@@ -168,9 +168,8 @@ export class AttnModelView extends AttnElement {
     const cols = this.#colLabels ?? this.#rowLabels;
     for (const [name, labels, n, what] of [[this.#rowName, this.#rowLabels, R, 'row'], [this.#colLabels ? this.#colName : this.#rowName, cols, C, 'column']] as const) {
       // tokens given once for both sides are named once.
-      if (labels && labels.length !== n && !out.some((l) => l.startsWith(`${name}:`))) {
-        out.push(`${name}: expected ${n} labels (one per ${what} of data), got ${labels.length}; ${labels.length < n ? `the ${what}s without one are numbered` : 'the rest are not shown'}`);
-      }
+      const fault = labels && !out.some((l) => l.startsWith(`${name}:`)) && labelCountFault(name, labels.length, n, what, 'numbered');
+      if (fault) out.push(fault);
     }
     return out;
   }
