@@ -1,8 +1,6 @@
 // embind of the core ops (with variants.cpp and common.cpp): each entry reads its typed
 // argument object (web/lib/wasm-module.ts) into the core's structs and calls the core; def()
 // (marshal.hpp) returns "" or the Error's message.
-#include <emscripten/bind.h>
-
 #include "kernels.hpp"
 #include "marshal.hpp"
 
@@ -10,19 +8,11 @@ using namespace attnlab;
 using namespace attnlab::bindings;
 using emscripten::function;
 
-namespace {
-
-ScoreParams read_params(const val& a) {
-  return {ptr(a, "W"), ptr(a, "Wq"), ptr(a, "Wk"), ptr(a, "wv"), num(a, "hidden"), static_cast<float>(real(a, "scale"))};
-}
-
-}  // namespace
-
 EMSCRIPTEN_BINDINGS(attnlab) {
   def("attention", [](val a) {
     const AttentionDims d = read_dims(a);
     attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d, parse_score(str(a, "score")), read_params(a),
-              read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
+              read_masks(a["masks"], d.scores()), ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
   });
   def("attentionScores", [](val a) {
     attention_scores(ptr(a, "q"), ptr(a, "k"), read_dims(a), parse_score(str(a, "score")), read_params(a),
@@ -30,15 +20,12 @@ EMSCRIPTEN_BINDINGS(attnlab) {
   });
   def("maskedSoftmax", [](val a) {
     const AttentionDims d{shape(a, "lead"), num(a, "Sq"), num(a, "Sk")};
-    masked_softmax(ptr(a, "x"), ptr<float>(a, "out"), d.batch(), d.Sq, d.Sk, read_masks(a["masks"], scores_shape(d)),
+    masked_softmax(ptr(a, "x"), ptr<float>(a, "out"), d.batch(), d.Sq, d.Sk, read_masks(a["masks"], d.scores()),
                    thread_pool());
   });
   def("linear", [](val a) {
-    const int64_t in = num(a, "in"), out = num(a, "out");
-    linear(ptr(a, "x"), in, num(a, "rows"), in, ptr(a, "weight"), ptr(a, "bias"), out, ptr<float>(a, "y"), out,
-           thread_pool());
-    require_finite(ptr(a, "y"), num(a, "rows") * out,
-                   given(a["bias"]) ? "x, weight, bias: the output overflows" : "x, weight: the product overflows");
+    linear_checked(ptr(a, "x"), num(a, "rows"), num(a, "in"), ptr(a, "weight"), ptr(a, "bias"), num(a, "out"),
+                   ptr<float>(a, "y"), thread_pool());
   });
   def("nadarayaWatson", [](val a) {
     nadaraya_watson(ptr(a, "queries"), ptr(a, "keys"), ptr(a, "values"), num(a, "batch"), num(a, "Nq"), num(a, "Nk"),

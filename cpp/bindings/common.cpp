@@ -2,7 +2,6 @@
 // pool; heapUsed, the bytes malloc has handed out and not had back (leak tests, heapStats(),
 // loadModel()'s budget); and the row groups of the fp32 register blocks, which loader.ts times and
 // sets once per module (attnlab/row_groups.hpp).
-#include <emscripten/bind.h>
 #include <malloc.h>
 
 #include "attnlab/row_groups.hpp"
@@ -19,12 +18,8 @@ attnlab::ThreadPool* attnlab::bindings::thread_pool() { return pool.get(); }
 
 EMSCRIPTEN_BINDINGS(attnlab_common) {
   using emscripten::function;
-  // n threads, or none for n <= 1. The old pool's workers are joined first: the build's pthread
-  // pool holds only n - 1. In a browser the new workers start asynchronously.
-  attnlab::bindings::def("setThreads", [](int n) {
-    pool.reset();
-    if (n > 1) pool = std::make_unique<attnlab::ThreadPool>(n);
-  });
+  // In a browser the new pool's workers start asynchronously (threadsStarted, below).
+  attnlab::bindings::def("setThreads", [](int n) { attnlab::resize_pool(pool, n); });
   function("threadCount", +[] { return pool ? pool->size() : 1; });
   // The threads running so far, the caller's included: loader.ts's startThreads waits for all.
   function("threadsStarted", +[] { return pool ? pool->started() : 1; });

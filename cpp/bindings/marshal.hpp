@@ -1,13 +1,10 @@
-// What the binding files share: reading the typed argument objects of web/lib/wasm-module.ts,
-// which web/lib has checked (see attnlab/error.hpp), the one error convention, the thread pool.
+// What the binding files share, embind included: reading the typed argument objects of
+// web/lib/wasm-module.ts, which web/lib has checked (see attnlab/error.hpp), the one error
+// convention, the thread pool.
 #pragma once
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <map>
-#include <memory>
-#include <new>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +31,8 @@ inline int64_t num(const val& a, const char* field) { return static_cast<int64_t
 inline double real(const val& a, const char* field) { return a[field].as<double>(); }
 inline bool flag(const val& a, const char* field) { return a[field].as<bool>(); }
 inline std::string str(const val& a, const char* field) { return a[field].as<std::string>(); }
+// A JS array of integers, copied in by one typed-array set().
+inline std::vector<int32_t> ints(const val& v) { return emscripten::convertJSArrayToNumberVector<int32_t>(v); }
 inline Shape shape(const val& a, const char* field) {
   const std::vector<double> d = emscripten::vecFromJSArray<double>(a[field]);
   return Shape(d.begin(), d.end());
@@ -51,34 +50,16 @@ inline val strings(const std::vector<std::string>& v) {
   return a;
 }
 
-// The one error convention: "" on success, else the message the TypeScript layer throws after
-// its `fn: ` prefix. No C++ exception crosses into JavaScript. `what` names what outgrew the heap.
-template <class F>
-std::string guarded(F&& f, const char* what = "this call") {
-  try {
-    f();
-    return "";
-  } catch (const Error& e) {
-    return e.what();
-  } catch (const std::bad_alloc&) {
-    return std::string("out of memory: the WebAssembly heap could not grow enough for ") + what;
-  } catch (const std::length_error&) {
-    // A buffer past size_t on wasm32 (4 GiB): more than the heap's 2 GiB in any case.
-    return "out of memory: this call's working memory exceeds the WebAssembly heap's 2 GiB limit";
-  } catch (const std::exception& e) {
-    return std::string("internal error: ") + e.what();
-  }
-}
-
-// Binds `name` to f under that convention, so no entry point can forget it: f is a
-// capture-free lambda returning nothing; JS gets guarded()'s "" or message.
+// Binds `name` to f under the one error convention (attnlab/error.hpp's error_message), so no
+// entry point can forget it: f is a capture-free lambda returning nothing; JS gets "" or the
+// message, which the TypeScript layer throws after its `fn: ` prefix.
 template <class F, class Member = decltype(&F::operator())>
 struct Entry;
 template <class F, class... A>
 struct Entry<F, void (F::*)(A...) const> {
   static inline void (*fn)(A...) = nullptr;
   static inline const char* what = nullptr;
-  static std::string call(A... a) { return guarded([&] { fn(std::move(a)...); }, what); }
+  static std::string call(A... a) { return error_message([&] { fn(std::move(a)...); }, what); }
 };
 template <class F>
 void def(const char* name, F f, const char* what = "this call") {
@@ -87,55 +68,26 @@ void def(const char* name, F f, const char* what = "this call") {
   emscripten::function(name, &Entry<F>::call);
 }
 
-// What JS holds by id (translators, trainers, checkpoints). Ids are unique across a module's
-// tables: the nn module's dispose(id) frees a translator or a trainer.
-inline int next_held_id = 1;
-template <class T>
-struct Held {
-  int add(std::unique_ptr<T> x) {
-    items[next_held_id] = std::move(x);
-    return next_held_id++;
-  }
-  T& at(int id, const char* what) {
-    auto it = items.find(id);
-    require(it != items.end(), [&] { return std::string(what) + " has been disposed"; });
-    return *it->second;
-  }
-  std::map<int, std::unique_ptr<T>> items;
-};
-
+inline ScoreParams read_params(const val& a) {
+  return {ptr(a, "W"), ptr(a, "Wq"), ptr(a, "Wk"), ptr(a, "wv"), num(a, "hidden"), static_cast<float>(real(a, "scale"))};
+}
 inline T5Params read_t5(const val& t) { return {num(t, "numBuckets"), num(t, "maxDistance"), flag(t, "bidirectional")}; }
 
-// MaskArgs over scores of shape `target` = [lead..., Sq, Sk].
+// MaskArgs (web/lib/wasm-module.ts) over scores of shape `target` = [lead..., Sq, Sk].
 inline MaskSet read_masks(const val& m, const Shape& target) {
-  MaskSet set;
-  if (!given(m)) return set;
-  set.causal = flag(m, "causal");
-  set.query_offset = num(m, "queryOffset");
+  if (!given(m)) return {};
+  MaskSpec s{flag(m, "causal"), num(m, "queryOffset")};
   for (const val& b : emscripten::vecFromJSArray<val>(m["bools"]))
-    set.bools.push_back({ptr<const uint8_t>(b, "ptr"), broadcast_to(shape(b, "shape"), target, "mask"), flag(b, "trueBlocks")});
-  for (const val& a : emscripten::vecFromJSArray<val>(m["additive"]))
-    set.additive.push_back({ptr(a, "ptr"), broadcast_to(shape(a, "shape"), target, "mask")});
-  const Shape lead(target.begin(), target.end() - 2);
-  const int64_t Sq = target[target.size() - 2], Sk = target.back();
-  const val vl = m["validLens"], al = m["alibi"], t5 = m["t5"];
-  if (given(vl)) set.valid_lens = make_valid_lens(ptr<const int32_t>(vl, "ptr"), num(vl, "length"), lead, Sq, Sk, "valid_lens");
-  if (given(al) && Sq > 0 && Sk > 0)
-    set.additive.push_back(alibi_bias(ptr(al, "slopes"), num(al, "heads"), numel(lead), Sq, Sk, ptr<float>(al, "table"), set.query_offset));
-  if (given(t5) && Sq > 0 && Sk > 0)
-    set.additive.push_back(t5_bias(ptr(t5, "weights"), num(t5, "heads"), read_t5(t5), numel(lead), Sq, Sk, ptr<float>(t5, "table"),
-                                   set.query_offset));
-  return set;
+    s.bools.push_back({ptr<const uint8_t>(b, "ptr"), shape(b, "shape"), flag(b, "trueBlocks")});
+  for (const val& a : emscripten::vecFromJSArray<val>(m["additive"])) s.additive.push_back({ptr(a, "ptr"), shape(a, "shape")});
+  if (const val v = m["validLens"]; given(v)) s.valid_lens = {ptr<const int32_t>(v, "ptr"), num(v, "length")};
+  if (const val v = m["alibi"]; given(v)) s.alibi = {ptr(v, "slopes"), num(v, "heads"), ptr<float>(v, "table")};
+  if (const val v = m["t5"]; given(v)) s.t5 = {ptr(v, "weights"), num(v, "heads"), read_t5(v), ptr<float>(v, "table")};
+  return make_masks(s, target);
 }
 
 inline AttentionDims read_dims(const val& a) {
   return {shape(a, "lead"), num(a, "Sq"), num(a, "Sk"), num(a, "Dq"), num(a, "Dk"), num(a, "Dv")};
-}
-inline Shape scores_shape(const AttentionDims& d) {
-  Shape t = d.lead;
-  t.push_back(d.Sq);
-  t.push_back(d.Sk);
-  return t;
 }
 
 }  // namespace attnlab::bindings

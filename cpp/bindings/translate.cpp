@@ -1,8 +1,6 @@
 // embind of the translators and the toy trainer (cpp/src/nn/), held in tables by id. Same
 // contract as bindings.cpp; results go into the caller's `out` object (wasm-module.ts): text as
 // strings (a translation's all in one, with lengths), tensors as typed arrays.
-#include <emscripten/bind.h>
-
 #include "attnlab/nn/trainer.hpp"
 #include "attnlab/nn/translation_views.hpp"
 #include "marshal.hpp"
@@ -14,43 +12,34 @@ using emscripten::function;
 
 namespace {
 
-Held<Translator> translators;  // on the module's pool (setThreads(n), n > 1 on the -threads builds)
-Held<ToyTrainer> trainers;     // on the calling thread
+Handles<Translator> translators;  // on the module's pool (setThreads(n), n > 1 on the -threads builds)
+Handles<ToyTrainer> trainers;     // on the calling thread
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_translate) {
   def("translatorCreate", [](double p, double len, val out) {
     auto tr = Translator::load(addr<const uint8_t>(p), static_cast<size_t>(len));
-    const ModelConfig& cfg = tr->model().cfg;
-    out.set("arch", cfg.get("arch"));
-    out.set("srcLang", cfg.get("src_lang"));
-    out.set("tgtLang", cfg.get("tgt_lang"));
     out.set("parameters", static_cast<double>(tr->model().num_params()));
     out.set("srcVocab", static_cast<double>(tr->src_vocab().size()));
     out.set("tgtVocab", static_cast<double>(tr->tgt_vocab().size()));
-    out.set("config", cfg.serialize());
+    out.set("config", tr->model().cfg.serialize());
     out.set("id", translators.add(std::move(tr)));
   });
   def("translatorTranslate", [](int id, std::string text, int beam, int max_len, double lp, val out) {
     const Translator& tr = translators.at(id, "this translator");
-    ThreadPool* pool = thread_pool();
-    if (pool) pool->wake();  // sleeping workers wake while the source is tokenised and encoded
-    DecodeOptions opt{beam, max_len, static_cast<float>(lp)};
-    opt.best_attention_only = true;  // translation_view() reads beams[0]'s
-    opt.pool = pool;
-    const Translation t = tr.translate(text, opt);
-    const TranslationView v = translation_view(tr, t);
+    // Attention for beams[0] only: all that translation_view() reads.
+    const TranslationView v = translation_view(tr, tr.translate(text, {beam, max_len, static_cast<float>(lp), true, true, thread_pool()}));
     out.set("strings", v.strings.text);
     out.set("units", typed_copy(v.strings.units));
     out.set("counts", typed_copy(v.counts));
-    out.set("sourcePieces", static_cast<double>(t.src_pieces));
-    out.set("kind", t.layout.has_self ? "transformer" : "alignment");
-    out.set("layers", static_cast<double>(t.layout.layers));
-    out.set("heads", static_cast<double>(t.layout.heads));
+    out.set("sourcePieces", static_cast<double>(v.source_pieces));
+    out.set("kind", v.layout.has_self ? "transformer" : "alignment");
+    out.set("layers", static_cast<double>(v.layout.layers));
+    out.set("heads", static_cast<double>(v.layout.heads));
     out.set("cross", typed_copy(v.maps.cross));
     out.set("decoderSelf", typed_copy(v.maps.decoder_self));
-    out.set("encoderSelf", typed_copy(t.enc_self));
+    out.set("encoderSelf", typed_copy(v.encoder_self));
     out.set("scores", typed_copy(v.scores));
     out.set("cut", typed_copy(v.cut));
   });
@@ -83,7 +72,7 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
   });
   // Translators and trainers share the ids.
   function("dispose", +[](int id) {
-    translators.items.erase(id);
-    trainers.items.erase(id);
+    translators.dispose(id);
+    trainers.dispose(id);
   });
 }

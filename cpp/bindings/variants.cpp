@@ -1,7 +1,7 @@
 // embind of the variants: sparse patterns, linear and LSH attention, synthesizers, RoPE, Shaw's
 // relative embeddings, multi-head attention with its positional options (ALiBi and T5's bias
 // travel with the masks). Same contract as bindings.cpp.
-#include <emscripten/bind.h>
+#include <optional>
 
 #include "marshal.hpp"
 
@@ -15,9 +15,7 @@ uint64_t seed(const val& a) { return static_cast<uint64_t>(real(a, "seed")); }
 
 // PatternArg: web/lib/patterns.ts zeroes the fields the type does not use.
 SparsePattern read_pattern(const val& p, int64_t Sq, int64_t Sk) {
-  const std::string type = str(p, "type");
-  const PatternType t = type == "bigbird" ? PatternType::BigBird : type == "longformer" ? PatternType::Longformer : PatternType::Local;
-  return make_pattern({t, num(p, "window"), shape(p, "global"), num(p, "blockSize"), num(p, "windowBlocks"), num(p, "randomBlocks"),
+  return make_pattern({parse_pattern_type(str(p, "type")), num(p, "window"), shape(p, "global"), num(p, "blockSize"), num(p, "windowBlocks"), num(p, "randomBlocks"),
                        seed(p)}, Sq, Sk);
 }
 
@@ -37,7 +35,7 @@ EMSCRIPTEN_BINDINGS(attnlab_variants) {
   def("sparseAttention", [](val a) {
     const AttentionDims d = read_dims(a);
     sparse_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d.batch(), d.Dq, d.Dv, scale_of(a, d),
-                     read_pattern(a["pattern"], d.Sq, d.Sk), read_masks(a["masks"], scores_shape(d)),
+                     read_pattern(a["pattern"], d.Sq, d.Sk), read_masks(a["masks"], d.scores()),
                      ptr<float>(a, "out"), ptr<float>(a, "weights"), thread_pool());
   });
   def("attentionPattern", [](val a) {
@@ -46,20 +44,18 @@ EMSCRIPTEN_BINDINGS(attnlab_variants) {
   def("shawAttention", [](val a) {
     const AttentionDims d = read_dims(a);
     shaw_attention(ptr(a, "q"), ptr(a, "k"), ptr(a, "v"), d.batch(), d.Sq, d.Sk, d.Dq, d.Dv, scale_of(a, d),
-                   read_shaw(a["shaw"]), read_masks(a["masks"], scores_shape(d)), ptr<float>(a, "out"),
+                   read_shaw(a["shaw"]), read_masks(a["masks"], d.scores()), ptr<float>(a, "out"),
                    ptr<float>(a, "weights"), thread_pool());
   });
   def("multiHeadAttention", [](val a) {
     const int64_t B = num(a, "B"), L = num(a, "L"), S = num(a, "S");
     const MultiHeadParams p{num(a, "E"), num(a, "H"), ptr(a, "inProjWeight"), ptr(a, "inProjBias"), ptr(a, "outProjWeight"),
                             ptr(a, "outProjBias")};
-    const bool has_rope = given(a["rope"]), has_shaw = given(a["shaw"]);
-    const RopeParams rotary = has_rope ? read_rope(a["rope"]) : RopeParams{};
-    const ShawParams shaw = has_shaw ? read_shaw(a["shaw"]) : ShawParams{};
+    const std::optional<RopeParams> rotary = given(a["rope"]) ? std::optional(read_rope(a["rope"])) : std::nullopt;
+    const std::optional<ShawParams> shaw = given(a["shaw"]) ? std::optional(read_shaw(a["shaw"])) : std::nullopt;
     multi_head_attention(ptr(a, "query"), ptr(a, "key"), ptr(a, "value"), B, L, S, p,
                          read_masks(a["masks"], {B, p.num_heads, L, S}), ptr<float>(a, "out"), ptr<float>(a, "weights"),
-                         flag(a, "averageWeights"), thread_pool(), has_rope ? &rotary : nullptr,
-                         has_shaw ? &shaw : nullptr);
+                         flag(a, "averageWeights"), thread_pool(), rotary ? &*rotary : nullptr, shaw ? &*shaw : nullptr);
   });
   def("linearAttention", [](val a) {
     LinearSpec s{parse_linear_method(str(a, "method")), flag(a, "causal"), num(a, "features"), num(a, "rank"),

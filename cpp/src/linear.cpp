@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "attnlab/attention.hpp"
 #include "attnlab/row_groups.hpp"
 #include "kernels.hpp"
 
@@ -91,6 +92,12 @@ void linear(const float* x, int64_t ldx, int64_t rows, int64_t in, const float* 
     kernels::pack_panels(W + p * 8 * in, in, std::min<int64_t>(8, out - p * 8), in, panels.get() + p * 8 * in);
   });
   linear_panels(x, ldx, rows, in, panels.get(), bias, out, y, ldy, pool);
+}
+
+void linear_checked(const float* x, int64_t rows, int64_t in, const float* W, const float* bias,
+                    int64_t out, float* y, ThreadPool* pool) {
+  linear(x, in, rows, in, W, bias, out, y, out, pool);
+  require_finite(y, rows * out, bias ? "x, weight, bias: the output overflows" : "x, weight: the product overflows");
 }
 
 }  // namespace attnlab

@@ -9,6 +9,14 @@
 #include "attnlab/random.hpp"
 
 namespace attnlab {
+
+PatternType parse_pattern_type(const std::string& name) {
+  if (name == "local") return PatternType::Local;
+  if (name == "longformer") return PatternType::Longformer;
+  if (name == "bigbird") return PatternType::BigBird;
+  throw Error("pattern.type: expected one of 'local', 'longformer', 'bigbird', got '" + name + "'");
+}
+
 namespace {
 
 bool contains(const std::vector<int64_t>& sorted, int64_t x) {

@@ -33,6 +33,11 @@ void poll(Done done) {
 }
 }  // namespace
 
+void resize_pool(std::unique_ptr<ThreadPool>& pool, int n) {
+  pool.reset();
+  if (n > 1) pool = std::make_unique<ThreadPool>(n);
+}
+
 void init_exception_state() {
   try {
     throw 0;

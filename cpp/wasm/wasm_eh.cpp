@@ -6,7 +6,7 @@
 // but Debian's clang 14 compiles landing pads that address it as a plain global. In the -pthread
 // builds the two are different memory, so the handler never saw the selector the personality
 // wrote: every catch by type missed, the exception left the module as a bare
-// WebAssembly.Exception instead of guarded()'s message, and its object was never freed
+// WebAssembly.Exception instead of error_message()'s, and its object was never freed
 // (simd-threads, Node 20: an overflow in attentionScores, or a truncated model file). Without
 // -pthread, thread_local is a plain global anyway, so these are libunwind's semantics there too.
 //

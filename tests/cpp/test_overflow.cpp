@@ -1,7 +1,7 @@
 // Finite inputs whose scores or additive masks pass float32's range (issue 17): attention gives
 // the float64 answer (flash_attention.cpp recomputes such rows exactly), on 1 and 2 threads with
 // identical bits (where the build has threads); attention_scores, which would have to return
-// them, throws an Error.
+// them, throws an Error, as linear_checked does for a product past float32's range.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 
 #include "attnlab/attention.hpp"
 #include "attnlab/error.hpp"
+#include "attnlab/linear.hpp"
 #include "attnlab/mask.hpp"
 #include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
@@ -118,6 +119,24 @@ TEST(Overflow, ScoresThatCannotBeReturnedThrow) {
   EXPECT_THROW(attnlab::attention_scores(c.q.data(), c.k.data(), c.dims(), Score::ScaledDot, {},
                                          scores.data(), nullptr),
                attnlab::Error);
+}
+
+TEST(Overflow, LinearCheckedNamesItsArguments) {
+  // x [2, 3] . W [2, 3]^T: row 1's products of 1e20 * 1e20 pass float32's range.
+  const std::vector<float> x = {1, 2, 3, 1e20f, 0, 0}, W = {1, 0, 0, 1e20f, 0, 0}, bias = {0.5f, 0.5f};
+  std::vector<float> y(4);
+  attnlab::linear_checked(x.data(), 1, 3, W.data(), bias.data(), 2, y.data(), nullptr);
+  EXPECT_EQ(y, (std::vector<float>{1.5f, 1e20f + 0.5f, 0, 0}));
+  const auto message = [&](const float* b) {
+    try {
+      attnlab::linear_checked(x.data(), 2, 3, W.data(), b, 2, y.data(), nullptr);
+    } catch (const attnlab::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message(bias.data()), "x, weight, bias: the output overflows float32 (beyond \u00b13.4e38) at index 3; scale the inputs down");
+  EXPECT_EQ(message(nullptr), "x, weight: the product overflows float32 (beyond \u00b13.4e38) at index 3; scale the inputs down");
 }
 
 }  // namespace

@@ -295,3 +295,15 @@ TEST(SparseAttention, RejectsBadSpecs) {
   EXPECT_THROW(make_pattern(bigbird(2, -1, {}, 1, 0), 4, 4), Error);
   EXPECT_THROW(make_pattern(bigbird(2, 1, {2}, 1, 0), 4, 4), Error);
 }
+
+TEST(SparseAttention, PatternTypesByName) {
+  EXPECT_EQ(parse_pattern_type("local"), PatternType::Local);
+  EXPECT_EQ(parse_pattern_type("longformer"), PatternType::Longformer);
+  EXPECT_EQ(parse_pattern_type("bigbird"), PatternType::BigBird);
+  try {
+    parse_pattern_type("block");
+    FAIL() << "no Error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "pattern.type: expected one of 'local', 'longformer', 'bigbird', got 'block'");
+  }
+}

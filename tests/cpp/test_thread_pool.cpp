@@ -184,6 +184,22 @@ TEST(ThreadPool, WakeWithoutAJobRunsNothingAndJobsStillComplete) {
   }, "WakeWithoutAJobRunsNothingAndJobsStillComplete");
 }
 
+TEST(ThreadPool, ResizeReplacesThePool) {
+  std::unique_ptr<ThreadPool> pool;
+  resize_pool(pool, 3);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->size(), 3);
+  std::atomic<int> c{0};
+  pool->run(7, [&](int64_t) { c.fetch_add(1); });
+  EXPECT_EQ(c.load(), 7);
+  resize_pool(pool, 2);
+  EXPECT_EQ(pool->size(), 2);
+  resize_pool(pool, 1);
+  EXPECT_EQ(pool, nullptr);
+  resize_pool(pool, 0);
+  EXPECT_EQ(pool, nullptr);
+}
+
 TEST(ThreadPool, DestructionJoinsCleanly) {
   check::WithDeadline(kDeadline, [] {
     // Destroyed at once (workers may not have started yet), after one job, after many.

@@ -630,9 +630,9 @@ export function translatorFromBytes(m: NnModule, bytes: Uint8Array, name: string
     new Uint8Array(m.memoryBuffer(), p, bytes.byteLength).set(bytes);
     // The engine's messages begin 'model file: '; others (out of memory) get the prefix when named.
     const fail = (message: string) => new Error(name ? `${fn}: model file${name}: ${message.replace(/^model file: /, '')}` : `${fn}: ${message}`);
-    const info = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), fail);
-    const { id, ...rest } = info;
-    return new Translator(m, id, rest);
+    const { id, ...info } = filled<TranslatorInfoOut>((out) => m.translatorCreate(p, bytes.byteLength, out), fail);
+    const get = (key: string) => configValue(info.config, key) ?? '';
+    return new Translator(m, id, { arch: get('arch'), srcLang: get('src_lang'), tgtLang: get('tgt_lang'), ...info });
   } catch (e) {
     throw asTrapError(m, fn, AGAIN, e);
   } finally {

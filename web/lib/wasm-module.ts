@@ -184,8 +184,8 @@ export interface LshAttentionCall {
   attended: Ptr | null;
 }
 
-/** What translatorCreate reports: the public TranslatorInfo, plus the id the bindings hold it by. */
-export interface TranslatorInfoOut extends TranslatorInfo {
+/** What translatorCreate reports: the public TranslatorInfo but what its config says (arch, languages), and the id the bindings hold it by. */
+export interface TranslatorInfoOut extends Omit<TranslatorInfo, 'arch' | 'srcLang' | 'tgtLang'> {
   id: number;
 }
 

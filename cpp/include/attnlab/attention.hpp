@@ -15,6 +15,12 @@ struct AttentionDims {
   Shape lead;  // leading (batch) dimensions shared by q, k, v
   int64_t Sq = 0, Sk = 0, Dq = 0, Dk = 0, Dv = 0;
   int64_t batch() const { return numel(lead); }
+  Shape scores() const {  // [lead..., Sq, Sk]
+    Shape s = lead;
+    s.push_back(Sq);
+    s.push_back(Sk);
+    return s;
+  }
 };
 
 // q [lead, Sq, Dq], k [lead, Sk, Dk], v [lead, Sk, Dv] -> out [lead, Sq, Dv] and, when `weights`

@@ -38,6 +38,7 @@ uint64_t safetensors_header_length(const uint8_t* first8, uint64_t file_size);
 SafetensorsIndex parse_safetensors_header(const char* header, uint64_t n, uint64_t file_size);
 
 enum class Family { GPT2, BERT, GPTNeo };
+const char* family_name(Family f);  // "gpt2", "bert", "gpt-neo": the API's (web/lib/pretrained)
 
 struct ModelConfig {
   Family family = Family::GPT2;

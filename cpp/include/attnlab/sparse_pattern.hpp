@@ -3,6 +3,7 @@
 // visits only those keys. Query i and key j are positions i and j (top-left aligned, as causal).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace attnlab {
@@ -12,6 +13,8 @@ enum class PatternType {
   Longformer,  // local, plus global tokens that see every key and are seen by every query
   BigBird,     // in blocks: a window of blocks, global blocks, and seeded random blocks per row
 };
+
+PatternType parse_pattern_type(const std::string& name);  // "local" | "longformer" | "bigbird"
 
 struct PatternSpec {
   PatternType type = PatternType::Local;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -62,6 +63,10 @@ class ThreadPool {
 // Throws and catches once, so the calling thread's exception state exists: libc++abi allocates it
 // at a thread's first throw (the wasm builds' heap use counts it), and keeps it until the thread ends.
 void init_exception_state();
+
+// Replaces `pool` by a pool of n threads, or by none for n <= 1. The old pool's workers are joined
+// first: a WebAssembly build's pthread pool holds only the n - 1 workers the new one needs.
+void resize_pool(std::unique_ptr<ThreadPool>& pool, int n);
 
 // Runs task(i) for i in [0, n): on the pool when given, else inline.
 void parallel_for(ThreadPool* pool, int64_t n, const std::function<void(int64_t)>& task);

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "attnlab/error.hpp"
+#include "attnlab/thread_pool.hpp"
 #include "kernels.hpp"
 
 namespace attnlab::nn {
@@ -226,6 +227,7 @@ std::vector<Hypothesis> Translator::search(const std::vector<int>& src, const De
 }
 
 Translation Translator::translate(const std::string& text, const DecodeOptions& opt) const {
+  if (opt.pool) opt.pool->wake();  // sleeping workers wake while the source is tokenised and encoded
   Translation tr;
   tr.src_ids = m_.src.encode(text);
   tr.src_pieces = tr.src_ids.size();

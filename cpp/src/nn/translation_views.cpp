@@ -60,6 +60,9 @@ TranslationView translation_view(const Translator& tr, const Translation& t) {
   }
   for (const Hypothesis& b : t.beams) v.scores.push_back(b.logp);
   v.maps = attention_maps(t);
+  v.source_pieces = t.src_pieces;
+  v.layout = t.layout;
+  v.encoder_self = t.enc_self;
   return v;
 }
 

@@ -56,6 +56,8 @@ constexpr int64_t kMaxHidden = 8192, kMaxLayers = 128, kMaxHeads = 256, kMaxVoca
 
 }  // namespace
 
+const char* family_name(Family f) { return f == Family::GPT2 ? "gpt2" : f == Family::BERT ? "bert" : "gpt-neo"; }
+
 const char* supported_architectures() {
   return "GPT2LMHeadModel, BertModel, BertForMaskedLM, BertForPreTraining, GPTNeoForCausalLM";
 }

@@ -132,24 +132,14 @@ export class LocalEngine implements Engine {
 
   runNow(c: RunCall): PretrainedRunOut {
     if (this.disposed) throw new Error(`${c.call}: the model has been disposed`);
-    const w = this.wasm, { ids, types } = c;
-    const run = (out: Partial<PretrainedRunOut>, p: number, tp: number | null) =>
-      w.pretrainedRun({ id: this.info.id, ids: p, n: ids.length, types: tp, attentions: c.attentions, extend: c.extend }, out);
-    checkTrapped(w, c.call, AGAIN);  // before its malloc is asked for anything
-    let p = 0, tp: number | null = null;
+    const w = this.wasm;
+    checkTrapped(w, c.call, AGAIN);
     try {
-      p = w._malloc(4 * Math.max(1, ids.length));
-      tp = types ? w._malloc(4 * ids.length) : null;
-      new Int32Array(w.memoryBuffer(), p, ids.length).set(ids);
-      if (types && tp !== null) new Int32Array(w.memoryBuffer(), tp, ids.length).set(types);
-      return filled<PretrainedRunOut>((out) => run(out, p, tp), failIn(c.call));
+      return filled<PretrainedRunOut>(
+        (out) => w.pretrainedRun({ id: this.info.id, ids: c.ids, types: c.types ?? null, attentions: c.attentions, extend: c.extend }, out),
+        failIn(c.call));
     } catch (e) {
       throw asTrapError(w, c.call, AGAIN, e);
-    } finally {
-      if (!hasTrapped(w)) {
-        w._free(p);
-        if (tp !== null) w._free(tp);
-      }
     }
   }
 

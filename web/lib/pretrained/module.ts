@@ -32,12 +32,11 @@ export interface PretrainedInfoOut {
   parameterBytes: number;
 }
 
-/** pretrainedRun's arguments: `n` token ids (and BERT's token types, or null) as int32 in the heap. */
+/** pretrainedRun's arguments: token ids (and BERT's token types, or null), each in int32's range. */
 export interface PretrainedRunCall {
   id: number;
-  ids: Ptr;
-  n: number;
-  types: Ptr | null;
+  ids: readonly number[];
+  types: readonly number[] | null;
   attentions: boolean;
   /** Decoders: append the ids to the KV cache instead of starting over. */
   extend: boolean;

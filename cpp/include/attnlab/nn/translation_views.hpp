@@ -35,13 +35,17 @@ struct PackedStrings {
 // What translate() hands to JavaScript, in the order web/lib/translator.ts reads it: every string
 // in one (the text, the S source and T target tokens, then each beam's text and its pieces);
 // counts [S, T, beams, each beam's piece count]; each beam's score, then each beam's
-// log-probability; each beam's Hypothesis::cut (1 or 0); the best hypothesis's attention.
+// log-probability; each beam's Hypothesis::cut (1 or 0); the best hypothesis's attention, and
+// the rest of the Translation that JavaScript shows.
 struct TranslationView {
   PackedStrings strings;
   std::vector<int32_t> counts;
   std::vector<float> scores;
   std::vector<int32_t> cut;
   AttentionMaps maps;
+  size_t source_pieces = 0;
+  AttentionLayout layout;
+  std::vector<float> encoder_self;
 };
 
 TranslationView translation_view(const Translator& tr, const Translation& t);
