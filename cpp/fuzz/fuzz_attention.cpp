@@ -1,5 +1,6 @@
-// Fuzzes the shape and mask checks of attention(), attention_scores() and masked_softmax():
-// any input either throws attnlab::Error or gives finite outputs with normalised weights.
+// Fuzzes the shape and mask checks of make_masks(), attention(), attention_scores() and
+// masked_softmax(): any input either throws attnlab::Error or gives finite outputs with
+// normalised weights.
 #include "fuzz_common.hpp"
 
 using namespace attnlab;
@@ -45,33 +46,46 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.wv = wv.data();
   if (score == Score::Additive && in.ConsumeBool()) p.wv = nullptr;
 
-  Shape target = d.lead;
-  target.insert(target.end(), {d.Sq, d.Sk});
-  MaskSet masks;
-  masks.causal = in.ConsumeBool();
+  // The masks as the bindings describe them (make_masks), ALiBi and T5 included, with the last
+  // leading axis as heads.
+  MaskSpec spec;
+  spec.causal = in.ConsumeBool();
   // Mostly a cached decoder's offsets; sometimes anything, which must be an Error or hold.
-  masks.query_offset = in.ConsumeBool() ? 0 : in.ConsumeBool() ? fuzz::size(in) : in.ConsumeIntegral<int64_t>();
+  spec.query_offset = in.ConsumeBool() ? 0 : in.ConsumeBool() ? fuzz::size(in) : in.ConsumeIntegral<int64_t>();
   std::vector<std::vector<uint8_t>> bools;
   std::vector<std::vector<float>> adds;
+  for (int i = in.ConsumeIntegralInRange<int>(0, 2); i > 0; --i) {
+    const Shape s = fuzz::shape(in, 4, 1);
+    bools.emplace_back(static_cast<size_t>(std::max<int64_t>(fuzz::count(s), 1)));
+    for (auto& b : bools.back()) b = in.ConsumeIntegral<uint8_t>() & 1;
+    spec.bools.push_back({bools.back().data(), s, in.ConsumeBool()});
+  }
+  for (int i = in.ConsumeIntegralInRange<int>(0, 1); i > 0; --i) {
+    const Shape s = fuzz::shape(in, 4, 1);
+    adds.push_back(fuzz::values(in, std::max<int64_t>(fuzz::count(s), 1), true));
+    spec.additive.push_back({adds.back().data(), s});
+  }
   std::vector<int32_t> lens;
+  if (in.ConsumeBool()) {
+    lens.resize(in.ConsumeIntegralInRange<size_t>(0, 40));
+    for (auto& l : lens) l = in.ConsumeIntegralInRange<int32_t>(-2, 10);
+    spec.valid_lens = {lens.data(), static_cast<int64_t>(lens.size())};
+  }
+  const int64_t heads = d.lead.empty() ? 1 : d.lead.back();
+  const size_t diagonals = static_cast<size_t>(std::max<int64_t>(heads * (d.Sq + d.Sk - 1), 1));
+  std::vector<float> slopes, alibi_table(diagonals), t5_weights, t5_table(diagonals);
+  if (in.ConsumeBool()) {
+    if (in.ConsumeBool()) slopes = fuzz::values(in, std::max<int64_t>(heads, 1));
+    spec.alibi = {slopes.empty() ? nullptr : slopes.data(), heads, alibi_table.data()};
+  }
+  if (in.ConsumeBool()) {
+    spec.t5.params = {fuzz::size(in, 0, 40), fuzz::size(in, 0, 200), in.ConsumeBool()};
+    t5_weights = fuzz::values(in, std::max<int64_t>(heads * spec.t5.params.num_buckets, 1));
+    spec.t5 = {t5_weights.data(), heads, spec.t5.params, t5_table.data()};
+  }
+  MaskSet masks;
   try {
-    for (int i = in.ConsumeIntegralInRange<int>(0, 2); i > 0; --i) {
-      const Shape s = fuzz::shape(in, 4, 1);
-      bools.emplace_back(static_cast<size_t>(std::max<int64_t>(fuzz::count(s), 1)));
-      for (auto& b : bools.back()) b = in.ConsumeIntegral<uint8_t>() & 1;
-      masks.bools.push_back({bools.back().data(), broadcast_to(s, target, "mask"), in.ConsumeBool()});
-    }
-    for (int i = in.ConsumeIntegralInRange<int>(0, 1); i > 0; --i) {
-      const Shape s = fuzz::shape(in, 4, 1);
-      adds.push_back(fuzz::values(in, std::max<int64_t>(fuzz::count(s), 1), true));
-      masks.additive.push_back({adds.back().data(), broadcast_to(s, target, "additive")});
-    }
-    if (in.ConsumeBool()) {
-      lens.resize(in.ConsumeIntegralInRange<size_t>(0, 40));
-      for (auto& l : lens) l = in.ConsumeIntegralInRange<int32_t>(-2, 10);
-      masks.valid_lens = make_valid_lens(lens.data(), static_cast<int64_t>(lens.size()), d.lead,
-                                         d.Sq, d.Sk, "validLens");
-    }
+    masks = make_masks(spec, d.scores());
   } catch (const Error&) {
     return 0;
   }

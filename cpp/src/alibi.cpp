@@ -33,6 +33,12 @@ AdditiveMask alibi_bias(const float* slopes, int64_t num_heads, int64_t batch, i
   });
   const std::vector<float> standard = slopes ? std::vector<float>() : alibi_slopes(num_heads);
   if (!slopes) slopes = standard.data();
+  // A negative slope would reward distance without bound (+inf scores at float32's range).
+  for (int64_t h = 0; h < num_heads; ++h)
+    require(std::isfinite(slopes[h]) && slopes[h] >= 0, [&] {
+      return "alibi: expected slopes that are finite and >= 0, got " + std::to_string(slopes[h]) + " at index " +
+             std::to_string(h);
+    });
   const int64_t len = Sq + Sk - 1;  // i - j runs over [-(Sk - 1), Sq - 1]
   for (int64_t h = 0; h < num_heads; ++h) {
     for (int64_t t = 0; t < len; ++t) {

@@ -95,3 +95,13 @@ TEST(Alibi, RejectsHeadsThatDoNotDivideTheBatch) {
   std::vector<float> slopes = {0.5f, 0.25f, 0.125f}, table(3 * 7);
   EXPECT_THROW(alibi_bias(slopes.data(), 3, 4, 4, 4, table.data()), Error);
 }
+
+TEST(Alibi, RejectsNegativeOrNonFiniteSlopes) {
+  std::vector<float> table(2 * 7);
+  for (const float bad : {-0.5f, INFINITY, NAN}) {
+    const std::vector<float> slopes = {0.5f, bad};
+    EXPECT_THROW(alibi_bias(slopes.data(), 2, 2, 4, 4, table.data()), Error) << bad;
+  }
+  const std::vector<float> zero = {0.0f, 0.5f};
+  EXPECT_NO_THROW(alibi_bias(zero.data(), 2, 2, 4, 4, table.data()));
+}

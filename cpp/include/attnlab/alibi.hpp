@@ -17,8 +17,8 @@ std::vector<float> alibi_slopes(int64_t num_heads);
 // multi-head attention's masks). It depends only on
 // i - j, so one diagonal per head serves every row: `table` [num_heads, Sq + Sk - 1] is filled
 // here and read with row stride +1 and column stride -1, O(H (Sq + Sk)) memory, not O(H Sq Sk).
-// Null `slopes` means alibi_slopes(num_heads). The mask reads `slopes` no more, but `table` must
-// outlive it.
+// Null `slopes` means alibi_slopes(num_heads); given ones must be finite and >= 0. The mask
+// reads `slopes` no more, but `table` must outlive it.
 AdditiveMask alibi_bias(const float* slopes, int64_t num_heads, int64_t batch, int64_t Sq,
                         int64_t Sk, float* table, int64_t query_offset = 0);
 
