@@ -6,7 +6,7 @@
 import { filled } from './filled.js';
 import type { CheckedTrainerOptions } from './trainer-options.js';
 import { trainerError } from './trainer-protocol.js';
-import { asTrapError, checkTrapped, hasTrapped } from './trap.js';
+import { hasTrapped, trapGuarded } from './trap.js';
 import type { NnModule, TrainerEvaluationOut, TrainerStepOut } from './wasm-module.js';
 
 export type TrainerTask = 'reverse' | 'sort' | 'copy';
@@ -136,14 +136,7 @@ export async function runTraining(nn: () => Promise<NnModule>, o: CheckedTrainer
   const t0 = performance.now();
   // Every engine call, not only the first: the module may have trapped between turns (in another
   // trainer, or a translator of the same instance); a trap in it rejects `done` naming createTrainer.
-  const run = <T>(call: (out: Partial<T>) => string) => {
-    checkTrapped(m, 'createTrainer', AGAIN);
-    try {
-      return filled<T>(call, trainerError);
-    } catch (e) {
-      throw asTrapError(m, 'createTrainer', AGAIN, e);
-    }
-  };
+  const run = <T>(call: (out: Partial<T>) => string) => trapGuarded(m, 'createTrainer', AGAIN, () => filled<T>(call, trainerError));
   const { id } = run<{ id: number }>((out) => m.trainerCreate(o, out));
   const maxMs = o.maxSeconds * 1000;
   const elapsed = () => performance.now() - t0;

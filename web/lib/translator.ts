@@ -8,7 +8,7 @@ import { filled } from './filled.js';
 import { isNode, nodeBuiltin } from './loader.js';
 import { checkOneOf, checkOptions, isArrayBuffer, isTyped } from './tensor.js';
 import { WorkerTranslator } from './translator-remote.js';
-import { asTrapError, checkTrapped, hasTrapped } from './trap.js';
+import { asTrapError, hasTrapped, trapGuarded } from './trap.js';
 import type { Tensor, Variant } from './types.js';
 import type { NnModule, TranslationOut, TranslatorInfoOut } from './wasm-module.js';
 
@@ -351,12 +351,8 @@ export class Translator {
     if (!this.#m) throw new Error(TRANSLATOR_DISPOSED);
     const { beam, maxLength, lengthPenalty } = checkTranslate(text, options, this.maxTargetTokens, TRANSLATE_OPTIONS);
     const m = this.#m;
-    checkTrapped(m, 'translate', AGAIN);
-    try {
-      return assembleTranslation(splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lengthPenalty)), this.info);
-    } catch (e) {
-      throw asTrapError(m, 'translate', AGAIN, e);
-    }
+    return trapGuarded(m, 'translate', AGAIN, () =>
+      assembleTranslation(splitSentences(text).map((sentence) => this.#sentence(m, sentence, beam, maxLength ?? 0, lengthPenalty)), this.info));
   }
 
   #sentence(m: NnModule, source: string, beam: number, maxLength: number, lp: number): SentenceTranslation {

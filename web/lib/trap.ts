@@ -34,7 +34,7 @@ export function checkTrapped(m: object, fn: string, again: string): void {
  * Makes every function of the module `m` named in `names` (its bindings, _malloc, _free: what the
  * library calls) record a trap as its exception goes on up: once, where the module is made. A
  * public call refuses a trapped module with checkTrapped() and turns the exception into its
- * TrapError with asTrapError(); its cleanup asks hasTrapped().
+ * TrapError with asTrapError() (both at once: trapGuarded()); its cleanup asks hasTrapped().
  */
 export function guardModule(m: { _malloc(bytes: number): number; _free(ptr: number): void }, names: readonly string[]): void {
   // Emscripten's first call of _malloc or _free, from here or its own glue, replaces it on the
@@ -52,6 +52,16 @@ export function guardModule(m: { _malloc(bytes: number): number; _free(ptr: numb
         throw e;
       }
     };
+  }
+}
+
+/** Runs `body` for the public call `fn` on `m`: refused when `m` trapped before (checkTrapped), and a trap in it thrown as `fn`'s TrapError (asTrapError). */
+export function trapGuarded<T>(m: object, fn: string, again: string, body: () => T): T {
+  checkTrapped(m, fn, again);
+  try {
+    return body();
+  } catch (e) {
+    throw asTrapError(m, fn, again, e);
   }
 }
 

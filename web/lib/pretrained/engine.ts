@@ -3,7 +3,7 @@
 // thread. A browser's loadModel() runs the same two inside a Worker (worker.ts) and talks to it
 // through WorkerEngine (worker-engine.ts): the model object above sees one interface either way.
 import { filled } from '../filled.js';
-import { asTrapError, checkTrapped, hasTrapped } from '../trap.js';
+import { asTrapError, hasTrapped, trapGuarded } from '../trap.js';
 import { instantiatePretrained, type PretrainedInfoOut, type PretrainedRunOut, type PretrainedWasm } from './module.js';
 import { Chunks, fileError, type FileName, type Opened } from './sources.js';
 
@@ -132,15 +132,8 @@ export class LocalEngine implements Engine {
 
   runNow(c: RunCall): PretrainedRunOut {
     if (this.disposed) throw new Error(`${c.call}: the model has been disposed`);
-    const w = this.wasm;
-    checkTrapped(w, c.call, AGAIN);
-    try {
-      return filled<PretrainedRunOut>(
-        (out) => w.pretrainedRun({ id: this.info.id, ids: c.ids, types: c.types ?? null, attentions: c.attentions, extend: c.extend }, out),
-        failIn(c.call));
-    } catch (e) {
-      throw asTrapError(w, c.call, AGAIN, e);
-    }
+    const w = this.wasm, args = { id: this.info.id, ids: c.ids, types: c.types ?? null, attentions: c.attentions, extend: c.extend };
+    return trapGuarded(w, c.call, AGAIN, () => filled<PretrainedRunOut>((out) => w.pretrainedRun(args, out), failIn(c.call)));
   }
 
   run(c: RunCall): Promise<PretrainedRunOut> {
