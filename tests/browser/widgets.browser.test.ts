@@ -147,6 +147,24 @@ describe('widgets from dist/ in a plain page', () => {
     }
   });
 
+  test('heatmap: a key before the first frame is answered and announced at once', async () => {
+    // Added, focused and pressed in one task, so no frame can draw the view in between.
+    const got = await v.page.evaluate(() => {
+      const el = document.createElement('attn-heatmap') as HTMLElement & { data: number[][] };
+      el.data = [[0.1, 0.2], [0.3, 0.4]];
+      document.querySelector('main')!.append(el);
+      try {
+        const root = el.shadowRoot!, plot = root.querySelector<HTMLElement>('.plot')!;
+        plot.focus();
+        plot.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true, cancelable: true }));
+        return [root.querySelector('.plot + .readout')!.textContent, root.querySelector('[aria-live]')!.textContent];
+      } finally {
+        el.remove();
+      }
+    });
+    expect(got).toEqual(['1 → 0: 0.3000', '1 → 0: 0.3000']);
+  });
+
   test('head view: click toggles a head, double-click solos it', async () => {
     const { page } = v;
     const state = () => page.evaluate(() => {

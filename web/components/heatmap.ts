@@ -532,7 +532,10 @@ export class AttnHeatmap extends AttnElement {
       this.emit('attn-pin', null);
     } else return;
     e.preventDefault();
-    this.#drawOverlay();
+    // Before the first frame the view is not drawn and the readout is blank: draw it now, so what
+    // is announced is this cell (a key can come that soon after the widget is added, under load).
+    if (this.#svg) this.#drawOverlay();
+    else this.renderNow();
     this.announce(this.#readout);
     if (this.#cursor) this.emit<CellDetail>('attn-hover', this.#detail(this.#cursor.row, this.#cursor.col));
   }
