@@ -29,7 +29,8 @@ EMSCRIPTEN_BINDINGS(attnlab_translate) {
   def("translatorTranslate", [](int id, std::string text, int beam, int max_len, double lp, val out) {
     const Translator& tr = translators.at(id, "this translator");
     // Attention for beams[0] only: all that translation_view() reads.
-    const TranslationView v = translation_view(tr, tr.translate(text, {beam, max_len, static_cast<float>(lp), true, true, thread_pool()}));
+    const DecodeOptions opt{beam, max_len, static_cast<float>(lp), true, true, thread_pool()};
+    const TranslationView v = translation_view(tr, tr.translate(text, opt));
     out.set("strings", v.strings.text);
     out.set("units", typed_copy(v.strings.units));
     out.set("counts", typed_copy(v.counts));

@@ -15,8 +15,8 @@ uint64_t seed(const val& a) { return static_cast<uint64_t>(real(a, "seed")); }
 
 // PatternArg: web/lib/patterns.ts zeroes the fields the type does not use.
 SparsePattern read_pattern(const val& p, int64_t Sq, int64_t Sk) {
-  return make_pattern({parse_pattern_type(str(p, "type")), num(p, "window"), shape(p, "global"), num(p, "blockSize"), num(p, "windowBlocks"), num(p, "randomBlocks"),
-                       seed(p)}, Sq, Sk);
+  return make_pattern({parse_pattern_type(str(p, "type")), num(p, "window"), shape(p, "global"), num(p, "blockSize"),
+                       num(p, "windowBlocks"), num(p, "randomBlocks"), seed(p)}, Sq, Sk);
 }
 
 RopeParams read_rope(const val& r) { return {real(r, "base"), num(r, "offset"), flag(r, "interleaved")}; }
