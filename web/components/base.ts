@@ -472,6 +472,14 @@ export abstract class AttnElement extends ElementBase {
   }
 
   /**
+   * Draws now if a redraw is queued (the first, or one a setter asked for): for what is worked out
+   * from the last render (a plot's geometry, the token picked), which must follow the data as set.
+   */
+  protected renderPending(): void {
+    if (this.#raf) this.renderNow();
+  }
+
+  /**
    * Redraws at once (tests and exports call this to read a settled view). A render that throws
    * leaves its message in the widget, not a blank box and an uncaught error.
    */
@@ -522,7 +530,7 @@ export abstract class AttnElement extends ElementBase {
 
   /** The picture as a standalone SVG document (colours inlined, background filled). */
   toSVG(): string {
-    if (this.#raf) this.renderNow();
+    this.renderPending();
     const svg = this.exportTarget();
     if (!svg) return '';
     const copy = svg.cloneNode(true) as SVGSVGElement;

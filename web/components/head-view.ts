@@ -506,6 +506,9 @@ export class AttnHeadView extends AttnElement {
   }
 
   #key(e: KeyboardEvent): void {
+    // Render drops a picked token the data no longer has: right after the data shrank, a key
+    // moved on from it (the fifth of five, then three: down went to the third, not the first).
+    this.renderPending();
     const [nq, nk] = this.#extent();
     // Up and down move on the side picked; left and right pick a side (the key tokens were
     // reachable only by hovering them).

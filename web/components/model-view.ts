@@ -212,10 +212,13 @@ export class AttnModelView extends AttnElement {
       const sel = this.#selected?.layer === l && this.#selected?.head === hd;
       g.append(s('rect', { class: 'frame-r', x, y, width: cell, height: cell, fill: 'none', stroke: sel ? p.highlight : p.line, 'stroke-width': sel ? 3 : 1 }));
       const open = () => {
-        this.select(sel ? null : { layer: l, head: hd });
+        // Whether it is open now, not when the grid was drawn: after a select() whose redraw had
+        // not come yet, Enter (or a click) on the head it opened opened it a second time, not closed it.
+        const opened = this.#selected?.layer === l && this.#selected?.head === hd;
+        this.select(opened ? null : { layer: l, head: hd });
         // Into what opened, where a keyboard or screen reader user wants to be next; Close and
         // Escape bring focus back here (see select).
-        if (!sel) {
+        if (!opened) {
           this.renderNow();
           this.#detail.focus();
         }

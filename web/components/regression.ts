@@ -568,6 +568,10 @@ export class AttnRegression extends AttnElement {
   }
 
   #key(e: KeyboardEvent): void {
+    // The steps, the clamps and the middle come from the plot as drawn: before the first frame it
+    // was a 0..1 placeholder (a point moved up was pulled down to y = 1), and right after points
+    // were set it was the old points' plot.
+    this.renderPending();
     const pts = this.points;
     const { x0, x1, y0, y1 } = this.#geom;
     const dx = (x1 - x0) / 50;
