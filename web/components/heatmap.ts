@@ -515,6 +515,10 @@ export class AttnHeatmap extends AttnElement {
   }
 
   #key(e: KeyboardEvent): void {
+    // The overlay draws on the view as rendered: before the first frame there is none (the readout
+    // announced was blank), and right after data was set it is the old data's. A key can come that
+    // soon after the widget is added, under load.
+    this.renderPending();
     if (!this.rowCount) return;
     const c = this.#cursor ?? { row: 0, col: 0 };
     // As the WAI-ARIA grid pattern has them: Page Up/Down a page of rows (10, as the head view's),
@@ -532,10 +536,7 @@ export class AttnHeatmap extends AttnElement {
       this.emit('attn-pin', null);
     } else return;
     e.preventDefault();
-    // Before the first frame the view is not drawn and the readout is blank: draw it now, so what
-    // is announced is this cell (a key can come that soon after the widget is added, under load).
-    if (this.#svg) this.#drawOverlay();
-    else this.renderNow();
+    this.#drawOverlay();
     this.announce(this.#readout);
     if (this.#cursor) this.emit<CellDetail>('attn-hover', this.#detail(this.#cursor.row, this.#cursor.col));
   }
