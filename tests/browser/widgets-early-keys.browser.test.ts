@@ -1,7 +1,7 @@
-// A key that comes before a widget has drawn what it answers from: before the first frame (added,
-// focused and pressed in one task, or under load), or right after a setter queued a redraw. Each
-// test does all of it in one page.evaluate, so no frame can come in between. The heatmap's own
-// case is in widgets.browser.test.ts.
+// Keys in the states a widget is least often in: before it has drawn what it answers from (before
+// the first frame: added, focused and pressed in one task, or under load; or right after a setter
+// queued a redraw), and with nothing picked yet. Each test does all of it in one page.evaluate, so
+// no frame can come in between. The heatmap's first-frame case is in widgets.browser.test.ts.
 import { expect, test } from 'vitest';
 import { useWidgetPage } from './widget-page';
 
@@ -73,5 +73,47 @@ test('model view: Enter on the enlarged head\'s thumbnail closes it, also when s
     return [el.selected, el.shadowRoot!.querySelector('.sr[aria-live]')!.textContent];
   });
   expect(got).toEqual([null, 'Layer 1, head 2 closed']);
+  expect(v.problems).toEqual([]);
+});
+
+test('beam tree, head view, regression: backwards with nothing picked goes to the last item, forwards to the first', async () => {
+  const got = await v.page.evaluate(() => {
+    type Widget = HTMLElement & { renderNow(): void };
+    const stage = document.getElementById('stage')!;
+    // Each widget fresh, focused, the keys, drawn: its readout (the regression's needs the library,
+    // so its test moves the point picked up a step and says which one moved).
+    const after = (tag: string, set: (el: Widget & Record<string, unknown>) => void, ...keys: string[]) => {
+      const el = document.createElement(tag) as Widget & Record<string, unknown>;
+      set(el);
+      stage.append(el);
+      el.renderNow();
+      const before = JSON.stringify(el.points);
+      const plot = el.shadowRoot!.querySelector<HTMLElement>('.plot')!;
+      plot.focus();
+      for (const key of keys) plot.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+      el.renderNow();
+      const text = tag === 'attn-regression'
+        ? `moved ${(el.points as { y: number }[]).findIndex((p, i) => p.y !== JSON.parse(before)[i].y)}`
+        : el.shadowRoot!.querySelector('.plot + .readout')!.textContent;
+      el.remove();
+      return text;
+    };
+    const beams = (el: Record<string, unknown>) => {
+      el.data = [{ tokens: ['a', 'b'], score: -1 }, { tokens: ['a', 'c'], score: -2 }, { tokens: ['d'], score: -3 }];
+    };
+    const heads = (el: Record<string, unknown>) => {
+      el.data = [Array.from({ length: 3 }, () => [1 / 3, 1 / 3, 1 / 3])];
+      el.tokens = ['x', 'y', 'z'];
+    };
+    const points = (el: Record<string, unknown>) => {
+      el.points = [[1, 3], [2, 4], [4, 5]];
+    };
+    return [
+      after('attn-beam-tree', beams, 'ArrowUp'), after('attn-beam-tree', beams, 'ArrowDown'),
+      after('attn-head-view', heads, 'ArrowUp'), after('attn-head-view', heads, 'ArrowDown'),
+      after('attn-regression', points, 'PageUp', 'ArrowUp'), after('attn-regression', points, 'PageDown', 'ArrowUp'),
+    ].map((t) => t!.split(/[:—]/)[0].trim());
+  });
+  expect(got).toEqual(['hypothesis 3', 'hypothesis 1', 'query “z”', 'query “x”', 'moved 2', 'moved 0']);
   expect(v.problems).toEqual([]);
 });

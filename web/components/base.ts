@@ -91,6 +91,8 @@ export function coalesced(fn: () => void): () => void {
   };
 }
 
+/** The item after `cur` (-1: none) in a cycle of n, stepping by d = 1 or -1: from none, forwards is the first and backwards the last. */
+export const cycle = (cur: number, d: 1 | -1, n: number): number => (cur < 0 ? (d > 0 ? 0 : n - 1) : (cur + d + n) % n);
 export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 
 /** `n` and the word for that many: '1 row', '2 rows', '1 hypothesis' (`plural` where it is no -s). */

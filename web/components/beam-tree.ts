@@ -1,6 +1,6 @@
 // <attn-beam-tree>: the hypotheses of a beam search as a prefix tree, left to right. Shared
 // prefixes merge; the chosen hypothesis is drawn bold; each leaf shows its score.
-import { AttnElement, badArg, badAttr, count, define, fmt, h, jsonAttr, langTag, s } from './base.js';
+import { AttnElement, badArg, badAttr, count, cycle, define, fmt, h, jsonAttr, langTag, s } from './base.js';
 
 export interface BeamHypothesis {
   tokens: string[];
@@ -40,8 +40,8 @@ export class AttnBeamTree extends AttnElement {
     this.#plot.addEventListener('keydown', (e) => {
       const n = this.#beams.length;
       if (!n) return;
-      if (e.key === 'ArrowDown' || e.key === 'ArrowRight') this.#focus = (this.#focus + 1) % n;
-      else if (e.key === 'ArrowUp' || e.key === 'ArrowLeft') this.#focus = (this.#focus - 1 + n) % n;
+      if (e.key === 'ArrowDown' || e.key === 'ArrowRight') this.#focus = cycle(this.#focus, 1, n);
+      else if (e.key === 'ArrowUp' || e.key === 'ArrowLeft') this.#focus = cycle(this.#focus, -1, n);
       else if (e.key === 'Home' || e.key === 'End') this.#focus = e.key === 'Home' ? 0 : n - 1;
       // Escape clears a selection; with none it is not ours (a dialog around the widget closes).
       else if (e.key === 'Escape' && this.#focus >= 0) this.#focus = -1;

@@ -5,7 +5,7 @@
 // rows a few pixels tall in a scrolling box, every k-th label (the picked token's always, in
 // full in the readout), and the lines on a canvas, the strongest few per query token and head
 // until a token is picked. At 512 tokens the plain layout was 11,000 px tall.
-import { AttnElement, badArg, badAttr, count as countOf, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, s } from './base.js';
+import { AttnElement, badArg, badAttr, count as countOf, cycle, define, fmt, h, jsonAttr, labelsArg, labelsAttr, langTag, numberAttr, s } from './base.js';
 import { ATTENTION_ATTRIBUTES, AttributeFault, attentionFollower, namesAttention, type SentenceAttention } from './lib.js';
 import { headsProblem, toMatrices, type TensorLike } from './matrix.js';
 
@@ -519,7 +519,7 @@ export class AttnHeadView extends AttnElement {
     if (e.key in moves) {
       const cur = this.#focus ? this.#focus.index : -1;
       const d = moves[e.key];
-      const next = Math.abs(d) === 1 ? (cur + d + n) % n : Math.max(0, Math.min(n - 1, (cur < 0 ? 0 : cur) + d));
+      const next = d === 1 || d === -1 ? cycle(cur, d, n) : Math.max(0, Math.min(n - 1, (cur < 0 ? 0 : cur) + d));
       this.#focus = { side, index: next };
     } else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
       const to = e.key === 'ArrowLeft' ? 'left' : 'right';

@@ -3,7 +3,7 @@
 // alpha(x, x_i) y_i, computed by attnlab. Hovering (or the keyboard cursor) picks a query x and
 // sizes each training point by its attention weight for that query.
 import type { Attnlab, KernelName } from 'attnlab';
-import { AttnElement, badArg, badAttr, define, fmt, h, jsonAttr, numberAttr, s } from './base.js';
+import { AttnElement, badArg, badAttr, cycle, define, fmt, h, jsonAttr, numberAttr, s } from './base.js';
 import { gaussian, rng, sharedLib } from './lib.js';
 
 export interface Point {
@@ -579,7 +579,7 @@ export class AttnRegression extends AttnElement {
     const editable = !this.hasAttribute('readonly');
     if (e.key === 'PageUp' || e.key === 'PageDown') {
       if (!pts.length) return;
-      this.#selected = (this.#selected + (e.key === 'PageDown' ? 1 : -1) + pts.length) % pts.length;
+      this.#selected = cycle(this.#selected, e.key === 'PageDown' ? 1 : -1, pts.length);
       this.#query = null;
     } else if (this.#selected >= 0 && editable && e.key.startsWith('Arrow')) {
       const q = pts[this.#selected];
