@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { CONTENT_SECURITY_POLICY } from './csp';
+import { EMBED_MODE_FILE, staticHeader } from './site/static-header';
 
 const demoRoot = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,18 +32,19 @@ const csp: Plugin = {
 
 // The offline service worker (sw.js): its template with this build's file lists filled in. SHELL,
 // precached on install, is what the pages render with: every page (by its clean path too: './'
-// is index.html), the stylesheet, the scripts each page imports statically and the ones they
-// import as they start (the library, imported so the page paints first). ON_DEMAND is the
-// rest, content-hashed, kept as first used: the WebAssembly builds and their loaders, Workers,
-// chunks imported on demand and the tiny checkpoints. Models (.atl) are in neither: the
-// translation and heads pages keep the ones they download (site/models.ts).
+// is index.html), the script in their <head> (site/static-header.ts), the stylesheet, the
+// scripts each page imports statically and the ones they import as they start (the library,
+// imported so the page paints first). ON_DEMAND is the rest, content-hashed, kept as first used:
+// the WebAssembly builds and their loaders, Workers, chunks imported on demand and the tiny
+// checkpoints. Models (.atl) are in neither: the translation and heads pages keep the ones they
+// download (site/models.ts).
 const serviceWorker: Plugin = {
   name: 'attnlab-service-worker',
   apply: 'build',
   // writeBundle, not generateBundle: the pages join the bundle late, from Vite's own HTML plugin.
   writeBundle(options, bundle) {
     const files = Object.keys(bundle).filter((f) => !f.endsWith('.atl') && !f.endsWith('.map')).sort();
-    const shell = new Set(files.filter((f) => f.endsWith('.html')));
+    const shell = new Set([...files.filter((f) => f.endsWith('.html')), EMBED_MODE_FILE]);
     const add = (f: string) => {
       const chunk = bundle[f];
       if (shell.has(f) || chunk?.type !== 'chunk') return;
@@ -71,7 +73,8 @@ export default defineConfig({
   root: demoRoot,
   // Relative asset URLs: the built site works from any sub-path, not only from /.
   base: './',
-  plugins: [csp, serviceWorker],
+  // staticHeader before csp: see static-header.ts.
+  plugins: [staticHeader(), csp, serviceWorker],
   define: { __ATTNLAB_VERSION__: JSON.stringify(version) },
   // `import … from 'attnlab'` needs no alias: the demo lives inside the package, and Vite (like
   // Node) resolves a package's own name through its package.json "exports" (self-reference).

@@ -1,10 +1,10 @@
-// What every page shares: header with the guided path, theme switch, embed mode (hash embed=1)
-// with its height report to the parent window, the engine status line and visible errors.
+// What every page shares: the header with the guided path and theme switch (in the page's HTML,
+// static-header.ts; wired up here), embed mode (hash embed=1) with its height report to the parent
+// window, the footer with the engine status line, and visible errors.
 import type { Attnlab, LoadOptions } from 'attnlab';
 import { setSharedLib } from '../../components/lib';
 import { el } from './dom';
 import { workersFromBlobsInOpaqueOrigins } from './opaque-origin';
-import { PAGES } from './pages';
 import { readHash } from './state';
 import './site.css';
 
@@ -31,28 +31,21 @@ function initialTheme(): Theme {
 
 export const embedded = readHash().get('embed') === '1';
 
-function header(current: string): HTMLElement {
-  const nav = el('nav', { 'aria-label': 'Guided path' });
-  const list = el('ol');
-  for (const p of PAGES.filter((x) => x.ready)) {
-    const a = el('a', { href: `./${p.file}`, text: p.short });
-    if (p.file === current) a.setAttribute('aria-current', 'page');
-    list.append(el('li', {}, a));
-  }
-  nav.append(list);
-  const theme = el('select', { id: 'theme-select', 'aria-label': 'Colour theme' });
-  for (const [v, label] of [['auto', 'Theme: system'], ['light', 'Theme: light'], ['dark', 'Theme: dark']] as const) theme.append(el('option', { value: v, text: label }));
-  const t = initialTheme();
-  theme.value = t;
+/** The element of the site header (in every page's HTML: static-header.ts) that `selector` names. */
+function chrome<T extends Element>(file: string, selector: string): T {
+  const e = document.querySelector<T>(selector);
+  if (!e) throw new Error(`initPage('${file}'): the page has no ${selector}; every page's HTML gets the site header from web/demo/site/static-header.ts (its Vite plugin)`);
+  return e;
+}
+
+/** The theme switch in the header: shows the theme in force and applies and keeps a new choice. */
+function wireTheme(theme: HTMLSelectElement): void {
+  theme.value = initialTheme();
   theme.addEventListener('change', () => {
     const v = theme.value as Theme;
     applyTheme(v);
     try { localStorage.setItem(THEME_KEY, v); } catch { /* ignore */ }
   });
-  const home = el('a', { href: './index.html', class: 'brand', text: 'attnlab' });
-  if (current === 'index.html') home.setAttribute('aria-current', 'page');
-  const menu = el('div', { id: 'site-menu', class: 'menu' }, nav, theme);
-  return el('header', { class: 'site' }, el('div', { class: 'wrap' }, home, menuToggle(menu), menu));
 }
 
 /**
@@ -60,8 +53,7 @@ function header(current: string): HTMLElement {
  * on a wide one): unfolded they took five rows, 188 px of a 740 px phone. The stylesheet folds the
  * menu only while the button says aria-expanded="false", so the list never hides without its button.
  */
-function menuToggle(menu: HTMLElement): HTMLButtonElement {
-  const button = el('button', { type: 'button', class: 'menu-toggle', 'aria-expanded': 'false', 'aria-controls': menu.id, text: 'Menu' });
+function wireMenuToggle(button: HTMLButtonElement, menu: HTMLElement): void {
   const open = (yes: boolean) => button.setAttribute('aria-expanded', String(yes));
   button.addEventListener('click', () => open(button.getAttribute('aria-expanded') !== 'true'));
   // Escape from the button or anywhere in the open menu folds it and hands focus back to the
@@ -73,7 +65,6 @@ function menuToggle(menu: HTMLElement): HTMLButtonElement {
   };
   button.addEventListener('keydown', escape);
   menu.addEventListener('keydown', escape);
-  return button;
 }
 
 function reportHeight(): void {
@@ -121,8 +112,7 @@ export function showError(err: unknown): void {
  * A keyboard user's first Tab: past the header's stops (eleven on a wide screen), straight to the page. It moves
  * focus itself rather than follow #main: the pages keep their view's state in the URL's hash.
  */
-function skipLink(): HTMLAnchorElement {
-  const a = el('a', { class: 'skip', href: '#main', text: 'Skip to content' });
+function wireSkipLink(a: HTMLAnchorElement): void {
   a.addEventListener('click', (e) => {
     const main = document.getElementById('main');
     if (!main) return;
@@ -130,7 +120,6 @@ function skipLink(): HTMLAnchorElement {
     main.tabIndex = -1;
     main.focus();
   });
-  return a;
 }
 
 let libraryModule: Promise<typeof import('attnlab')> | null = null;
@@ -145,7 +134,7 @@ export function attnlab(): Promise<typeof import('attnlab')> {
 }
 
 /**
- * Sets up the page chrome; `file` is this page's file name (for aria-current). Unless the page
+ * Sets up the page chrome; `file` is this page's file name (for the footer's embed link). Unless the page
  * says it needs no library to start (`library: false`), the library starts downloading now, while
  * the page builds itself, rather than when it asks for it.
  */
@@ -153,8 +142,15 @@ export function initPage(file: string, { library = true } = {}): void {
   // Failures are reported by whoever awaits the module (getLib), not here as well.
   if (library) attnlab().catch(() => undefined);
   applyTheme(initialTheme());
-  if (embedded) document.documentElement.classList.add('embed');
-  else document.body.prepend(skipLink(), header(file));
+  if (embedded) {
+    // Hidden since the first paint (embed-mode.js, site.css); gone, so not even its links are there.
+    document.documentElement.classList.add('embed');
+    document.querySelectorAll('header.site, a.skip').forEach((e) => e.remove());
+  } else {
+    wireSkipLink(chrome(file, 'a.skip'));
+    wireTheme(chrome(file, '#theme-select'));
+    wireMenuToggle(chrome(file, 'header.site .menu-toggle'), chrome(file, '#site-menu'));
+  }
   const foot = el('footer', { class: 'site' }, el('div', { class: 'wrap' },
     el('span', { id: 'engine', text: 'attnlab: loading…' }), ' · ',
     el('a', { href: './index.html', text: 'attnlab home' }), ' · ',
