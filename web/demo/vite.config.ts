@@ -32,12 +32,12 @@ const csp: Plugin = {
 
 // The offline service worker (sw.js): its template with this build's file lists filled in. SHELL,
 // precached on install, is what the pages render with: every page (by its clean path too: './'
-// is index.html), the script in their <head> (site/static-header.ts), the stylesheet, the
-// scripts each page imports statically and the ones they import as they start (the library,
-// imported so the page paints first). ON_DEMAND is the rest, content-hashed, kept as first used:
-// the WebAssembly builds and their loaders, Workers, chunks imported on demand and the tiny
-// checkpoints. Models (.atl) are in neither: the translation and heads pages keep the ones they
-// download (site/models.ts).
+// is index.html), the script at the top of their <body> (site/static-header.ts), the
+// stylesheet, the scripts each page imports statically and the ones they import as they start
+// (the library, imported so the page paints first). ON_DEMAND is the rest, content-hashed, kept
+// as first used: the WebAssembly builds and their loaders, Workers, chunks imported on demand and
+// the tiny checkpoints. Models (.atl) are in neither: the translation and heads pages keep the
+// ones they download (site/models.ts).
 const serviceWorker: Plugin = {
   name: 'attnlab-service-worker',
   apply: 'build',
