@@ -13,12 +13,12 @@ const site = useSite('site-static-header');
 const FILES = ['index.html', ...PAGES.map((p) => p.file)];
 const LINKS = PAGES.filter((p) => p.ready).map((p) => ({ href: `./${p.file}`, text: p.short }));
 
-/** A page whose module scripts (and so the site's shell) wait for release(); the classic embed-mode script does not. */
+/** A page whose module scripts (and so the site's shell) wait for release(); the classic first-paint script does not. */
 async function heldPage(ctx: BrowserContext): Promise<{ page: Page; release: () => void; problems: string[] }> {
   let release!: () => void;
   const held = new Promise<void>((r) => { release = r; });
   await ctx.route('**/assets/*.js', async (route) => {
-    if (!/\/embed-mode-\w+\.js$/.test(route.request().url())) await held;
+    if (!/\/first-paint-\w+\.js$/.test(route.request().url())) await held;
     await route.continue();
   });
   const page = await ctx.newPage();
@@ -43,7 +43,7 @@ describe('static site header', () => {
         return {
           file,
           headers: doc.querySelectorAll('header').length,
-          // embed-mode.js (which hides the header in an embedded view), the skip link, the header, the page.
+          // first-paint.js (which hides the header in an embedded view), the skip link, the header, the page.
           body: [...doc.body.children].map((e) => (e.matches('script:not([type])') ? 'classic script' : e.matches('main#main') ? 'main' : e.outerHTML)).slice(0, 3),
           main: doc.body.children[3]?.matches('main#main'),
           brand: header?.querySelector('a.brand')?.outerHTML,
@@ -95,6 +95,30 @@ describe('static site header', () => {
       }))).toEqual({ embed: true, shown: ['A false', 'HEADER false'] });
       release();
       await page.waitForFunction(() => !document.querySelector('header, a.skip'), undefined, { timeout: 30_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      // Requests still in the route (the library, Workers) would throw as the context closes.
+      await ctx.unrouteAll({ behavior: 'ignoreErrors' });
+      await ctx.close();
+    }
+  }, 60_000);
+
+  test('a chosen theme is in force from the first paint, before the module scripts run: the kept choice, or the hash\'s', async () => {
+    const ctx = await site.browser.newContext({ viewport: { width: 800, height: 600 }, serviceWorkers: 'block' });
+    try {
+      // The visitor chose dark on an earlier visit; the system's theme is light.
+      await ctx.addInitScript(() => localStorage.setItem('attnlab-theme', 'dark'));
+      const { page, release, problems } = await heldPage(ctx);
+      const hashed = await ctx.newPage();
+      await page.goto(`${site.isolated.url}scoring.html`, { waitUntil: 'commit' });
+      await hashed.goto(`${site.isolated.url}scoring.html#theme=light`, { waitUntil: 'commit' });
+      await parsedAndStyled(page);
+      await parsedAndStyled(hashed);
+      const theme = (p: Page) => p.evaluate(() => document.documentElement.dataset.theme ?? 'auto');
+      expect([await theme(page), await theme(hashed)]).toEqual(['dark', 'light']);
+      release();
+      await page.waitForSelector('footer.site', { timeout: 30_000 });
+      expect([await theme(page), await page.inputValue('#theme-select')]).toEqual(['dark', 'dark']);
       expect(problems).toEqual([]);
     } finally {
       // Requests still in the route (the library, Workers) would throw as the context closes.

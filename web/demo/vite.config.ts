@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { CONTENT_SECURITY_POLICY } from './csp';
-import { EMBED_MODE_FILE, staticHeader } from './site/static-header';
+import { FIRST_PAINT_FILE, staticHeader } from './site/static-header';
 
 const demoRoot = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -44,7 +44,7 @@ const serviceWorker: Plugin = {
   // writeBundle, not generateBundle: the pages join the bundle late, from Vite's own HTML plugin.
   writeBundle(options, bundle) {
     const files = Object.keys(bundle).filter((f) => !f.endsWith('.atl') && !f.endsWith('.map')).sort();
-    const shell = new Set([...files.filter((f) => f.endsWith('.html')), EMBED_MODE_FILE]);
+    const shell = new Set([...files.filter((f) => f.endsWith('.html')), FIRST_PAINT_FILE]);
     const add = (f: string) => {
       const chunk = bundle[f];
       if (shell.has(f) || chunk?.type !== 'chunk') return;

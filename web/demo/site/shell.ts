@@ -11,7 +11,7 @@ import './site.css';
 workersFromBlobsInOpaqueOrigins();
 
 type Theme = 'auto' | 'light' | 'dark';
-const THEME_KEY = 'attnlab-theme';
+const THEME_KEY = 'attnlab-theme';  // read before the first paint too, by first-paint.js
 
 function applyTheme(theme: Theme): void {
   if (theme === 'auto') delete document.documentElement.dataset.theme;
@@ -143,7 +143,7 @@ export function initPage(file: string, { library = true } = {}): void {
   if (library) attnlab().catch(() => undefined);
   applyTheme(initialTheme());
   if (embedded) {
-    // Hidden since the first paint (embed-mode.js, site.css); gone, so not even its links are there.
+    // Hidden since the first paint (first-paint.js, site.css); gone, so not even its links are there.
     document.documentElement.classList.add('embed');
     document.querySelectorAll('header.site, a.skip').forEach((e) => e.remove());
   } else {

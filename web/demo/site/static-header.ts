@@ -2,7 +2,7 @@
 // from the page list the site uses (pages.ts): the header paints with the page's title and lead
 // text instead of after the page's script has run, which pushed that text down (layout shift).
 // shell.ts finds it and wires it up (theme, Menu button, skip link) or, in an embedded view,
-// removes it; before that, embed-mode.js has hidden it there (site.css).
+// removes it; before that, first-paint.js has hidden it there (site.css).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -36,16 +36,16 @@ export function headerHtml(file: string): string {
 }
 
 // Its comments stay out of the built file: it is fetched before the first paint.
-const embedModeSource = readFileSync(new URL('./embed-mode.js', import.meta.url), 'utf8').replace(/^\/\/.*\n/gm, '');
-/** embed-mode.js in the built site: content-hashed as Vite names its assets, so cached for good. */
-export const EMBED_MODE_FILE = `assets/embed-mode-${createHash('sha256').update(embedModeSource).digest('hex').slice(0, 8)}.js`;
+const firstPaintSource = readFileSync(new URL('./first-paint.js', import.meta.url), 'utf8').replace(/^\/\/.*\n/gm, '');
+/** first-paint.js in the built site: content-hashed as Vite names its assets, so cached for good. */
+export const FIRST_PAINT_FILE = `assets/first-paint-${createHash('sha256').update(firstPaintSource).digest('hex').slice(0, 8)}.js`;
 
 // The stylesheets Vite's build adds at the end of a page's <head> (the dev server injects them from script).
 const STYLESHEET = /\s*<link rel="stylesheet"[^>]*>/g;
 
 /**
- * Every page gets its stylesheet and a preload of embed-mode.js at the top of its <head>, and
- * embed-mode.js (parser-blocking), the skip link and the header as the first things in its
+ * Every page gets its stylesheet and a preload of first-paint.js at the top of its <head>, and
+ * first-paint.js (parser-blocking), the skip link and the header as the first things in its
  * <body>. Measured in tests/bench/site_paint.mjs (tests/bench/results/site-paint-header-2026-11-30.md),
  * each for a reason:
  *   - the stylesheet first: the first paint waits for it, and behind the page's modules (2-6
@@ -65,12 +65,12 @@ export function staticHeader(): Plugin {
       built = config.command === 'build';
     },
     buildStart() {
-      if (built) this.emitFile({ type: 'asset', fileName: EMBED_MODE_FILE, source: embedModeSource });
+      if (built) this.emitFile({ type: 'asset', fileName: FIRST_PAINT_FILE, source: firstPaintSource });
     },
     transformIndexHtml(html, ctx) {
       const sheets = (html.match(STYLESHEET) ?? []).map((l) => l.trim());
       // The dev server serves the source file itself (with its headers, as any module).
-      const src = built ? `./${EMBED_MODE_FILE}` : './site/embed-mode.js';
+      const src = built ? `./${FIRST_PAINT_FILE}` : './site/first-paint.js';
       return {
         html: html.replace(STYLESHEET, '').replace(/<head>/, (head) => [head, ...sheets, `<link rel="preload" as="script" href="${src}">`].join('\n    ')),
         tags: [
