@@ -25,13 +25,23 @@ async function heldPage(ctx: BrowserContext): Promise<{ page: Page; release: () 
   return { page, release, problems: pageProblems(page) };
 }
 
+/** Runs `body` in a fresh context without the service worker; its routes stop (requests still in them, the library and Workers, would throw) and it closes after. */
+async function inContext(viewport: { width: number; height: number }, body: (ctx: BrowserContext) => Promise<void>): Promise<void> {
+  const ctx = await site.browser.newContext({ viewport, serviceWorkers: 'block' });
+  try {
+    await body(ctx);
+  } finally {
+    await ctx.unrouteAll({ behavior: 'ignoreErrors' });
+    await ctx.close();
+  }
+}
+
 /** Parsed, the stylesheet applied, the module scripts not yet run (they run after readyState turns 'interactive'). */
 const parsedAndStyled = (page: Page) => page.waitForFunction(() => document.readyState !== 'loading' && Boolean(document.querySelector<HTMLLinkElement>('link[rel="stylesheet"]')?.sheet), undefined, { timeout: 30_000 });
 
 describe('static site header', () => {
   test('every page\'s HTML holds the skip link, the header, the path (its own page current) and the theme switch; once the script runs there is one header', async () => {
-    const ctx = await site.browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
-    try {
+    await inContext({ width: 1280, height: 900 }, async (ctx) => {
       const { page, release, problems } = await heldPage(ctx);
       await page.goto(`${site.isolated.url}index.html`, { waitUntil: 'commit' });
       await parsedAndStyled(page);
@@ -76,16 +86,11 @@ describe('static site header', () => {
       await page.selectOption('#theme-select', 'dark');
       await expect.poll(() => page.getAttribute('html', 'data-theme')).toBe('dark');
       expect(problems).toEqual([]);
-    } finally {
-      // Requests still in the route (the library, Workers) would throw as the context closes.
-      await ctx.unrouteAll({ behavior: 'ignoreErrors' });
-      await ctx.close();
-    }
+    });
   }, 60_000);
 
   test('an embedded view (#embed=1) hides the header from its first paint, before its module scripts run, and then removes it', async () => {
-    const ctx = await site.browser.newContext({ viewport: { width: 800, height: 600 }, serviceWorkers: 'block' });
-    try {
+    await inContext({ width: 800, height: 600 }, async (ctx) => {
       const { page, release, problems } = await heldPage(ctx);
       await page.goto(`${site.isolated.url}pooling.html#embed=1`, { waitUntil: 'commit' });
       await parsedAndStyled(page);
@@ -96,16 +101,11 @@ describe('static site header', () => {
       release();
       await page.waitForFunction(() => !document.querySelector('header, a.skip'), undefined, { timeout: 30_000 });
       expect(problems).toEqual([]);
-    } finally {
-      // Requests still in the route (the library, Workers) would throw as the context closes.
-      await ctx.unrouteAll({ behavior: 'ignoreErrors' });
-      await ctx.close();
-    }
+    });
   }, 60_000);
 
   test('a chosen theme is in force from the first paint, before the module scripts run: the kept choice, or the hash\'s', async () => {
-    const ctx = await site.browser.newContext({ viewport: { width: 800, height: 600 }, serviceWorkers: 'block' });
-    try {
+    await inContext({ width: 800, height: 600 }, async (ctx) => {
       // The visitor chose dark on an earlier visit; the system's theme is light.
       await ctx.addInitScript(() => localStorage.setItem('attnlab-theme', 'dark'));
       const { page, release, problems } = await heldPage(ctx);
@@ -120,10 +120,6 @@ describe('static site header', () => {
       await page.waitForSelector('footer.site', { timeout: 30_000 });
       expect([await theme(page), await page.inputValue('#theme-select')]).toEqual(['dark', 'dark']);
       expect(problems).toEqual([]);
-    } finally {
-      // Requests still in the route (the library, Workers) would throw as the context closes.
-      await ctx.unrouteAll({ behavior: 'ignoreErrors' });
-      await ctx.close();
-    }
+    });
   }, 60_000);
 });
