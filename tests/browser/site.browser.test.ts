@@ -408,7 +408,10 @@ describe('demo site, cross-origin isolated', () => {
     const chartText = () => page.$$eval('#bench-chart text', (ts) => ts.map((t) => t.textContent));
     expect(await chartText()).toEqual(expect.arrayContaining(['32', '64', '128', '256', 'Run the benchmark to plot each build here.']));
     // The builds are loaded and measured in a Worker (bench.worker), never on the page's thread:
-    // the Worker fetches each build (read there before the run ends it), the page none.
+    // the Worker fetches each build (read there before the run ends it), the page none. The
+    // footer's status line loads the page's own instance once the page is ready, fetching its
+    // build then: watched from before it had, a clean-clone CI run counted that fetch as the run's.
+    await page.waitForFunction(() => / build, /.test(document.getElementById('engine')?.textContent ?? ''), undefined, { timeout: 30_000 });
     await longTasks(page);
     await watchFetches(page);
     const variants = ['scalar', 'simd', 'simd-threads'];
